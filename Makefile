@@ -1,0 +1,154 @@
+# causeway — build, test and demo. `make V=1` shows the commands.
+.DELETE_ON_ERROR:
+.SUFFIXES:
+
+BUILD ?= build
+CC ?= gcc
+CLANG ?= clang
+BPFTOOL ?= bpftool
+SAN ?=
+
+ifeq ($(V),1)
+Q =
+msg =
+else
+Q = @
+msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
+endif
+
+CFLAGS ?= -O2 -g
+CFLAGS += -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE -I. -I$(BUILD)
+ifneq ($(SAN),)
+CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+LDFLAGS += -fsanitize=address,undefined
+endif
+
+ANALYZE_LIBS = -lsqlite3 -llz4 -lz
+CAPTURE_LIBS = -lbpf -lelf -lz -llz4
+
+ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
+BPF_CFLAGS = -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror -Werror=undef \
+	-I$(BUILD) -I. -idirafter /usr/include/$(shell gcc -dumpmachine)
+
+ANALYZE_SRCS := $(wildcard analyze/*.c)
+CAPTURE_SRCS := $(wildcard capture/*.c)
+BPF_SRCS := $(wildcard bpf/*.bpf.c)
+BPF_SKELS := $(patsubst bpf/%.bpf.c,$(BUILD)/%.skel.h,$(BPF_SRCS))
+
+ANALYZE_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(ANALYZE_SRCS))
+CAPTURE_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(CAPTURE_SRCS))
+# Analyzer modules without main(), for unit tests.
+ANALYZE_LIB_OBJS := $(filter-out $(BUILD)/analyze/main.o,$(ANALYZE_OBJS))
+SEGWRITER_OBJ := $(BUILD)/capture/segwriter.o
+
+TEST_PROGS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/test_*.c))
+TOOLS := $(BUILD)/tests/fixturec $(BUILD)/bench/gentrace
+WORKLOADS := $(patsubst tests/workloads/%.c,$(BUILD)/workloads/%,$(wildcard tests/workloads/*.c))
+
+HEADERS := $(wildcard schema/*.h capture/*.h analyze/*.h tests/*.h)
+
+.PHONY: all clean test test-unit test-fixtures test-san test-live deps demo bench fuzz
+all: $(BUILD)/causeway-analyze $(BUILD)/causeway-capture $(TOOLS) $(WORKLOADS) $(TEST_PROGS)
+
+$(BUILD)/causeway-analyze: $(ANALYZE_OBJS)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(ANALYZE_LIBS)
+
+$(BUILD)/causeway-capture: $(CAPTURE_OBJS)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(CAPTURE_LIBS)
+
+# The DDL is embedded at build time so the analyzer and schema/tables.sql
+# can never disagree.
+$(BUILD)/tables_sql.h: schema/tables.sql
+	$(call msg,GEN,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q){ echo 'static const char cw_tables_sql[] ='; \
+	  sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' $<; echo ';'; } > $@
+
+$(BUILD)/analyze/%.o: analyze/%.c $(HEADERS) $(BUILD)/tables_sql.h
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) -c -o $@ $<
+
+$(BUILD)/capture/%.o: capture/%.c $(HEADERS) $(BPF_SKELS)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) -c -o $@ $<
+
+# vmlinux.h comes from the running kernel's BTF; nothing kernel-specific is
+# committed (CO-RE relocates field offsets at load time).
+$(BUILD)/vmlinux.h:
+	$(call msg,GEN,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)test -r /sys/kernel/btf/vmlinux || { echo "cannot build BPF programs: /sys/kernel/btf/vmlinux is missing (kernel built without CONFIG_DEBUG_INFO_BTF)" >&2; exit 1; }
+	$(Q)$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $@
+
+$(BUILD)/bpf/%.bpf.o: bpf/%.bpf.c $(BUILD)/vmlinux.h schema/events.h $(wildcard bpf/*.h)
+	$(call msg,BPF,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(BUILD)/%.skel.h: $(BUILD)/bpf/%.bpf.o
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< > $@
+
+$(BUILD)/tests/fixturec: tests/fixturec.c $(SEGWRITER_OBJ) $(HEADERS)
+	$(call msg,LINK,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ tests/fixturec.c $(SEGWRITER_OBJ) -llz4 -lz
+
+$(BUILD)/bench/gentrace: bench/gentrace.c $(SEGWRITER_OBJ) $(HEADERS)
+	$(call msg,LINK,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ bench/gentrace.c $(SEGWRITER_OBJ) -llz4 -lz
+
+# Unit tests link the analyzer's modules and the segment writer.
+$(BUILD)/tests/test_%: tests/test_%.c $(ANALYZE_LIB_OBJS) $(SEGWRITER_OBJ) $(HEADERS)
+	$(call msg,LINK,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(ANALYZE_LIB_OBJS) $(SEGWRITER_OBJ) $(ANALYZE_LIBS)
+
+$(BUILD)/workloads/%: tests/workloads/%.c
+	$(call msg,LINK,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -pthread -o $@ $< -luring
+
+deps:
+	$(Q)tests/deps.sh
+
+# make test: from nothing — packages, a clean build, every test, and the
+# whole suite again under AddressSanitizer and UBSan.
+test: deps
+	$(Q)rm -rf build build-san
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)tests/run.sh build
+	$(Q)$(MAKE) --no-print-directory test-san
+
+test-san:
+	$(Q)$(MAKE) --no-print-directory BUILD=build-san SAN=1 all
+	$(Q)tests/run.sh build-san --no-live
+
+test-unit test-fixtures test-live: all
+	$(Q)tests/run.sh $(BUILD) --only $(patsubst test-%,%,$@)
+
+demo: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)tests/demo.sh $(BUILD)
+
+bench: all
+	$(Q)bench/analyze $(BUILD)
+	$(Q)bench/capture $(BUILD)
+
+# A libFuzzer target for the reader and the dump (not part of make test):
+# make fuzz, then build/fuzz_reader -max_total_time=120 CORPUS_DIR
+fuzz: $(BUILD)/fuzz_reader
+$(BUILD)/fuzz_reader: tests/fuzz_reader.c analyze/segreader.c analyze/dump.c $(HEADERS)
+	$(call msg,LINK,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -I. -o $@ \
+		tests/fuzz_reader.c analyze/segreader.c analyze/dump.c -llz4 -lz
+
+clean:
+	$(call msg,CLEAN,build build-san)
+	$(Q)rm -rf build build-san

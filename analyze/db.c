@@ -1,0 +1,242 @@
+// SPDX-License-Identifier: MIT
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sqlite3.h>
+#include "db.h"
+#include "tables_sql.h"
+
+#define INDEX_MARKER "-- @@INDEXES@@"
+
+enum { ST_NODE, ST_EDGE, ST_EXEC, ST_BREAK, ST_DIAG, ST_META, ST_N };
+
+static const char *const stmt_sql[ST_N] = {
+	[ST_NODE] = "INSERT INTO nodes(id,type,scope,key,generation,pid,tid,name,start_ns,end_ns,start_seen)"
+		    " VALUES(?,?,?,?,?,?,?,?,?,?,?)",
+	[ST_EDGE] = "INSERT INTO edges(type,src,dst,ts,cpu,source,confidence,reason)"
+		    " VALUES(?,?,?,?,?,?,?,?)",
+	[ST_EXEC] = "INSERT INTO execs(node,ts,comm,filename) VALUES(?,?,?,?)",
+	[ST_BREAK] = "INSERT INTO coverage_breaks(start_ns,end_ns,cpu,stream,lost_events,reason)"
+		     " VALUES(?,?,?,?,?,?)",
+	[ST_DIAG] = "INSERT INTO diagnostics(level,message) VALUES(?,?)",
+	[ST_META] = "INSERT OR REPLACE INTO meta(key,value) VALUES(?,?)",
+};
+
+struct cw_db {
+	sqlite3 *h;
+	sqlite3_stmt *st[ST_N];
+	int failed;
+};
+
+static int step(struct cw_db *db, sqlite3_stmt *s)
+{
+	int rc = sqlite3_step(s);
+
+	sqlite3_reset(s);
+	if (rc != SQLITE_DONE) {
+		if (!db->failed)
+			fprintf(stderr, "causeway-analyze: error: database: %s\n", sqlite3_errmsg(db->h));
+		db->failed = 1;
+		return -EIO;
+	}
+	return 0;
+}
+
+static void bind_opt_i64(sqlite3_stmt *s, int i, int64_t v)
+{
+	if (v < 0)
+		sqlite3_bind_null(s, i);
+	else
+		sqlite3_bind_int64(s, i, v);
+}
+
+static void bind_text(sqlite3_stmt *s, int i, const char *t)
+{
+	if (t && *t)
+		sqlite3_bind_text(s, i, t, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(s, i);
+}
+
+static int db_node(void *ctx, const struct cw_node *n)
+{
+	struct cw_db *db = ctx;
+	sqlite3_stmt *s = db->st[ST_NODE];
+
+	sqlite3_bind_int64(s, 1, (int64_t)n->id);
+	sqlite3_bind_text(s, 2, cw_node_type_names[n->type], -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 3, n->scope, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s, 4, (int64_t)n->key);
+	sqlite3_bind_int64(s, 5, n->generation);
+	bind_opt_i64(s, 6, n->pid);
+	bind_opt_i64(s, 7, n->tid);
+	bind_text(s, 8, n->name);
+	bind_opt_i64(s, 9, n->start_ns);
+	bind_opt_i64(s, 10, n->end_ns);
+	sqlite3_bind_int(s, 11, n->start_seen);
+	return step(db, s);
+}
+
+static int db_edge(void *ctx, const struct cw_edge *e)
+{
+	struct cw_db *db = ctx;
+	sqlite3_stmt *s = db->st[ST_EDGE];
+
+	sqlite3_bind_text(s, 1, cw_edge_type_names[e->type], -1, SQLITE_STATIC);
+	if (e->src)
+		sqlite3_bind_int64(s, 2, (int64_t)e->src);
+	else
+		sqlite3_bind_null(s, 2);
+	sqlite3_bind_int64(s, 3, (int64_t)e->dst);
+	sqlite3_bind_int64(s, 4, (int64_t)e->ts);
+	bind_opt_i64(s, 5, e->cpu);
+	sqlite3_bind_text(s, 6, cw_source_names[e->source], -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 7, cw_confidence_names[e->confidence], -1, SQLITE_STATIC);
+	bind_text(s, 8, e->reason);
+	return step(db, s);
+}
+
+static int db_exec(void *ctx, uint64_t node, uint64_t ts, const char *comm, const char *filename)
+{
+	struct cw_db *db = ctx;
+	sqlite3_stmt *s = db->st[ST_EXEC];
+
+	sqlite3_bind_int64(s, 1, (int64_t)node);
+	sqlite3_bind_int64(s, 2, (int64_t)ts);
+	bind_text(s, 3, comm);
+	bind_text(s, 4, filename);
+	return step(db, s);
+}
+
+void cw_db__sink(struct cw_db *db, struct cw_sink *sink)
+{
+	sink->ctx = db;
+	sink->node = db_node;
+	sink->edge = db_edge;
+	sink->exec = db_exec;
+}
+
+int cw_db__break(struct cw_db *db, const struct cw_break *br)
+{
+	sqlite3_stmt *s = db->st[ST_BREAK];
+
+	sqlite3_bind_int64(s, 1, (int64_t)br->start_ns);
+	bind_opt_i64(s, 2, br->end_ns == CW_BREAK_OPEN ? -1 : (int64_t)br->end_ns);
+	bind_opt_i64(s, 3, br->cpu);
+	bind_text(s, 4, br->stream);
+	bind_opt_i64(s, 5, br->lost);
+	bind_text(s, 6, br->reason);
+	return step(db, s);
+}
+
+int cw_db__diag(struct cw_db *db, const char *level, const char *msg)
+{
+	sqlite3_stmt *s = db->st[ST_DIAG];
+
+	sqlite3_bind_text(s, 1, level, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 2, msg, -1, SQLITE_TRANSIENT);
+	return step(db, s);
+}
+
+int cw_db__meta(struct cw_db *db, const char *key, const char *value)
+{
+	sqlite3_stmt *s = db->st[ST_META];
+
+	sqlite3_bind_text(s, 1, key, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(s, 2, value, -1, SQLITE_TRANSIENT);
+	return step(db, s);
+}
+
+int cw_db__meta_u64(struct cw_db *db, const char *key, uint64_t value)
+{
+	char buf[24];
+
+	snprintf(buf, sizeof(buf), "%" PRIu64, value);
+	return cw_db__meta(db, key, buf);
+}
+
+static int exec_sql(struct cw_db *db, const char *sql, char *errbuf, size_t errlen)
+{
+	char *msg = NULL;
+
+	if (sqlite3_exec(db->h, sql, NULL, NULL, &msg) != SQLITE_OK) {
+		snprintf(errbuf, errlen, "database: %s", msg ? msg : sqlite3_errmsg(db->h));
+		sqlite3_free(msg);
+		return -EIO;
+	}
+	return 0;
+}
+
+struct cw_db *cw_db__create(const char *path, char *errbuf, size_t errlen)
+{
+	struct cw_db *db = calloc(1, sizeof(*db));
+	const char *marker = strstr(cw_tables_sql, INDEX_MARKER);
+	char *ddl = NULL;
+
+	if (!db || !marker)
+		goto nomem;
+	if (sqlite3_open_v2(path, &db->h, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {
+		snprintf(errbuf, errlen, "cannot create %s: %s", path,
+			 db->h ? sqlite3_errmsg(db->h) : "out of memory");
+		goto fail;
+	}
+	ddl = strndup(cw_tables_sql, (size_t)(marker - cw_tables_sql));
+	if (!ddl)
+		goto nomem;
+	/* The file is a temporary renamed into place at the end, so a crash
+	 * loses nothing a journal would have saved. */
+	if (exec_sql(db, "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;"
+			 " PRAGMA cache_size=-16384;", errbuf, errlen) ||
+	    exec_sql(db, ddl, errbuf, errlen) ||
+	    exec_sql(db, "BEGIN", errbuf, errlen))
+		goto fail;
+	for (int i = 0; i < ST_N; i++) {
+		if (sqlite3_prepare_v2(db->h, stmt_sql[i], -1, &db->st[i], NULL) != SQLITE_OK) {
+			snprintf(errbuf, errlen, "database: %s", sqlite3_errmsg(db->h));
+			goto fail;
+		}
+	}
+	free(ddl);
+	return db;
+nomem:
+	snprintf(errbuf, errlen, "out of memory");
+fail:
+	free(ddl);
+	cw_db__abort(db);
+	errno = EIO;
+	return NULL;
+}
+
+int cw_db__finish(struct cw_db *db, char *errbuf, size_t errlen)
+{
+	const char *marker = strstr(cw_tables_sql, INDEX_MARKER);
+	int err;
+
+	if (db->failed) {
+		snprintf(errbuf, errlen, "database: earlier write failed");
+		return -EIO;
+	}
+	err = exec_sql(db, "COMMIT", errbuf, errlen);
+	if (!err)
+		err = exec_sql(db, marker, errbuf, errlen);
+	for (int i = 0; i < ST_N; i++)
+		sqlite3_finalize(db->st[i]);
+	if (sqlite3_close(db->h) != SQLITE_OK && !err) {
+		snprintf(errbuf, errlen, "database: close failed");
+		err = -EIO;
+	}
+	free(db);
+	return err;
+}
+
+void cw_db__abort(struct cw_db *db)
+{
+	if (!db)
+		return;
+	for (int i = 0; i < ST_N; i++)
+		sqlite3_finalize(db->st[i]);
+	sqlite3_close(db->h);
+	free(db);
+}

@@ -1,0 +1,142 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The join engine: turns time-ordered records into nodes and edges with
+ * generations and confidence labels (contract section 5). No I/O: what it
+ * concludes goes to a struct cw_sink, and what it knows about loss comes
+ * from a struct cw_breaks built before the join starts.
+ */
+#ifndef CAUSEWAY_JOIN_H
+#define CAUSEWAY_JOIN_H
+
+#include <stdint.h>
+#include "../schema/events.h"
+
+enum cw_node_type {
+	CW_NODE_PROCESS,
+	CW_NODE_THREAD,
+	CW_NODE_RUNTIME_TASK,
+	CW_NODE_IO_REQUEST,
+	CW_NODE_WORK_ITEM,
+	CW_NODE_TIMER,
+	CW_NODE_RESOURCE,
+	CW_NODE_REQUEST,
+	CW_NODE_NTYPES,
+};
+
+enum cw_edge_type {
+	CW_EDGE_SPAWN,
+	CW_EDGE_WAKE,
+	CW_EDGE_SUBMIT,
+	CW_EDGE_PUNT,
+	CW_EDGE_COMPLETE,
+	CW_EDGE_QUEUE,
+	CW_EDGE_EXECUTE,
+	CW_EDGE_ARM,
+	CW_EDGE_FIRE,
+	CW_EDGE_RESUME,
+	CW_EDGE_ACQUIRE,
+	CW_EDGE_RELEASE,
+	CW_EDGE_BEGIN,
+	CW_EDGE_END,
+	CW_EDGE_NTYPES,
+};
+
+enum cw_source { CW_SRC_KERNEL, CW_SRC_RUNTIME, CW_SRC_APPLICATION, CW_SRC_INFERRED };
+enum cw_confidence { CW_CONF_OBSERVED, CW_CONF_RECONSTRUCTED, CW_CONF_UNKNOWN, CW_CONF_N };
+
+extern const char *const cw_node_type_names[CW_NODE_NTYPES];
+extern const char *const cw_edge_type_names[CW_EDGE_NTYPES];
+extern const char *const cw_source_names[];
+extern const char *const cw_confidence_names[CW_CONF_N];
+
+#define CW_NAME_LEN 32
+
+/* A finished node, as it goes into the nodes table. */
+struct cw_node {
+	uint64_t id;
+	uint8_t type;	   /* cw_node_type */
+	const char *scope; /* "host", ... */
+	uint64_t key;
+	uint32_t generation;
+	int64_t pid, tid;  /* -1: unknown */
+	char name[CW_NAME_LEN];
+	int64_t start_ns, end_ns; /* -1: not observed */
+	uint8_t start_seen;
+};
+
+struct cw_edge {
+	uint8_t type;	  /* cw_edge_type */
+	uint64_t src;	  /* node id; 0: unknown cause (NULL) */
+	uint64_t dst;
+	uint64_t ts;
+	int32_t cpu;	  /* -1: unknown */
+	uint8_t source;	  /* cw_source */
+	uint8_t confidence;
+	const char *reason; /* static string or NULL */
+};
+
+/* end_ns of a break that runs to the end of the trace (stored as NULL). */
+#define CW_BREAK_OPEN ((uint64_t)INT64_MAX)
+
+struct cw_break {
+	uint64_t start_ns, end_ns;
+	int32_t cpu;	    /* -1: all / unknown */
+	const char *stream; /* "edge", "sample", "map", "file" */
+	int64_t lost;	    /* -1: unknown (file damage) */
+	char reason[96];
+};
+
+/* Where the join's conclusions go (the database writer, or a test). */
+struct cw_sink {
+	void *ctx;
+	int (*node)(void *ctx, const struct cw_node *n);
+	int (*edge)(void *ctx, const struct cw_edge *e);
+	int (*exec)(void *ctx, uint64_t node, uint64_t ts, const char *comm, const char *filename);
+};
+
+/*
+ * Coverage breaks known before the join runs (ring loss from accounting
+ * records, file damage), so that a join can tell whether its evidence could
+ * lie inside one, even when the loss is reported after the events it
+ * affects.
+ */
+struct cw_breaks;
+struct cw_breaks *cw_breaks__new(void);
+int cw_breaks__add(struct cw_breaks *b, const struct cw_break *br);
+/* Sorts; call once after the last add and before the first query. */
+void cw_breaks__finish(struct cw_breaks *b);
+size_t cw_breaks__count(const struct cw_breaks *b);
+const struct cw_break *cw_breaks__get(const struct cw_breaks *b, size_t i);
+/* Does any break overlap [from, to]? */
+int cw_breaks__overlap(const struct cw_breaks *b, uint64_t from, uint64_t to);
+void cw_breaks__free(struct cw_breaks *b);
+
+struct cw_join_opts {
+	const struct cw_breaks *breaks; /* may be NULL */
+	size_t max_live;		/* join-state bound; 0: default */
+};
+
+struct cw_join_stats {
+	uint64_t records;
+	uint64_t unknown_records; /* types this analyzer does not know */
+	uint64_t bad_records;	  /* known type, impossible size */
+	uint64_t nodes[CW_NODE_NTYPES];
+	uint64_t edges[CW_EDGE_NTYPES][CW_CONF_N];
+	uint64_t orphans;	  /* nodes created with start_seen = 0 */
+	uint64_t evicted;	  /* live entries pushed out by the bound */
+	uint64_t events_lost;	  /* sum of accounting losses */
+	uint64_t tid_reuse_unseen_exit; /* fork of a tid whose exit was never seen */
+	uint64_t first_ts, last_ts;
+};
+
+struct cw_join;
+struct cw_join *cw_join__new(const struct cw_sink *sink, const struct cw_join_opts *opts);
+/* Feed one record (in timestamp order). @return 0 or a negative errno from
+ * the sink. Malformed records are counted, never fatal. */
+int cw_join__record(struct cw_join *j, const struct cw_hdr *rec);
+/* End of trace: emit every node still live. */
+int cw_join__finish(struct cw_join *j);
+void cw_join__stats(const struct cw_join *j, struct cw_join_stats *st);
+void cw_join__free(struct cw_join *j);
+
+#endif /* CAUSEWAY_JOIN_H */

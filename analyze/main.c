@@ -1,0 +1,477 @@
+// SPDX-License-Identifier: MIT
+/*
+ * causeway-analyze: trace file in, SQLite causal graph out.
+ *
+ *   pass 1  read every segment once to learn where evidence is missing:
+ *           damaged stretches of the file and ring-buffer losses
+ *           (accounting records). Loss is reported after the events it
+ *           affects, so the join needs the whole list up front.
+ *   pass 2  read again, put records back in timestamp order (order.c),
+ *           join them (join.c), write the database (db.c).
+ *
+ * The database is written to a temporary file beside OUT and renamed at
+ * the end: an interrupted run leaves no half database at OUT.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include "breaks_scan.h"
+#include "db.h"
+#include "dump.h"
+#include "join.h"
+#include "order.h"
+#include "segreader.h"
+#include "../schema/format.h"
+
+#define PROG "causeway-analyze"
+
+static struct env {
+	const char *trace;
+	const char *out;
+	int force;
+	int quiet;
+	int dump;
+	int no_symbols;
+	size_t max_live;
+} env;
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_signal(int sig)
+{
+	stop_signal = sig;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: " PROG " TRACE [-o OUT.db] [--force] [--no-symbols] [-q]\n"
+		"       " PROG " --dump TRACE      print the records as fixture text\n"
+		"\n"
+		"Reads a causeway trace (.cwt), joins its events into a causal graph and\n"
+		"writes it to SQLite (default: TRACE with .db in place of .cwt).\n"
+		"  -o, --output FILE   database to write\n"
+		"      --force         replace an existing database\n"
+		"      --no-symbols    do not symbolize stacks\n"
+		"  -q, --quiet         no progress bar and no summary\n"
+		"      --max-live N    bound on live join state (default 1048576)\n"
+		"Exit: 0 database written (also from a damaged trace), 1 none could be,\n"
+		"2 bad arguments.\n");
+}
+
+static int parse_args(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "force", no_argument, NULL, 'f' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "no-symbols", no_argument, NULL, 'S' },
+		{ "dump", no_argument, NULL, 'D' },
+		{ "max-live", required_argument, NULL, 'M' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	int c;
+
+	while ((c = getopt_long(argc, argv, "o:qh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o': env.out = optarg; break;
+		case 'f': env.force = 1; break;
+		case 'q': env.quiet = 1; break;
+		case 'S': env.no_symbols = 1; break;
+		case 'D': env.dump = 1; break;
+		case 'M': {
+			char *end;
+			unsigned long long v = strtoull(optarg, &end, 10);
+
+			if (*end || !v || v > (1ull << 32)) {
+				fprintf(stderr, PROG ": --max-live wants a number from 1 to 2^32\n");
+				return -EINVAL;
+			}
+			env.max_live = v;
+			break;
+		}
+		case 'h': usage(stdout); exit(0);
+		default: usage(stderr); return -EINVAL;
+		}
+	}
+	if (optind != argc - 1) {
+		fprintf(stderr, PROG ": %s\n", optind >= argc ? "no trace file given" : "more than one trace file given");
+		usage(stderr);
+		return -EINVAL;
+	}
+	env.trace = argv[optind];
+	return 0;
+}
+
+static char *default_out(const char *trace)
+{
+	size_t n = strlen(trace);
+	char *out = malloc(n + 4);
+
+	if (!out)
+		return NULL;
+	memcpy(out, trace, n + 1);
+	if (n > 4 && !strcmp(trace + n - 4, ".cwt"))
+		out[n - 4] = '\0';
+	strcat(out, ".db");
+	return out;
+}
+
+/* Reader messages: printed once (pass 1) and kept for the database. */
+struct diag_log {
+	char **msg;
+	uint8_t *level;
+	size_t n, cap;
+	int silent;
+};
+
+static const char *const level_names[] = { "info", "warning", "error" };
+
+static void diag_cb(void *ctx, enum cw_diag_level level, const char *msg)
+{
+	struct diag_log *log = ctx;
+
+	if (log->silent)
+		return;
+	fprintf(stderr, PROG ": %s: %s\n", level_names[level], msg);
+	if (log->n == log->cap) {
+		size_t cap = log->cap ? log->cap * 2 : 16;
+		char **m = realloc(log->msg, cap * sizeof(*m));
+		uint8_t *l = m ? realloc(log->level, cap) : NULL;
+
+		if (m)
+			log->msg = m;
+		if (!l)
+			return; /* printed; only the database copy is lost */
+		log->level = l;
+		log->cap = cap;
+	}
+	log->msg[log->n] = strdup(msg);
+	if (log->msg[log->n])
+		log->level[log->n++] = (uint8_t)level;
+}
+
+static void diag_log__free(struct diag_log *log)
+{
+	for (size_t i = 0; i < log->n; i++)
+		free(log->msg[i]);
+	free(log->msg);
+	free(log->level);
+}
+
+static int do_dump(void)
+{
+	struct cw_reader *r = cw_reader__open(env.trace, NULL);
+	int ret;
+
+	if (!r) {
+		fprintf(stderr, PROG ": %s: %s\n", env.trace, strerror(errno));
+		return 1;
+	}
+	ret = cw_dump_reader(stdout, r);
+	if (ret < 0 && ret != -EPROTO && ret != -EINVAL)
+		fprintf(stderr, PROG ": %s: %s\n", env.trace, strerror(-ret));
+	cw_reader__free(r);
+	return ret < 0 ? 1 : 0;
+}
+
+/* The capture's own metadata, as it was written. */
+struct meta_ctx {
+	struct cw_db *db;
+	char *start_ns, *end_ns;
+	int err;
+};
+
+static int on_meta_kv(struct meta_ctx *m, const struct cw_hdr *h)
+{
+	const struct cw_meta_kv *kv = (const void *)h;
+	size_t klen, vlen;
+	char key[300], *val;
+
+	if (h->size < sizeof(*kv))
+		return 0;
+	klen = kv->key_len;
+	vlen = kv->val_len;
+	if (sizeof(*kv) + klen + vlen > h->size || klen == 0 || klen > 255)
+		return 0; /* malformed: skip, never read past the record */
+	memcpy(key, "capture.", 8);
+	memcpy(key + 8, (const char *)(kv + 1), klen);
+	key[8 + klen] = '\0';
+	val = strndup((const char *)(kv + 1) + klen, vlen);
+	if (!val)
+		return -ENOMEM;
+	if (!strcmp(key + 8, "kernel_release") || !strcmp(key + 8, "hostname"))
+		m->err = m->err ?: cw_db__meta(m->db, key + 8, val);
+	if (!strcmp(key + 8, "capture_start_ns")) {
+		free(m->start_ns);
+		m->start_ns = strdup(val);
+	}
+	if (!strcmp(key + 8, "capture_end_ns")) {
+		free(m->end_ns);
+		m->end_ns = strdup(val);
+	}
+	m->err = m->err ?: cw_db__meta(m->db, key, val);
+	free(val);
+	return m->err;
+}
+
+static int to_join(void *ctx, const struct cw_hdr *rec)
+{
+	return cw_join__record(ctx, rec);
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void progress(uint64_t done, uint64_t total, int final)
+{
+	static double last;
+	double t = now_s();
+	int width = 40, fill;
+
+	if (!final && t - last < 0.1)
+		return;
+	last = t;
+	fill = total ? (int)(width * (double)done / (double)total) : width;
+	if (fill > width)
+		fill = width;
+	fprintf(stderr, "\r  [%.*s%*s] %3d%%", fill, "########################################",
+		width - fill, "", total ? (int)(100.0 * done / total) : 100);
+	if (final)
+		fprintf(stderr, "\r%*s\r", width + 12, "");
+}
+
+static void print_summary(const struct cw_join_stats *js, const struct cw_scan *scan,
+			  uint64_t late, const char *out)
+{
+	int first;
+
+	printf("%s: %" PRIu64 " segments (%" PRIu64 " damaged), %" PRIu64 " events, %s\n",
+	       env.trace, scan->rs.segments_ok + scan->rs.segments_damaged,
+	       scan->rs.segments_damaged, scan->events, scan->rs.clean_close ? "closed cleanly" :
+	       "NOT closed cleanly");
+	printf("  nodes:");
+	first = 1;
+	for (int t = 0; t < CW_NODE_NTYPES; t++) {
+		if (!js->nodes[t])
+			continue;
+		printf("%s %s %" PRIu64, first ? "" : ",", cw_node_type_names[t], js->nodes[t]);
+		first = 0;
+	}
+	printf("%s\n", first ? " none" : "");
+	printf("  edges:%s\n", js->records ? "" : " none");
+	for (int t = 0; t < CW_EDGE_NTYPES; t++) {
+		uint64_t sum = 0;
+
+		for (int c = 0; c < CW_CONF_N; c++)
+			sum += js->edges[t][c];
+		if (!sum)
+			continue;
+		printf("    %-8s %10" PRIu64 " observed %10" PRIu64 " reconstructed %10" PRIu64 " unknown\n",
+		       cw_edge_type_names[t], js->edges[t][CW_CONF_OBSERVED],
+		       js->edges[t][CW_CONF_RECONSTRUCTED], js->edges[t][CW_CONF_UNKNOWN]);
+	}
+	printf("  orphans %" PRIu64 ", coverage breaks %zu, lost events %" PRIu64
+	       ", damaged segments %" PRIu64 ", evicted %" PRIu64 ", late %" PRIu64
+	       ", unknown records %" PRIu64 "\n",
+	       js->orphans, cw_breaks__count(scan->breaks), js->events_lost,
+	       scan->rs.segments_damaged, js->evicted, late, js->unknown_records);
+	printf("wrote %s\n", out);
+}
+
+static int write_meta(struct cw_db *db, const struct cw_join_stats *js, const struct cw_scan *scan,
+		      const struct meta_ctx *m, uint64_t late)
+{
+	char ver[16];
+	int err = 0;
+
+	snprintf(ver, sizeof(ver), "%d.%u", CW_FORMAT_MAJOR, scan->minor);
+	err = err ?: cw_db__meta_u64(db, "schema_version", CW_SCHEMA_VERSION);
+	err = err ?: cw_db__meta(db, "format_version", ver);
+	if (m->start_ns)
+		err = err ?: cw_db__meta(db, "capture_start_ns", m->start_ns);
+	else
+		err = err ?: cw_db__meta_u64(db, "capture_start_ns", js->first_ts);
+	if (m->end_ns)
+		err = err ?: cw_db__meta(db, "capture_end_ns", m->end_ns);
+	else
+		err = err ?: cw_db__meta_u64(db, "capture_end_ns", js->last_ts);
+	err = err ?: cw_db__meta_u64(db, "clean_close", scan->rs.clean_close);
+	err = err ?: cw_db__meta_u64(db, "events_total", scan->events);
+	err = err ?: cw_db__meta_u64(db, "events_lost", js->events_lost);
+	err = err ?: cw_db__meta_u64(db, "segments_total",
+				     scan->rs.segments_ok + scan->rs.segments_damaged);
+	err = err ?: cw_db__meta_u64(db, "segments_damaged", scan->rs.segments_damaged);
+	err = err ?: cw_db__meta_u64(db, "evicted_total", js->evicted);
+	err = err ?: cw_db__meta_u64(db, "orphans_total", js->orphans);
+	err = err ?: cw_db__meta_u64(db, "bytes_skipped", scan->rs.bytes_skipped);
+	err = err ?: cw_db__meta_u64(db, "truncated_tail", scan->rs.truncated_tail);
+	err = err ?: cw_db__meta_u64(db, "records_unknown", js->unknown_records);
+	err = err ?: cw_db__meta_u64(db, "records_malformed", js->bad_records);
+	err = err ?: cw_db__meta_u64(db, "events_late", late);
+	err = err ?: cw_db__meta_u64(db, "reorder_window_ns", CW_ORDER_WINDOW_NS);
+	err = err ?: cw_db__meta_u64(db, "reorder_window_events", CW_ORDER_MAX_EVENTS);
+	err = err ?: cw_db__meta_u64(db, "tid_reuse_unseen_exit", js->tid_reuse_unseen_exit);
+	return err;
+}
+
+int main(int argc, char **argv)
+{
+	struct diag_log log = { 0 };
+	struct cw_scan scan = { 0 };
+	struct meta_ctx meta = { 0 };
+	struct cw_join_stats js;
+	struct cw_reader *r = NULL;
+	struct cw_order *ord = NULL;
+	struct cw_join *join = NULL;
+	struct cw_db *db = NULL;
+	struct cw_sink sink;
+	struct cw_segment seg;
+	struct cw_reader_opts ropts = { .diag = diag_cb, .diag_ctx = &log };
+	char *out = NULL, *tmp = NULL, errbuf[512];
+	struct stat st;
+	int err, ret = 1, show_progress;
+	uint64_t done = 0;
+
+	if (parse_args(argc, argv))
+		return 2;
+	if (env.dump)
+		return do_dump();
+	out = env.out ? strdup(env.out) : default_out(env.trace);
+	if (!out)
+		goto oom;
+	if (!lstat(out, &st) && !env.force) {
+		fprintf(stderr, PROG ": %s exists (use --force to replace it)\n", out);
+		free(out);
+		return 2;
+	}
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	show_progress = !env.quiet && isatty(STDERR_FILENO);
+
+	/* Pass 1: where is evidence missing? */
+	err = cw_scan__run(env.trace, &ropts, &scan);
+	if (err) {
+		if (err != -EPROTO && err != -EINVAL)
+			fprintf(stderr, PROG ": %s: %s\n", env.trace, strerror(-err));
+		fprintf(stderr, PROG ": no database written\n");
+		goto cleanup;
+	}
+
+	tmp = malloc(strlen(out) + 32);
+	if (!tmp)
+		goto oom;
+	sprintf(tmp, "%s.tmp.%d", out, (int)getpid());
+	unlink(tmp);
+	db = cw_db__create(tmp, errbuf, sizeof(errbuf));
+	if (!db) {
+		fprintf(stderr, PROG ": %s\n", errbuf);
+		goto cleanup;
+	}
+	meta.db = db;
+	cw_db__sink(db, &sink);
+	{
+		struct cw_join_opts jo = { .breaks = scan.breaks, .max_live = env.max_live };
+
+		join = cw_join__new(&sink, &jo);
+	}
+	ord = join ? cw_order__new(to_join, join) : NULL;
+	if (!ord)
+		goto oom;
+
+	/* Pass 2: order, join, write. The reader already spoke in pass 1. */
+	log.silent = 1;
+	r = cw_reader__open(env.trace, &ropts);
+	if (!r) {
+		fprintf(stderr, PROG ": %s: %s\n", env.trace, strerror(errno));
+		goto cleanup;
+	}
+	while ((err = cw_reader__next(r, &seg)) > 0) {
+		const struct cw_hdr *h;
+		size_t pos = 0;
+
+		if (stop_signal)
+			break;
+		while ((h = cw_segment__next_record(&seg, &pos))) {
+			if (h->type == CW_REC_META_KV)
+				err = on_meta_kv(&meta, h);
+			else
+				err = cw_order__push(ord, h);
+			if (err)
+				goto failed;
+		}
+		done = seg.offset;
+		if (show_progress)
+			progress(done, scan.rs.file_size, 0);
+	}
+	if (err < 0)
+		goto failed;
+	if (stop_signal) {
+		fprintf(stderr, PROG ": interrupted; no database written\n");
+		goto cleanup;
+	}
+	err = cw_order__drain(ord);
+	err = err ?: cw_join__finish(join);
+	if (err)
+		goto failed;
+	cw_join__stats(join, &js);
+	for (size_t i = 0; i < cw_breaks__count(scan.breaks) && !err; i++)
+		err = cw_db__break(db, cw_breaks__get(scan.breaks, i));
+	for (size_t i = 0; i < log.n && !err; i++)
+		err = cw_db__diag(db, level_names[log.level[i]], log.msg[i]);
+	err = err ?: write_meta(db, &js, &scan, &meta, cw_order__late(ord));
+	if (err)
+		goto failed;
+	err = cw_db__finish(db, errbuf, sizeof(errbuf));
+	db = NULL;
+	if (err) {
+		fprintf(stderr, PROG ": %s\n", errbuf);
+		goto cleanup;
+	}
+	if (rename(tmp, out)) {
+		fprintf(stderr, PROG ": cannot rename %s to %s: %s\n", tmp, out, strerror(errno));
+		goto cleanup;
+	}
+	free(tmp);
+	tmp = NULL;
+	if (show_progress)
+		progress(1, 1, 1);
+	if (!env.quiet)
+		print_summary(&js, &scan, cw_order__late(ord), out);
+	ret = 0;
+	goto cleanup;
+
+failed:
+	fprintf(stderr, PROG ": %s; no database written\n", strerror(-err));
+	goto cleanup;
+oom:
+	fprintf(stderr, PROG ": out of memory\n");
+cleanup:
+	cw_reader__free(r);
+	cw_order__free(ord);
+	cw_join__free(join);
+	cw_db__abort(db);
+	if (tmp)
+		unlink(tmp);
+	free(tmp);
+	free(out);
+	free(meta.start_ns);
+	free(meta.end_ns);
+	cw_scan__free(&scan);
+	diag_log__free(&log);
+	return ret;
+}

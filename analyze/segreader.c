@@ -1,0 +1,663 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Segment reader: see segreader.h for the interface and schema/format.md
+ * for the format and its validity, truncation and resynchronisation rules,
+ * which this file enforces.
+ *
+ * The file is read with pread, one segment at a time, never mapped whole:
+ * memory is bounded by the largest valid segment (itself capped by
+ * CW_SEG_MAX_RAW) plus one fixed scan buffer, whatever the file size.
+ * Nothing is allocated from a size field until the header checksum has
+ * vouched for it, the caps have bounded it and the file has been seen to
+ * hold that many bytes.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <lz4.h>
+#include <zlib.h>
+
+#include "schema/events.h"
+#include "schema/format.h"
+#include "analyze/segreader.h"
+
+/* Resynchronisation reads the file in chunks of this size. */
+#define SCAN_CHUNK (64u << 10)
+
+enum { ST_READING, ST_EOF, ST_ERROR };
+
+struct cw_reader {
+	int fd;
+	uint64_t size;
+	uint64_t pos; /* where the next segment header is expected */
+	struct cw_reader_opts opts;
+
+	uint8_t *sbuf; /* stored payload */
+	size_t scap;
+	uint8_t *rbuf; /* decompressed payload */
+	size_t rcap;
+	uint8_t *scan; /* SCAN_CHUNK bytes */
+
+	int state;
+	int started;
+	int err;	   /* returned again and again once in ST_ERROR */
+	int starts_magic;  /* the file's first 8 bytes are the magic */
+	int have_seq;
+	uint64_t last_seq;
+	int damage_since_valid;
+	uint64_t nvalid; /* segments with a valid header that were accepted */
+	struct cw_reader_stats st;
+};
+
+static void diag_default(void *ctx, enum cw_diag_level level, const char *msg)
+{
+	static const char *const names[] = { "note", "warning", "error" };
+
+	(void)ctx;
+	fprintf(stderr, "causeway-analyze: %s: %s\n", names[level], msg);
+}
+
+__attribute__((format(printf, 3, 4))) static void diag(struct cw_reader *r,
+							enum cw_diag_level level,
+							const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (r->opts.diag)
+		r->opts.diag(r->opts.diag_ctx, level, msg);
+	else
+		diag_default(NULL, level, msg);
+}
+
+/* @return bytes read (short only at end of file) or -errno. */
+static ssize_t pread_full(int fd, void *buf, size_t len, uint64_t off)
+{
+	size_t done = 0;
+
+	while (done < len) {
+		ssize_t n = pread(fd, (uint8_t *)buf + done, len - done, (off_t)(off + done));
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (n == 0)
+			break;
+		done += (size_t)n;
+	}
+	return (ssize_t)done;
+}
+
+static int grow(uint8_t **p, size_t *cap, size_t need)
+{
+	uint8_t *q;
+
+	if (need <= *cap)
+		return 0;
+	/* No geometric growth: @need is already capped, and a realloc per
+	 * new maximum is rare. */
+	q = realloc(*p, need);
+	if (!q)
+		return -ENOMEM;
+	*p = q;
+	*cap = need;
+	return 0;
+}
+
+struct cw_reader *cw_reader__open(const char *path, const struct cw_reader_opts *opts)
+{
+	struct cw_reader *r;
+	struct stat sb;
+	int err;
+
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return NULL;
+	r->fd = -1;
+	if (opts)
+		r->opts = *opts;
+	r->scan = malloc(SCAN_CHUNK);
+	if (!r->scan) {
+		err = ENOMEM;
+		goto fail;
+	}
+	r->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (r->fd < 0) {
+		err = errno;
+		goto fail;
+	}
+	if (fstat(r->fd, &sb)) {
+		err = errno;
+		goto fail;
+	}
+	if (S_ISDIR(sb.st_mode)) {
+		err = EISDIR;
+		goto fail;
+	}
+	/* The reader needs to know the file size to tell a truncated tail
+	 * from damage: no pipes. */
+	if (!S_ISREG(sb.st_mode)) {
+		err = ESPIPE;
+		goto fail;
+	}
+	r->size = (uint64_t)sb.st_size;
+	r->st.file_size = r->size;
+	return r;
+fail:
+	cw_reader__free(r);
+	errno = err;
+	return NULL;
+}
+
+/* Magic and header checksum: the minimum for a position to count as a
+ * segment header at all. */
+static int hdr_valid(const uint8_t *b)
+{
+	return !memcmp(b, CW_MAGIC, CW_MAGIC_LEN) &&
+	       cw_get32(b + 60) == (uint32_t)crc32(0L, b, 60);
+}
+
+static void hdr_decode(const uint8_t *b, struct cw_seg_hdr *h)
+{
+	h->major = cw_get16(b + 8);
+	h->minor = cw_get16(b + 10);
+	h->seg_type = cw_get16(b + 12);
+	h->seg_flags = cw_get16(b + 14);
+	h->seq = cw_get64(b + 16);
+	h->first_ts = cw_get64(b + 24);
+	h->last_ts = cw_get64(b + 32);
+	h->nrec = cw_get32(b + 40);
+	h->raw_len = cw_get32(b + 44);
+	h->stored_len = cw_get32(b + 48);
+	h->payload_crc = cw_get32(b + 52);
+	h->hdr_len = cw_get16(b + 56);
+	h->hdr_crc = cw_get32(b + 60);
+}
+
+/* A position where fewer than 64 bytes remain and those bytes begin like
+ * the magic: the header of a segment the capture did not finish. */
+static int is_partial_header(const uint8_t *b, uint64_t remain)
+{
+	size_t n = remain < CW_MAGIC_LEN ? (size_t)remain : CW_MAGIC_LEN;
+
+	return remain && remain < CW_SEG_HDR_LEN && !memcmp(b, CW_MAGIC, n);
+}
+
+/*
+ * Find the first position >= @from holding a segment header with the magic
+ * and a valid header checksum, or the start of a partial header in the last
+ * 63 bytes. *out = r->size when there is none. Linear in the bytes scanned:
+ * memmem over chunks, a CRC only where the magic matches.
+ */
+static int find_header(struct cw_reader *r, uint64_t from, uint64_t *out)
+{
+	uint64_t cur = from, tail;
+	uint8_t hb[CW_SEG_HDR_LEN];
+	ssize_t n;
+
+	while (cur < r->size) {
+		size_t want = r->size - cur < SCAN_CHUNK ? (size_t)(r->size - cur) : SCAN_CHUNK;
+		size_t off = 0;
+
+		n = pread_full(r->fd, r->scan, want, cur);
+		if (n < 0)
+			return (int)n;
+		if ((size_t)n < want)
+			return -EIO; /* the file shrank under us */
+		while (off + CW_MAGIC_LEN <= want) {
+			uint8_t *p = memmem(r->scan + off, want - off, CW_MAGIC, CW_MAGIC_LEN);
+			uint64_t q;
+
+			if (!p)
+				break;
+			off = (size_t)(p - r->scan);
+			q = cur + off;
+			if (q + CW_SEG_HDR_LEN <= r->size) {
+				const uint8_t *b = p;
+
+				if (off + CW_SEG_HDR_LEN > want) {
+					n = pread_full(r->fd, hb, sizeof(hb), q);
+					if (n < 0)
+						return (int)n;
+					if (n != sizeof(hb))
+						return -EIO;
+					b = hb;
+				}
+				if (hdr_valid(b)) {
+					*out = q;
+					return 0;
+				}
+			}
+			off++;
+		}
+		if (cur + want >= r->size)
+			break;
+		/* Overlap so a magic across the chunk boundary is seen. */
+		cur += want - (CW_MAGIC_LEN - 1);
+	}
+
+	tail = r->size > CW_SEG_HDR_LEN - 1 ? r->size - (CW_SEG_HDR_LEN - 1) : 0;
+	if (tail < from)
+		tail = from;
+	if (tail < r->size) {
+		size_t len = (size_t)(r->size - tail);
+
+		n = pread_full(r->fd, hb, len, tail);
+		if (n < 0)
+			return (int)n;
+		if ((size_t)n != len)
+			return -EIO;
+		for (size_t i = 0; i < len; i++) {
+			if (is_partial_header(hb + i, len - i)) {
+				*out = tail + i;
+				return 0;
+			}
+		}
+	}
+	*out = r->size;
+	return 0;
+}
+
+/*
+ * Damage began at @start; the damaged segment's own extent (if its header
+ * could be trusted) ends at @end. Continue at @next (a header position found
+ * by find_header), counting what is passed over.
+ */
+static void skip_to(struct cw_reader *r, uint64_t start, uint64_t end, uint64_t next)
+{
+	r->st.bytes_skipped += next - start;
+	if (next > end)
+		diag(r, CW_DIAG_WARN, "skipped %llu bytes at offset %llu (no valid segment header)",
+		     (unsigned long long)(next - end), (unsigned long long)end);
+	r->damage_since_valid = 1;
+	r->pos = next;
+}
+
+/* Resynchronise after damage at @start. */
+static int resync(struct cw_reader *r, uint64_t start, uint64_t end)
+{
+	uint64_t next;
+	int err = find_header(r, start + 1, &next);
+
+	if (err)
+		return err;
+	skip_to(r, start, end, next);
+	return 0;
+}
+
+__attribute__((format(printf, 4, 5))) static int damaged(struct cw_reader *r,
+							  const struct cw_seg_hdr *h,
+							  uint64_t end, const char *fmt, ...)
+{
+	char what[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	diag(r, CW_DIAG_WARN, "segment %llu at offset %llu: %s; skipped",
+	     (unsigned long long)h->seq, (unsigned long long)r->pos, what);
+	r->st.segments_damaged++;
+	return resync(r, r->pos, end);
+}
+
+static int at_eof(struct cw_reader *r)
+{
+	if (r->state == ST_EOF)
+		return 0;
+	if (!r->nvalid) {
+		if (r->starts_magic)
+			diag(r, CW_DIAG_ERROR, "no valid segment in the file: nothing to read");
+		else
+			diag(r, CW_DIAG_ERROR, "not a causeway trace (no valid segment)");
+		r->state = ST_ERROR;
+		r->err = -EINVAL;
+		return r->err;
+	}
+	if (!r->st.clean_close)
+		diag(r, CW_DIAG_WARN,
+		     "no final segment: the capture was not closed cleanly; reading what is there");
+	r->state = ST_EOF;
+	return 0;
+}
+
+static void note_seq(struct cw_reader *r, uint64_t seq)
+{
+	if (r->have_seq && seq > r->last_seq + 1) {
+		r->st.seq_gaps += seq - r->last_seq - 1;
+		/* After reported damage the gap is already explained. */
+		if (!r->damage_since_valid)
+			diag(r, CW_DIAG_WARN,
+			     "segment %llu at offset %llu: %llu segments missing after segment %llu",
+			     (unsigned long long)seq, (unsigned long long)r->pos,
+			     (unsigned long long)(seq - r->last_seq - 1),
+			     (unsigned long long)r->last_seq);
+	} else if (r->have_seq && seq <= r->last_seq) {
+		diag(r, CW_DIAG_WARN,
+		     "segment %llu at offset %llu: sequence number goes back (previous segment %llu)",
+		     (unsigned long long)seq, (unsigned long long)r->pos,
+		     (unsigned long long)r->last_seq);
+	}
+	r->have_seq = 1;
+	r->last_seq = seq;
+	r->damage_since_valid = 0;
+}
+
+/*
+ * Check and decode the payload of the segment whose header @h is at r->pos
+ * and which lies wholly inside the file. @return 1 when valid (*seg filled),
+ * 0 when damaged (reported, r->pos moved on), or -errno.
+ */
+static int read_payload(struct cw_reader *r, const struct cw_seg_hdr *h, struct cw_segment *seg)
+{
+	uint64_t end = r->pos + h->hdr_len + h->stored_len;
+	uint64_t prev = 0, lo = 0, hi = 0;
+	uint8_t *data;
+	size_t pos = 0;
+	uint32_t n = 0;
+	ssize_t got;
+	int err;
+
+	/* +1: a zero-length payload still gets a buffer. */
+	err = grow(&r->sbuf, &r->scap, (size_t)h->stored_len + 1);
+	if (err)
+		return err;
+	got = pread_full(r->fd, r->sbuf, h->stored_len, r->pos + h->hdr_len);
+	if (got < 0)
+		return (int)got;
+	if ((size_t)got != h->stored_len)
+		return -EIO;
+	if ((uint32_t)crc32(0L, r->sbuf, h->stored_len) != h->payload_crc)
+		return damaged(r, h, end, "payload checksum mismatch");
+
+	data = r->sbuf;
+	if (h->seg_flags & CW_SEGF_LZ4) {
+		int dl;
+
+		err = grow(&r->rbuf, &r->rcap, (size_t)h->raw_len + 1);
+		if (err)
+			return err;
+		dl = LZ4_decompress_safe((const char *)r->sbuf, (char *)r->rbuf,
+					 (int)h->stored_len, (int)h->raw_len);
+		if (dl < 0 || (uint32_t)dl != h->raw_len)
+			return damaged(r, h, end, "LZ4 payload does not decompress to %u bytes",
+				       h->raw_len);
+		data = r->rbuf;
+	}
+
+	/* Every record must lie inside the payload and be a multiple of 8
+	 * long (which keeps records aligned for the analyzer). Undo delta
+	 * timestamps on the way. */
+	while (pos < h->raw_len) {
+		size_t left = h->raw_len - pos;
+		uint16_t type, size;
+		uint64_t ts;
+
+		if (left < sizeof(struct cw_hdr))
+			return damaged(r, h, end,
+				       "record %u at payload offset %zu: %zu bytes left, less than a record header",
+				       n, pos, left);
+		type = cw_get16(data + pos);
+		size = cw_get16(data + pos + 2);
+		if (size < sizeof(struct cw_hdr) || size % 8)
+			return damaged(r, h, end,
+				       "record %u at payload offset %zu (type 0x%x): bad size %u", n,
+				       pos, type, size);
+		if (size > left)
+			return damaged(r, h, end,
+				       "record %u at payload offset %zu (type 0x%x): size %u runs past the payload end",
+				       n, pos, type, size);
+		ts = cw_get64(data + pos + 8);
+		if (h->seg_flags & CW_SEGF_TS_DELTA) {
+			ts += prev;
+			cw_put64(data + pos + 8, ts);
+			prev = ts;
+		}
+		if (!n || ts < lo)
+			lo = ts;
+		if (!n || ts > hi)
+			hi = ts;
+		n++;
+		pos += size;
+	}
+	if (n != h->nrec)
+		return damaged(r, h, end, "header says %u records, payload holds %u", h->nrec, n);
+	if (n && (lo != h->first_ts || hi != h->last_ts))
+		return damaged(r, h, end, "record timestamps do not match the header's time range");
+
+	note_seq(r, h->seq);
+	r->nvalid++;
+	r->st.segments_ok++;
+	r->st.records += n;
+	if (h->seg_type == CW_SEG_FINAL)
+		r->st.clean_close = 1;
+
+	seg->seg_type = h->seg_type;
+	seg->minor = h->minor;
+	seg->seq = h->seq;
+	seg->offset = r->pos;
+	seg->first_ts = h->first_ts;
+	seg->last_ts = h->last_ts;
+	seg->nrec = n;
+	seg->data = data;
+	seg->len = h->raw_len;
+	r->pos = end;
+	return 1;
+}
+
+/*
+ * One step at r->pos. @return 1 with a segment, 0 to go on (something was
+ * skipped, r->pos advanced), 2 at end of file, or a negative errno.
+ */
+static int step(struct cw_reader *r, struct cw_segment *seg)
+{
+	uint8_t hb[CW_SEG_HDR_LEN];
+	uint64_t remain = r->size - r->pos, end, next;
+	struct cw_seg_hdr h;
+	ssize_t got;
+	int err;
+
+	if (r->pos >= r->size)
+		return 2;
+	got = pread_full(r->fd, hb, remain < sizeof(hb) ? (size_t)remain : sizeof(hb), r->pos);
+	if (got < 0)
+		return (int)got;
+	if ((uint64_t)got != (remain < sizeof(hb) ? remain : sizeof(hb)))
+		return -EIO;
+
+	if (remain < CW_SEG_HDR_LEN) {
+		if (is_partial_header(hb, remain)) {
+			diag(r, CW_DIAG_WARN,
+			     "segment at offset %llu: truncated header (file ends %llu bytes short): a capture that was killed loses its last segment",
+			     (unsigned long long)r->pos,
+			     (unsigned long long)(CW_SEG_HDR_LEN - remain));
+			r->st.truncated_tail = 1;
+			r->pos = r->size;
+			return 0;
+		}
+		return resync(r, r->pos, r->pos);
+	}
+
+	if (!hdr_valid(hb)) {
+		if (!memcmp(hb, CW_MAGIC, CW_MAGIC_LEN)) {
+			diag(r, CW_DIAG_WARN, "segment at offset %llu: header checksum mismatch; skipped",
+			     (unsigned long long)r->pos);
+			r->st.segments_damaged++;
+		}
+		return resync(r, r->pos, r->pos);
+	}
+
+	hdr_decode(hb, &h);
+	if (h.major > CW_FORMAT_MAJOR) {
+		diag(r, CW_DIAG_ERROR,
+		     "trace format %u.%u is newer than this analyzer (%d.%d): upgrade causeway",
+		     h.major, h.minor, CW_FORMAT_MAJOR, CW_FORMAT_MINOR);
+		return -EPROTO;
+	}
+
+	/* The header checksum vouches that these are the bytes a writer
+	 * wrote, not that the writer was sane: bound everything before use. */
+	if (h.major == 0)
+		return damaged(r, &h, r->pos, "format version 0.%u does not exist", h.minor);
+	if (h.hdr_len < CW_SEG_HDR_LEN)
+		return damaged(r, &h, r->pos, "header length %u < %u", h.hdr_len, CW_SEG_HDR_LEN);
+	if (h.seg_flags & ~CW_SEGF_KNOWN)
+		return damaged(r, &h, r->pos, "unknown flags 0x%x", h.seg_flags);
+	if (h.raw_len > CW_SEG_MAX_RAW)
+		return damaged(r, &h, r->pos, "raw length %u exceeds the limit %u", h.raw_len,
+			       CW_SEG_MAX_RAW);
+	if (h.seg_flags & CW_SEGF_LZ4) {
+		if (h.stored_len > (uint32_t)LZ4_compressBound((int)h.raw_len))
+			return damaged(r, &h, r->pos,
+				       "stored length %u exceeds the LZ4 bound for raw length %u",
+				       h.stored_len, h.raw_len);
+	} else if (h.stored_len != h.raw_len) {
+		return damaged(r, &h, r->pos, "stored length %u != raw length %u of a raw payload",
+			       h.stored_len, h.raw_len);
+	}
+	if (h.nrec > h.raw_len / sizeof(struct cw_hdr))
+		return damaged(r, &h, r->pos, "%u records cannot fit in %u bytes", h.nrec,
+			       h.raw_len);
+
+	end = r->pos + h.hdr_len + h.stored_len;
+	if (end > r->size) {
+		/* Past the end: a truncated tail when nothing valid follows,
+		 * otherwise damage in the middle of the file. */
+		err = find_header(r, r->pos + 1, &next);
+		if (err)
+			return err;
+		if (next >= r->size) {
+			diag(r, CW_DIAG_WARN,
+			     "segment %llu at offset %llu: truncated (file ends %llu bytes short): a capture that was killed loses its last segment",
+			     (unsigned long long)h.seq, (unsigned long long)r->pos,
+			     (unsigned long long)(end - r->size));
+			r->st.truncated_tail = 1;
+			r->pos = r->size;
+			return 0;
+		}
+		diag(r, CW_DIAG_WARN,
+		     "segment %llu at offset %llu: length %llu runs past the end of the file; skipped",
+		     (unsigned long long)h.seq, (unsigned long long)r->pos,
+		     (unsigned long long)(end - r->pos));
+		r->st.segments_damaged++;
+		skip_to(r, r->pos, r->pos, next);
+		return 0;
+	}
+
+	if (h.seg_type < CW_SEG_META || h.seg_type > CW_SEG_FINAL) {
+		/* A newer minor version may add segment types: skip whole. */
+		diag(r, CW_DIAG_INFO, "segment %llu at offset %llu: unknown segment type %u; skipped",
+		     (unsigned long long)h.seq, (unsigned long long)r->pos, h.seg_type);
+		note_seq(r, h.seq);
+		r->nvalid++;
+		r->st.bytes_skipped += end - r->pos;
+		r->pos = end;
+		return 0;
+	}
+	return read_payload(r, &h, seg);
+}
+
+int cw_reader__next(struct cw_reader *r, struct cw_segment *seg)
+{
+	int ret;
+
+	if (!r || !seg)
+		return -EINVAL;
+	if (r->state == ST_ERROR)
+		return r->err;
+	if (r->state == ST_EOF)
+		return 0;
+
+	if (!r->started) {
+		uint8_t m[CW_MAGIC_LEN];
+		uint64_t next;
+		ssize_t got;
+
+		if (r->size == 0) {
+			diag(r, CW_DIAG_ERROR, "empty file");
+			r->state = ST_ERROR;
+			r->err = -EINVAL;
+			return r->err;
+		}
+		got = pread_full(r->fd, m, sizeof(m), 0);
+		if (got < 0)
+			return (int)got;
+		r->started = 1;
+		r->starts_magic = got == sizeof(m) && !memcmp(m, CW_MAGIC, CW_MAGIC_LEN);
+		if (!r->starts_magic) {
+			/* Another format, or a trace with a damaged start:
+			 * only a valid header somewhere tells them apart. */
+			ret = find_header(r, 0, &next);
+			if (ret)
+				return ret;
+			if (next >= r->size) {
+				diag(r, CW_DIAG_ERROR, "not a causeway trace (no valid segment)");
+				r->state = ST_ERROR;
+				r->err = -EINVAL;
+				return r->err;
+			}
+			if (next > 0)
+				skip_to(r, 0, 0, next);
+		}
+	}
+
+	for (;;) {
+		ret = step(r, seg);
+		if (ret == 1)
+			return 1;
+		if (ret == 2)
+			return at_eof(r);
+		if (ret == -EPROTO) {
+			r->state = ST_ERROR;
+			r->err = ret;
+			return ret;
+		}
+		if (ret < 0)
+			return ret;
+	}
+}
+
+const struct cw_hdr *cw_segment__next_record(const struct cw_segment *seg, size_t *pos)
+{
+	const struct cw_hdr *h;
+
+	if (!seg || !pos || *pos >= seg->len || seg->len - *pos < sizeof(struct cw_hdr))
+		return NULL;
+	h = (const struct cw_hdr *)(seg->data + *pos);
+	/* Validated by cw_reader__next; checked again so a caller-built
+	 * segment cannot walk us off the buffer. */
+	if (h->size < sizeof(struct cw_hdr) || h->size > seg->len - *pos)
+		return NULL;
+	*pos += h->size;
+	return h;
+}
+
+void cw_reader__stats(const struct cw_reader *r, struct cw_reader_stats *st)
+{
+	if (r)
+		*st = r->st;
+	else
+		memset(st, 0, sizeof(*st));
+}
+
+void cw_reader__free(struct cw_reader *r)
+{
+	if (!r)
+		return;
+	if (r->fd >= 0)
+		close(r->fd);
+	free(r->sbuf);
+	free(r->rbuf);
+	free(r->scan);
+	free(r);
+}

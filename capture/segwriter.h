@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Segment writer: buffers records, seals them into LZ4-compressed,
+ * checksummed segments (schema/format.h) and appends them to a file.
+ * Shared by causeway-capture and the fixture compiler, so fixtures are
+ * written by exactly the code that writes real traces. Links lz4 and zlib
+ * only.
+ */
+#ifndef CAUSEWAY_SEGWRITER_H
+#define CAUSEWAY_SEGWRITER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct cw_writer;
+
+struct cw_writer_opts {
+	size_t segment_size; /* raw payload bytes per segment; 0: default 1 MiB */
+	int no_ts_delta;     /* store absolute timestamps (tests only) */
+};
+
+struct cw_writer_stats {
+	uint64_t segments;     /* segments written */
+	uint64_t records;      /* records written in those segments */
+	uint64_t raw_bytes;    /* payload bytes before compression */
+	uint64_t file_bytes;   /* bytes appended to the file, headers included */
+};
+
+/*
+ * Start writing segments to @fd at its current offset, first sequence
+ * number 0. The writer does not own @fd.
+ * @return a writer, or NULL with errno set.
+ */
+struct cw_writer *cw_writer__new(int fd, const struct cw_writer_opts *opts);
+
+/*
+ * Append one record. @rec starts with a struct cw_hdr whose size equals
+ * @len. When the pending payload would pass the segment size, the pending
+ * records are first sealed as a CW_SEG_EVENTS segment.
+ * @return 0, -EINVAL for a malformed record, or a negative errno from
+ * sealing (the record is then not appended).
+ */
+int cw_writer__append(struct cw_writer *w, const void *rec, size_t len);
+
+/*
+ * Seal the pending records (possibly none) into one segment of @seg_type
+ * and write it. With no pending records and @seg_type CW_SEG_EVENTS this
+ * does nothing. Metadata and final segments are written even when empty.
+ * @return 0 or a negative errno (e.g. -ENOSPC); on error, what was
+ * written before stays valid and the pending records are kept.
+ */
+int cw_writer__seal(struct cw_writer *w, uint16_t seg_type);
+
+/* Bytes of records waiting for the next seal. */
+size_t cw_writer__pending(const struct cw_writer *w);
+
+void cw_writer__stats(const struct cw_writer *w, struct cw_writer_stats *st);
+
+/* Frees the writer; pending records are dropped (seal first). NULL ok. */
+void cw_writer__free(struct cw_writer *w);
+
+#endif /* CAUSEWAY_SEGWRITER_H */

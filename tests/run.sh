@@ -1,0 +1,63 @@
+#!/bin/bash
+# Runs causeway's tests against one build directory.
+#   tests/run.sh BUILD [--no-live] [--only unit|fixtures|live]
+# unit:     every BUILD/tests/test_* program
+# fixtures: every fixtures/*.events, compiled, analyzed and compared with
+#           fixtures/*.expect (UPDATE=1 rewrites the .expect files)
+# live:     every tests/live/*.sh, real BPF captures (exit 77 = skipped,
+#           allowed only where BPF cannot be loaded; the test says why)
+set -u
+BUILD=${1:?usage: tests/run.sh BUILD [--no-live] [--only KIND]}
+shift
+live=1 only=""
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--no-live) live=0 ;;
+	--only) only=$2; shift ;;
+	*) echo "run.sh: unknown option $1" >&2; exit 2 ;;
+	esac
+	shift
+done
+BUILD=$(cd "$BUILD" && pwd)
+top=$(cd "$(dirname "$0")/.." && pwd)
+passed=0 failed=0 skipped=0 failures=()
+
+result() { # name rc
+	case $2 in
+	0) passed=$((passed + 1)); echo "PASS $1" ;;
+	77) skipped=$((skipped + 1)); echo "SKIP $1" ;;
+	*) failed=$((failed + 1)); failures+=("$1"); echo "FAIL $1" ;;
+	esac
+}
+
+want() { [ -z "$only" ] || [ "$only" = "$1" ]; }
+
+if want unit; then
+	for t in "$BUILD"/tests/test_*; do
+		[ -x "$t" ] || continue
+		"$t" >"$BUILD/$(basename "$t").log" 2>&1
+		rc=$?
+		[ $rc = 0 ] || tail -20 "$BUILD/$(basename "$t").log"
+		result "unit/$(basename "$t")" $rc
+	done
+fi
+
+if want fixtures; then
+	for f in "$top"/fixtures/*.events; do
+		"$top"/tests/fixture.sh "$BUILD" "$f"
+		result "fixture/$(basename "$f" .events)" $?
+	done
+fi
+
+if want live && [ $live = 1 ]; then
+	for t in "$top"/tests/live/*.sh; do
+		[ -e "$t" ] || continue
+		bash "$t" "$BUILD"
+		result "live/$(basename "$t" .sh)" $?
+	done
+fi
+
+echo
+[ ${#failures[@]} = 0 ] || printf 'failed: %s\n' "${failures[@]}"
+echo "$(basename "$BUILD"): $passed passed, $failed failed, $skipped skipped"
+[ $failed = 0 ]
