@@ -1,6 +1,8 @@
 # causeway — build, test and demo. `make V=1` shows the commands.
 .DELETE_ON_ERROR:
 .SUFFIXES:
+# Keep the BPF objects: they are intermediates of the skeletons.
+.SECONDARY:
 
 BUILD ?= build
 CC ?= gcc
@@ -88,6 +90,7 @@ $(BUILD)/bpf/%.bpf.o: bpf/%.bpf.c $(BUILD)/vmlinux.h schema/events.h $(wildcard 
 	$(call msg,BPF,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+	$(Q)llvm-strip -g $@
 
 $(BUILD)/%.skel.h: $(BUILD)/bpf/%.bpf.o
 	$(call msg,GEN-SKEL,$@)

@@ -12,7 +12,9 @@
  * Orphans. An event that names a key with no live generation gets a new
  * node with start_seen = 0 and an incoming spawn edge with src NULL,
  * confidence 'unknown' and a reason. It is never attached to a dead
- * generation or a "likely" candidate.
+ * generation or a "likely" candidate. A task from the start-of-capture
+ * snapshot is such an orphan too (reason 'orphan: predates capture'), made
+ * when an event first names it.
  *
  * Death. sched_process_exit is not the last event that names a thread: the
  * exiting task still wakes its parent (exit_notify) and is switched out one
@@ -80,6 +82,20 @@ struct entry {
 	uint8_t used;
 	uint32_t next_gen;
 	struct jnode *live;
+	struct snap *snap; /* what the start-of-capture snapshot said */
+};
+
+/*
+ * A task alive when the capture started, from the /proc snapshot. It does
+ * not become a node until an event names it: a system-wide snapshot lists
+ * hundreds of tasks that the trace never mentions again, and a node with
+ * an orphan edge for each would only be noise. It names the first
+ * generation an event finds without a birth, and is forgotten once a
+ * fork of the key shows that the snapshot no longer describes it.
+ */
+struct snap {
+	uint32_t pid;
+	char comm[CW_COMM_LEN];
 };
 
 struct cw_join {
@@ -255,6 +271,10 @@ static struct jnode *new_gen(struct cw_join *j, uint8_t type, uint64_t key, uint
 		*err = -ENOMEM;
 		return NULL;
 	}
+	if (e->snap && seen_birth) {
+		free(e->snap);
+		e->snap = NULL;
+	}
 	if (e->live) {
 		if (!e->live->exited && type == CW_NODE_THREAD)
 			j->st.tid_reuse_unseen_exit++;
@@ -310,8 +330,14 @@ static int ensure_process(struct cw_join *j, uint32_t pid, uint64_t ts)
 		return 0;
 	}
 	p = new_gen(j, CW_NODE_PROCESS, pid, ts, 0, &err);
-	if (p)
+	if (p) {
 		p->n.pid = pid;
+		if (p->entry->snap) {
+			set_name(&p->n, p->entry->snap->comm, CW_COMM_LEN);
+			free(p->entry->snap);
+			p->entry->snap = NULL;
+		}
+	}
 	return err;
 }
 
@@ -320,9 +346,10 @@ static int ensure_process(struct cw_join *j, uint32_t pid, uint64_t ts)
  * unknown-cause spawn edge. @ts is the event's time.
  */
 static struct jnode *thread_of(struct cw_join *j, const struct cw_task *t,
-			       const struct cw_hdr *h, const char *why, int *err)
+			       const struct cw_hdr *h, int *err)
 {
 	struct jnode *n = live_of(j, CW_NODE_THREAD, t->tid);
+	const char *why;
 
 	*err = 0;
 	if (n) {
@@ -334,8 +361,16 @@ static struct jnode *thread_of(struct cw_join *j, const struct cw_task *t,
 		return NULL;
 	n->n.tid = t->tid;
 	n->n.pid = t->pid;
-	if (!why)
+	if (n->entry->snap) {
+		struct snap *sn = n->entry->snap;
+
+		set_name(&n->n, sn->comm, sizeof(sn->comm));
+		n->entry->snap = NULL;
+		free(sn);
+		why = R_PREDATES;
+	} else {
 		why = cw_breaks__overlap(j->breaks, 0, h->ts) ? R_AFTER_BREAK : R_UNSEEN;
+	}
 	*err = emit_edge(j, CW_EDGE_SPAWN, NULL, n, h, CW_CONF_UNKNOWN, why);
 	if (!*err)
 		*err = ensure_process(j, t->pid, h->ts);
@@ -351,25 +386,31 @@ static uint8_t join_conf(const struct cw_join *j, const struct jnode *n, uint64_
 	return CW_CONF_OBSERVED;
 }
 
-static int on_task_snapshot(struct cw_join *j, const struct cw_meta_task *r, size_t size)
+static int remember_snap(struct cw_join *j, uint8_t type, const struct cw_meta_task *r)
 {
-	struct jnode *n;
+	struct entry *e = tab_get(j, type, type == CW_NODE_THREAD ? r->task.tid : r->task.pid);
+
+	if (!e)
+		return -ENOMEM;
+	if (e->live)
+		return 0; /* already named by an event: the snapshot is late */
+	if (!e->snap && !(e->snap = malloc(sizeof(*e->snap))))
+		return -ENOMEM;
+	e->snap->pid = r->task.pid;
+	memcpy(e->snap->comm, r->comm, CW_COMM_LEN);
+	return 0;
+}
+
+static int on_task_snapshot(struct cw_join *j, const struct cw_meta_task *r)
+{
 	int err;
 
-	(void)size;
 	if (r->task.tid == 0)
 		return 0;
-	n = thread_of(j, &r->task, &r->hdr, R_PREDATES, &err);
-	if (!n)
-		return err;
-	set_name(&n->n, r->comm, sizeof(r->comm));
-	if (r->task.tid == r->task.pid) {
-		struct jnode *p = live_of(j, CW_NODE_PROCESS, r->task.pid);
-
-		if (p)
-			set_name(&p->n, r->comm, sizeof(r->comm));
-	}
-	return 0;
+	err = remember_snap(j, CW_NODE_THREAD, r);
+	if (!err && r->task.tid == r->task.pid)
+		err = remember_snap(j, CW_NODE_PROCESS, r);
+	return err;
 }
 
 static int on_fork(struct cw_join *j, const struct cw_fork *r)
@@ -378,7 +419,7 @@ static int on_fork(struct cw_join *j, const struct cw_fork *r)
 	int err, is_thread = r->fork_flags & CW_FORK_THREAD;
 	uint8_t conf;
 
-	parent = thread_of(j, &r->parent, &r->hdr, NULL, &err);
+	parent = thread_of(j, &r->parent, &r->hdr, &err);
 	if (!parent)
 		return err;
 	if (!is_thread) {
@@ -419,7 +460,7 @@ static int on_exec(struct cw_join *j, const struct cw_exec *r)
 		 * tid, spawned from the old_tid one.
 		 */
 		struct cw_task old = { .tid = r->old_tid, .pid = r->task.pid };
-		struct jnode *prev = thread_of(j, &old, &r->hdr, NULL, &err);
+		struct jnode *prev = thread_of(j, &old, &r->hdr, &err);
 
 		if (!prev)
 			return err;
@@ -438,7 +479,7 @@ static int on_exec(struct cw_join *j, const struct cw_exec *r)
 		if (err)
 			return err;
 	} else {
-		n = thread_of(j, &r->task, &r->hdr, NULL, &err);
+		n = thread_of(j, &r->task, &r->hdr, &err);
 		if (!n)
 			return err;
 	}
@@ -461,7 +502,7 @@ static int on_exec(struct cw_join *j, const struct cw_exec *r)
 static int on_task_exit(struct cw_join *j, const struct cw_exit *r)
 {
 	int err;
-	struct jnode *n = thread_of(j, &r->task, &r->hdr, NULL, &err);
+	struct jnode *n = thread_of(j, &r->task, &r->hdr, &err);
 
 	if (!n)
 		return err;
@@ -481,7 +522,7 @@ static int on_task_exit(struct cw_join *j, const struct cw_exit *r)
 static int on_rename(struct cw_join *j, const struct cw_rename *r)
 {
 	int err;
-	struct jnode *n = thread_of(j, &r->task, &r->hdr, NULL, &err);
+	struct jnode *n = thread_of(j, &r->task, &r->hdr, &err);
 
 	if (!n)
 		return err;
@@ -509,11 +550,11 @@ static int on_waking(struct cw_join *j, const struct cw_wake *r)
 	if (r->wakee.tid == 0)
 		return 0;
 	if (r->hdr.ctx == CW_CTX_TASK && r->waker.tid != 0) {
-		src = thread_of(j, &r->waker, &r->hdr, NULL, &err);
+		src = thread_of(j, &r->waker, &r->hdr, &err);
 		if (!src)
 			return err;
 	}
-	dst = thread_of(j, &r->wakee, &r->hdr, NULL, &err);
+	dst = thread_of(j, &r->wakee, &r->hdr, &err);
 	if (!dst)
 		return err;
 	if (r->hdr.ctx != CW_CTX_TASK) {
@@ -541,11 +582,11 @@ static int on_switch(struct cw_join *j, const struct cw_switch *r)
 	int err;
 
 	if (r->prev.tid) {
-		prev = thread_of(j, &r->prev, &r->hdr, NULL, &err);
+		prev = thread_of(j, &r->prev, &r->hdr, &err);
 		if (!prev)
 			return err;
 	}
-	if (r->next.tid && !thread_of(j, &r->next, &r->hdr, NULL, &err))
+	if (r->next.tid && !thread_of(j, &r->next, &r->hdr, &err))
 		return err;
 	/* The final switch-out of an exited task: nothing can name this
 	 * generation any more, so it can be written now. */
@@ -558,7 +599,7 @@ static int on_touch_wakee(struct cw_join *j, const struct cw_wake *r)
 {
 	int err = 0;
 
-	if (r->wakee.tid && !thread_of(j, &r->wakee, &r->hdr, NULL, &err))
+	if (r->wakee.tid && !thread_of(j, &r->wakee, &r->hdr, &err))
 		return err;
 	return 0;
 }
@@ -610,7 +651,7 @@ int cw_join__record(struct cw_join *j, const struct cw_hdr *h)
 		j->have_event_ts = 1;
 	}
 	switch (h->type) {
-	case CW_REC_META_TASK: err = on_task_snapshot(j, (const void *)h, h->size); break;
+	case CW_REC_META_TASK: err = on_task_snapshot(j, (const void *)h); break;
 	case CW_REC_ACCOUNT: err = on_account(j, (const void *)h); break;
 	case CW_REC_SWITCH: err = on_switch(j, (const void *)h); break;
 	case CW_REC_WAKING: err = on_waking(j, (const void *)h); break;
@@ -679,6 +720,8 @@ void cw_join__free(struct cw_join *j)
 		next = n->lru_next;
 		free(n);
 	}
+	for (size_t i = 0; i < j->tab_cap; i++)
+		free(j->tab[i].snap);
 	free(j->tab);
 	free(j);
 }

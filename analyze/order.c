@@ -11,6 +11,10 @@
 #include "order.h"
 
 #define SLOT 192
+/* Records bigger than a slot (metadata with long strings) may hold at most
+ * this much memory in the window; past it the window releases early. A
+ * hostile file of 64 KiB records must not make the window 4 GiB. */
+#define MAX_BIG_BYTES (32u << 20)
 
 struct item {
 	uint64_t ts, seq;
@@ -30,6 +34,7 @@ struct cw_order {
 	uint64_t last_out; /* timestamp of the last record released */
 	int released_any;
 	uint64_t late;
+	size_t big_bytes;
 };
 
 static int item_less(const struct item *a, const struct item *b)
@@ -44,10 +49,12 @@ static int is_slot(const struct cw_order *o, const uint8_t *p)
 
 static void put_back(struct cw_order *o, uint8_t *rec)
 {
-	if (is_slot(o, rec))
+	if (is_slot(o, rec)) {
 		o->free_slots[o->nfree++] = rec;
-	else
+	} else {
+		o->big_bytes -= ((const struct cw_hdr *)rec)->size;
 		free(rec);
+	}
 }
 
 static int emit(struct cw_order *o, const struct cw_hdr *h)
@@ -119,8 +126,13 @@ int cw_order__push(struct cw_order *o, const struct cw_hdr *rec)
 		return err;
 	if (rec->size <= SLOT) {
 		it.rec = o->free_slots[--o->nfree];
-	} else if (!(it.rec = malloc(rec->size))) {
-		return -ENOMEM;
+	} else {
+		while (o->n && o->big_bytes + rec->size > MAX_BIG_BYTES)
+			if ((err = pop(o)))
+				return err;
+		if (!(it.rec = malloc(rec->size)))
+			return -ENOMEM;
+		o->big_bytes += rec->size;
 	}
 	memcpy(it.rec, rec, rec->size);
 	it.ts = rec->ts;

@@ -1,0 +1,254 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * causeway edge plane, sched class (contract 2.1): switches, wakeups with
+ * the waker's interrupt context, forks, execs, exits and renames, each as
+ * one schema/events.h record on the `edges` ring.
+ *
+ * Filtering (contract 2.2): with filter_enabled, an edge is kept when
+ * either end is in the traced set; the set follows fork. The capture's own
+ * process is never recorded: an edge with the capture at either end is
+ * dropped, and so are its forks.
+ *
+ * Only wakeups can be raised in interrupt context; switches, forks, execs,
+ * exits and renames run in the task they name, so their ctx is task.
+ *
+ * Where a tracepoint's arguments changed across kernels, there are two
+ * programs and user space autoloads the one that matches the running
+ * kernel's BTF (capture/probe.c), never a version check.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_tracing.h>
+#include "schema/events.h"
+#include "causeway.bpf.h"
+
+char LICENSE[] SEC("license") = "Dual MIT/GPL";
+
+/* Older kernels, for the CO-RE fallbacks below. */
+struct task_struct___old {
+	long state;	  /* before 5.14: renamed __state */
+	unsigned int cpu; /* before 5.16 on x86: moved into thread_info */
+} __attribute__((preserve_access_index));
+
+static __always_inline __u32 task_cpu(struct task_struct *p)
+{
+	if (bpf_core_field_exists(p->thread_info.cpu))
+		return BPF_CORE_READ(p, thread_info.cpu);
+	return BPF_CORE_READ((struct task_struct___old *)p, cpu);
+}
+
+static __always_inline __u64 task_state(struct task_struct *p)
+{
+	if (bpf_core_field_exists(p->__state))
+		return BPF_CORE_READ(p, __state);
+	return BPF_CORE_READ((struct task_struct___old *)p, state);
+}
+
+/* ---- sched_switch ---------------------------------------------------- */
+
+static __always_inline int emit_switch(struct task_struct *prev, struct task_struct *next,
+				       __u64 prev_state)
+{
+	__u32 prev_tgid = prev->tgid, next_tgid = next->tgid;
+	struct cw_switch *e;
+
+	if (cw_is_self(prev_tgid) || cw_is_self(next_tgid))
+		return 0;
+	if (filter_enabled && !cw_tgid_traced(prev_tgid) && !cw_tgid_traced(next_tgid))
+		return 0;
+	e = cw_reserve(sizeof(*e), CW_REC_SWITCH, CW_CTX_TASK);
+	if (!e)
+		return 0;
+	e->prev.tid = prev->pid;
+	e->prev.pid = prev_tgid;
+	e->next.tid = next->pid;
+	e->next.pid = next_tgid;
+	e->prev_state = prev_state;
+	e->prev_prio = prev->prio;
+	e->next_prio = next->prio;
+	cw_submit(e, CW_REC_SWITCH);
+	return 0;
+}
+
+/* 5.18+: prev_state is an argument, read before a pending signal could
+ * reset prev->__state to running. */
+SEC("tp_btf/sched_switch")
+int BPF_PROG(handle_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
+	     unsigned int prev_state)
+{
+	return emit_switch(prev, next, prev_state);
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(handle_switch_v0, bool preempt, struct task_struct *prev, struct task_struct *next)
+{
+	return emit_switch(prev, next, task_state(prev));
+}
+
+/* ---- wakeups --------------------------------------------------------- */
+
+static __always_inline int emit_wake(struct task_struct *p, __u16 type)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 cur_tgid = id >> 32, cur_tid = (__u32)id;
+	__u32 wakee_tgid = p->tgid;
+	__u8 ctx = cw_context();
+	struct cw_wake *e;
+
+	if (cw_is_self(wakee_tgid))
+		return 0;
+	if (ctx == CW_CTX_TASK) {
+		if (cw_is_self(cur_tgid))
+			return 0;
+		if (filter_enabled && !cw_tgid_traced(wakee_tgid) && !cw_tgid_traced(cur_tgid))
+			return 0;
+	} else {
+		/* The interrupted task is not an end of this edge: only the
+		 * wakee decides, and an interrupted capture is not named. */
+		if (filter_enabled && !cw_tgid_traced(wakee_tgid))
+			return 0;
+		if (cw_is_self(cur_tgid))
+			cur_tgid = cur_tid = 0;
+	}
+	e = cw_reserve(sizeof(*e), type, ctx);
+	if (!e)
+		return 0;
+	e->waker.tid = cur_tid;
+	e->waker.pid = cur_tgid;
+	e->wakee.tid = p->pid;
+	e->wakee.pid = wakee_tgid;
+	e->target_cpu = task_cpu(p);
+	e->wakee_prio = p->prio;
+	cw_submit(e, type);
+	return 0;
+}
+
+SEC("tp_btf/sched_waking")
+int BPF_PROG(handle_waking, struct task_struct *p)
+{
+	return emit_wake(p, CW_REC_WAKING);
+}
+
+SEC("tp_btf/sched_wakeup")
+int BPF_PROG(handle_wakeup, struct task_struct *p)
+{
+	return emit_wake(p, CW_REC_WAKEUP);
+}
+
+SEC("tp_btf/sched_wakeup_new")
+int BPF_PROG(handle_wakeup_new, struct task_struct *p)
+{
+	return emit_wake(p, CW_REC_WAKEUP_NEW);
+}
+
+/* ---- fork, exec, exit, rename ---------------------------------------- */
+
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(handle_fork, struct task_struct *parent, struct task_struct *child)
+{
+	__u32 parent_tgid = parent->tgid, child_pid = child->pid, child_tgid = child->tgid;
+	struct cw_fork *e;
+
+	if (cw_is_self(parent_tgid))
+		return 0;
+	if (filter_enabled) {
+		__u8 one = 1;
+
+		if (!cw_tgid_traced(parent_tgid))
+			return 0;
+		/* A new process joins the traced set; a thread is already in
+		 * through its tgid. */
+		if (child_pid == child_tgid &&
+		    bpf_map_update_elem(&traced, &child_tgid, &one, BPF_ANY))
+			cw_count(CW_RING_MAP, CW_CLASS_SCHED, true);
+	}
+	e = cw_reserve(sizeof(*e), CW_REC_FORK, CW_CTX_TASK);
+	if (!e)
+		return 0;
+	e->parent.tid = parent->pid;
+	e->parent.pid = parent_tgid;
+	e->child.tid = child_pid;
+	e->child.pid = child_tgid;
+	e->fork_flags = child_pid != child_tgid ? CW_FORK_THREAD : 0;
+	e->__pad = 0;
+	e->clone_flags = 0; /* not visible at this tracepoint */
+	bpf_probe_read_kernel_str(e->child_comm, sizeof(e->child_comm), child->comm);
+	cw_submit(e, CW_REC_FORK);
+	return 0;
+}
+
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(handle_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
+{
+	__u32 tgid = p->tgid;
+	struct cw_exec *e;
+
+	if (!cw_tgid_traced(tgid))
+		return 0;
+	e = cw_reserve(sizeof(*e), CW_REC_EXEC, CW_CTX_TASK);
+	if (!e)
+		return 0;
+	e->task.tid = p->pid;
+	e->task.pid = tgid;
+	e->old_tid = old_pid;
+	e->__pad = 0;
+	bpf_probe_read_kernel_str(e->comm, sizeof(e->comm), p->comm);
+	bpf_probe_read_kernel_str(e->filename, sizeof(e->filename), BPF_CORE_READ(bprm, filename));
+	cw_submit(e, CW_REC_EXEC);
+	return 0;
+}
+
+static __always_inline int emit_exit(struct task_struct *p, bool group_dead)
+{
+	__u32 tgid = p->tgid;
+	struct cw_exit *e;
+
+	if (!cw_tgid_traced(tgid))
+		return 0;
+	e = cw_reserve(sizeof(*e), CW_REC_EXIT, CW_CTX_TASK);
+	if (e) {
+		e->task.tid = p->pid;
+		e->task.pid = tgid;
+		e->exit_flags = group_dead ? CW_EXIT_GROUP_DEAD : 0;
+		e->exit_code = p->exit_code;
+		cw_submit(e, CW_REC_EXIT);
+	}
+	/* The tgid may be reused by an unrelated process: forget it. */
+	if (filter_enabled && group_dead)
+		bpf_map_delete_elem(&traced, &tgid);
+	return 0;
+}
+
+/* 6.16+: group_dead is an argument. */
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(handle_exit, struct task_struct *p, bool group_dead)
+{
+	return emit_exit(p, group_dead);
+}
+
+/* Before: signal->live was already decremented by do_exit(). */
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(handle_exit_v0, struct task_struct *p)
+{
+	return emit_exit(p, BPF_CORE_READ(p, signal, live.counter) == 0);
+}
+
+SEC("tp_btf/task_rename")
+int BPF_PROG(handle_rename, struct task_struct *task, const char *comm)
+{
+	__u32 tgid = task->tgid;
+	struct cw_rename *e;
+
+	if (!cw_tgid_traced(tgid))
+		return 0;
+	e = cw_reserve(sizeof(*e), CW_REC_RENAME, CW_CTX_TASK);
+	if (!e)
+		return 0;
+	e->task.tid = task->pid;
+	e->task.pid = tgid;
+	bpf_probe_read_kernel_str(e->oldcomm, sizeof(e->oldcomm), task->comm);
+	bpf_probe_read_kernel_str(e->newcomm, sizeof(e->newcomm), comm);
+	cw_submit(e, CW_REC_RENAME);
+	return 0;
+}

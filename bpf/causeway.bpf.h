@@ -1,0 +1,242 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * BPF-only helpers shared by the causeway programs: interrupt context from
+ * the preempt count, the traced-set filter, and the edge ring with its
+ * batched wakeups and per-CPU, per-class accounting.
+ *
+ * Include after vmlinux.h, bpf_helpers.h, bpf_core_read.h, bpf_tracing.h
+ * and schema/events.h.
+ */
+#ifndef CAUSEWAY_BPF_H
+#define CAUSEWAY_BPF_H
+
+/* include/linux/preempt.h; stable since 2.6. */
+#define CW_PREEMPT_BITS 8
+#define CW_SOFTIRQ_SHIFT 8
+#define CW_HARDIRQ_SHIFT 16
+#define CW_NMI_SHIFT 20
+#define CW_SOFTIRQ_MASK (0xffU << CW_SOFTIRQ_SHIFT)
+#define CW_HARDIRQ_MASK (0xfU << CW_HARDIRQ_SHIFT)
+#define CW_NMI_MASK (0xfU << CW_NMI_SHIFT)
+#define CW_SOFTIRQ_OFFSET (1U << CW_SOFTIRQ_SHIFT)
+
+/* Settings, written by user space between __open() and __load(). */
+const volatile __u32 self_tgid = 0;	   /* the capture itself: never recorded */
+const volatile __u8 filter_enabled = 0;	   /* 0: system-wide; 1: traced map */
+const volatile __u64 wakeup_bytes = 1 << 20; /* wake the consumer past this fill */
+
+/*
+ * Per-CPU counters, one slot per (ring, class): events written and reserve
+ * failures. User space reads them every second and writes the deltas as
+ * cw_account records, so loss is visible in the file where it happened.
+ */
+struct cw_counter {
+	__u64 written;
+	__u64 lost;
+};
+
+#define CW_NCOUNTERS (3 * CW_CLASS_MAX)
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, CW_NCOUNTERS);
+	__type(key, __u32);
+	__type(value, struct cw_counter);
+} counters SEC(".maps");
+
+/* Edge plane: never sampled; a burst of samples can never push edges out
+ * because samples get their own ring. Size set by user space. */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 8 << 20);
+} edges SEC(".maps");
+
+/*
+ * Traced set (filter_enabled): tgids of the -p processes or COMMAND and
+ * every process they fork. Threads share the tgid, so only new processes
+ * are inserted. Bounded: an insert that fails is counted on CW_RING_MAP.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__type(key, __u32);
+	__type(value, __u8);
+} traced SEC(".maps");
+
+/* ---- interrupt context ---------------------------------------------- */
+
+/*
+ * x86 keeps the preempt count in a per-CPU variable: `__preempt_count`
+ * (before 6.2, and again from 6.15) or `pcpu_hot.preempt_count` (in
+ * between). The obvious route, a typed __ksym and bpf_this_cpu_ptr(), needs
+ * the variable in kallsyms, which kernels without CONFIG_KALLSYMS_ALL do not
+ * have. So we locate it by arithmetic instead: every static per-CPU
+ * variable of one CPU sits at the same distance from that CPU's
+ * `runqueues`, and user space reads both offsets in the .data..percpu
+ * DATASEC of the kernel's BTF (pc_delta). This CPU's runqueue is found
+ * once per CPU through the current task's cfs_rq, checked against
+ * rq->cpu, and cached.
+ */
+const volatile __s64 pc_delta = 0;
+const volatile __u8 pc_known = 0; /* pc_delta was found */
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} rq_cache SEC(".maps");
+
+/* cfs_rq::rq exists with CONFIG_FAIR_GROUP_SCHED only. */
+struct cfs_rq___grp {
+	struct rq *rq;
+} __attribute__((preserve_access_index));
+
+static __always_inline __u64 cw_this_rq(void)
+{
+	__u32 zero = 0;
+	__u64 *cached = bpf_map_lookup_elem(&rq_cache, &zero);
+	struct task_struct *t;
+	struct cfs_rq___grp *cfs;
+	struct rq *rq;
+
+	if (!cached)
+		return 0;
+	if (*cached)
+		return *cached;
+	if (!bpf_core_field_exists(struct cfs_rq___grp, rq))
+		return 0;
+	/* set_task_rq() points se.cfs_rq at the task group's cfs_rq of the
+	 * task's CPU, whatever its class; the running task is on this CPU. */
+	t = bpf_get_current_task_btf();
+	cfs = (void *)BPF_CORE_READ(t, se.cfs_rq);
+	rq = BPF_CORE_READ(cfs, rq);
+	if (!rq || BPF_CORE_READ(rq, cpu) != (int)bpf_get_smp_processor_id())
+		return 0;
+	*cached = (__u64)rq;
+	return *cached;
+}
+
+/* @return 0 and *pc, or -1 when the count cannot be read. */
+static __always_inline int cw_preempt_count(__u32 *pc)
+{
+#if defined(__TARGET_ARCH_x86)
+	__u64 rq;
+
+	if (!pc_known)
+		return -1;
+	rq = cw_this_rq();
+	if (!rq)
+		return -1;
+	return bpf_probe_read_kernel(pc, sizeof(*pc), (void *)(rq + pc_delta)) ? -1 : 0;
+#elif defined(__TARGET_ARCH_arm64)
+	struct task_struct *t = bpf_get_current_task_btf();
+
+	*pc = BPF_CORE_READ(t, thread_info.preempt.count);
+	return 0;
+#else
+	return -1;
+#endif
+}
+
+struct task_struct___rt {
+	int softirq_disable_cnt;
+} __attribute__((preserve_access_index));
+
+extern bool CONFIG_PREEMPT_RT __kconfig __weak;
+
+/*
+ * Context of the running event. NMI entry also raises the hardirq count,
+ * so NMI is tested first. Softirq means a softirq is being *served*
+ * (SOFTIRQ_OFFSET), not merely that bottom halves are disabled: a task
+ * that holds spin_lock_bh and wakes someone is still the waker.
+ */
+static __always_inline __u8 cw_context(void)
+{
+	__u32 pc = 0, sc;
+
+	/* Without a readable count the context is unknown; task context is
+	 * the only answer the record can give (user space refuses to start
+	 * on x86 when pc_delta cannot be found, so this is a transient). */
+	if (cw_preempt_count(&pc))
+		return CW_CTX_TASK;
+	sc = pc & CW_SOFTIRQ_MASK;
+	if (pc & CW_NMI_MASK)
+		return CW_CTX_NMI;
+	if (pc & CW_HARDIRQ_MASK)
+		return CW_CTX_HARDIRQ;
+	/* PREEMPT_RT serves softirqs in threads and counts them per task. */
+	if (CONFIG_PREEMPT_RT && bpf_core_field_exists(struct task_struct___rt, softirq_disable_cnt)) {
+		struct task_struct___rt *t = (void *)bpf_get_current_task_btf();
+
+		sc = BPF_CORE_READ(t, softirq_disable_cnt) & CW_SOFTIRQ_MASK;
+	}
+	if (sc & CW_SOFTIRQ_OFFSET)
+		return CW_CTX_SOFTIRQ;
+	return CW_CTX_TASK;
+}
+
+/* ---- traced set ------------------------------------------------------ */
+
+static __always_inline bool cw_is_self(__u32 tgid)
+{
+	return self_tgid && tgid == self_tgid;
+}
+
+static __always_inline bool cw_tgid_traced(__u32 tgid)
+{
+	if (cw_is_self(tgid))
+		return false;
+	if (!filter_enabled)
+		return true;
+	return bpf_map_lookup_elem(&traced, &tgid) != NULL;
+}
+
+/* ---- ring and accounting --------------------------------------------- */
+
+static __always_inline void cw_count(__u32 ring, __u32 class, bool lost)
+{
+	__u32 key = ring * CW_CLASS_MAX + class;
+	struct cw_counter *c = bpf_map_lookup_elem(&counters, &key);
+
+	if (!c)
+		return;
+	/* per CPU: no atomics needed */
+	if (lost)
+		c->lost++;
+	else
+		c->written++;
+}
+
+/* Reserve an edge record and fill its header; NULL (counted) when full. */
+static __always_inline void *cw_reserve(__u32 size, __u16 type, __u8 ctx)
+{
+	struct cw_hdr *h = bpf_ringbuf_reserve(&edges, size, 0);
+
+	if (!h) {
+		cw_count(CW_RING_EDGE, CW_CLASS_OF(type), true);
+		return NULL;
+	}
+	h->type = type;
+	h->size = size;
+	h->cpu = bpf_get_smp_processor_id();
+	h->ctx = ctx;
+	h->flags = 0;
+	h->ts = bpf_ktime_get_ns();
+	return h;
+}
+
+/*
+ * Submit without waking the consumer: one wakeup per event would cost more
+ * than the event. Past wakeup_bytes of unread data, force one; the
+ * consumer's poll timeout picks up the tail.
+ */
+static __always_inline void cw_submit(void *rec, __u16 type)
+{
+	__u64 avail = bpf_ringbuf_query(&edges, BPF_RB_AVAIL_DATA);
+
+	bpf_ringbuf_submit(rec, avail >= wakeup_bytes ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP);
+	cw_count(CW_RING_EDGE, CW_CLASS_OF(type), false);
+}
+
+#endif /* CAUSEWAY_BPF_H */

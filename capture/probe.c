@@ -1,0 +1,165 @@
+// SPDX-License-Identifier: MIT
+#include <errno.h>
+#include <linux/capability.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+
+#include "capture/probe.h"
+
+#ifndef CAP_PERFMON
+#define CAP_PERFMON 38
+#endif
+#ifndef CAP_BPF
+#define CAP_BPF 39
+#endif
+
+static int cap_has(const struct __user_cap_data_struct *d, int cap)
+{
+	return !!(d[cap / 32].effective & (1u << (cap % 32)));
+}
+
+int probe__privileges(char *why, size_t len)
+{
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct d[2] = { 0 };
+
+	if (geteuid() == 0)
+		return 0;
+	if (syscall(SYS_capget, &h, d)) {
+		snprintf(why, len, "not root, and capabilities cannot be read");
+		return -EPERM;
+	}
+	if (cap_has(d, CAP_SYS_ADMIN))
+		return 0;
+	if (cap_has(d, CAP_BPF) && cap_has(d, CAP_PERFMON))
+		return 0;
+	snprintf(why, len, "needs root, or CAP_BPF and CAP_PERFMON (missing:%s%s)",
+		 cap_has(d, CAP_BPF) ? "" : " CAP_BPF", cap_has(d, CAP_PERFMON) ? "" : " CAP_PERFMON");
+	return -EPERM;
+}
+
+int probe__vmlinux_btf(void)
+{
+	return access("/sys/kernel/btf/vmlinux", R_OK) ? -errno : 0;
+}
+
+static struct btf *vmlinux_btf;
+
+static int load_btf(void)
+{
+	if (!vmlinux_btf) {
+		vmlinux_btf = btf__load_vmlinux_btf();
+		if (!vmlinux_btf)
+			return -errno;
+	}
+	return 0;
+}
+
+int probe__tp_nargs(const char *tp)
+{
+	char name[128];
+	const struct btf_type *t;
+	int id;
+
+	if ((id = load_btf()))
+		return id;
+	snprintf(name, sizeof(name), "btf_trace_%s", tp);
+	id = btf__find_by_name_kind(vmlinux_btf, name, BTF_KIND_TYPEDEF);
+	if (id < 0)
+		return id;
+	/* typedef -> pointer -> func_proto(void *__data, args...) */
+	t = btf__type_by_id(vmlinux_btf, id);
+	t = t ? btf__type_by_id(vmlinux_btf, t->type) : NULL;
+	if (!t || !btf_is_ptr(t))
+		return -ENOENT;
+	t = btf__type_by_id(vmlinux_btf, t->type);
+	if (!t || !btf_is_func_proto(t) || btf_vlen(t) < 1)
+		return -ENOENT;
+	return btf_vlen(t) - 1;
+}
+
+/* Offset of VAR @name in DATASEC @sec, or -1. */
+static long long datasec_var_offset(const char *sec, const char *name, const struct btf_type **vt)
+{
+	const struct btf_type *t;
+	const struct btf_var_secinfo *vs;
+	int id = btf__find_by_name_kind(vmlinux_btf, sec, BTF_KIND_DATASEC);
+
+	if (id < 0)
+		return -1;
+	t = btf__type_by_id(vmlinux_btf, id);
+	vs = btf_var_secinfos(t);
+	for (int i = 0; i < btf_vlen(t); i++, vs++) {
+		const struct btf_type *v = btf__type_by_id(vmlinux_btf, vs->type);
+
+		if (v && btf_is_var(v) && !strcmp(btf__name_by_offset(vmlinux_btf, v->name_off), name)) {
+			if (vt)
+				*vt = btf__type_by_id(vmlinux_btf, v->type);
+			return vs->offset;
+		}
+	}
+	return -1;
+}
+
+/* Byte offset of member @name in composite @t, looking through anonymous
+ * members; -1 when absent. */
+static long long member_offset(const struct btf_type *t, const char *name)
+{
+	const struct btf_member *m;
+
+	while (t && (btf_is_typedef(t) || btf_is_mod(t)))
+		t = btf__type_by_id(vmlinux_btf, t->type);
+	if (!t || !btf_is_composite(t))
+		return -1;
+	m = btf_members(t);
+	for (int i = 0; i < btf_vlen(t); i++, m++) {
+		long long off = btf_member_bit_offset(t, i) / 8, sub;
+
+		if (m->name_off) {
+			if (!strcmp(btf__name_by_offset(vmlinux_btf, m->name_off), name))
+				return off;
+			continue;
+		}
+		sub = member_offset(btf__type_by_id(vmlinux_btf, m->type), name);
+		if (sub >= 0)
+			return off + sub;
+	}
+	return -1;
+}
+
+int probe__preempt_count_delta(long long *delta)
+{
+	const struct btf_type *hot = NULL;
+	long long rq, pc;
+	int err;
+
+	if ((err = load_btf()))
+		return err;
+	rq = datasec_var_offset(".data..percpu", "runqueues", NULL);
+	pc = datasec_var_offset(".data..percpu", "__preempt_count", NULL);
+	if (pc < 0) {
+		pc = datasec_var_offset(".data..percpu", "pcpu_hot", &hot);
+		if (pc >= 0) {
+			/* 6.2..6.14: struct pcpu_hot, preempt_count inside an
+			 * anonymous union/struct */
+			long long moff = hot ? member_offset(hot, "preempt_count") : -1;
+
+			pc = moff < 0 ? -1 : pc + moff;
+		}
+	}
+	if (rq < 0 || pc < 0)
+		return -ENOENT;
+	*delta = pc - rq;
+	return 0;
+}
+
+void probe__cleanup(void)
+{
+	btf__free(vmlinux_btf);
+	vmlinux_btf = NULL;
+}

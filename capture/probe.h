@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the running kernel and the caller's privileges allow: checked
+ * before anything is loaded, so "cannot start" names exactly what is
+ * missing, and tracepoint variants are picked from the kernel's BTF
+ * instead of its version.
+ */
+#ifndef CAUSEWAY_CAPTURE_PROBE_H
+#define CAUSEWAY_CAPTURE_PROBE_H
+
+#include <stddef.h>
+
+/*
+ * 0 when the caller may load and attach tracing BPF programs (root, or
+ * CAP_BPF and CAP_PERFMON, or CAP_SYS_ADMIN); otherwise -EPERM with a
+ * description of what is missing in @why.
+ */
+int probe__privileges(char *why, size_t len);
+
+/* 0 when /sys/kernel/btf/vmlinux is readable, else -errno. */
+int probe__vmlinux_btf(void);
+
+/*
+ * Number of arguments the running kernel passes to the BTF-enabled raw
+ * tracepoint @tp (e.g. "sched_switch"), from its btf_trace_<tp> typedef;
+ * a negative errno when the kernel's BTF does not describe it.
+ */
+int probe__tp_nargs(const char *tp);
+
+/*
+ * x86: distance in bytes from this CPU's `runqueues` to its preempt count
+ * (`__preempt_count`, or `pcpu_hot.preempt_count` on 6.2..6.14), from the
+ * offsets of both variables in the kernel BTF's .data..percpu DATASEC.
+ * @return 0 and *delta, or a negative errno when either is not described.
+ */
+int probe__preempt_count_delta(long long *delta);
+
+/* Release the kernel BTF kept for probe__tp_nargs(). */
+void probe__cleanup(void);
+
+#endif /* CAUSEWAY_CAPTURE_PROBE_H */

@@ -1,0 +1,150 @@
+#!/bin/bash
+# live/cli: the command line of contract section 2.
+#  - bad arguments and unknown classes exit 2 with a message naming them;
+#  - an existing output is refused without --force and replaced with it;
+#    a symlink is refused even with --force (its target is untouched);
+#    the file is created mode 0600;
+#  - -e with classes not implemented yet says so and records sched;
+#  - SIGTERM drains and closes cleanly (exit 0, final segment,
+#    stop_reason signal); --max-size stops cleanly near the limit;
+#  - not privileged: exit 2 naming CAP_BPF / CAP_PERFMON.
+
+set -u
+BUILD=${1:?usage: $0 BUILD}
+NAME=$(basename "$0" .sh)
+CAP=$BUILD/causeway-capture
+AN=$BUILD/causeway-analyze
+WL=$BUILD/workloads
+
+# 77 only when BPF cannot be loaded here, and then say why, loudly.
+skip() {
+	echo "*** live/$NAME SKIPPED: $* ***" >&2
+	exit 77
+}
+fail() {
+	echo "live/$NAME: FAIL: $*" >&2
+	exit 1
+}
+[ "$(id -u)" = 0 ] || skip "not root: BPF programs cannot be loaded"
+[ -r /sys/kernel/btf/vmlinux ] || skip "no /sys/kernel/btf/vmlinux: kernel built without BTF"
+command -v sqlite3 >/dev/null || fail "sqlite3 CLI not installed"
+for f in "$CAP" "$AN"; do
+	[ -x "$f" ] || fail "$f is not built"
+done
+
+T=$(mktemp -d)
+pids=()
+cleanup() {
+	for p in "${pids[@]}"; do
+		kill "$p" 2>/dev/null && wait "$p" 2>/dev/null
+	done
+	rm -rf "$T"
+}
+trap cleanup EXIT
+
+# A capture that cannot load its programs because bpf() is denied is a
+# skip; any other failure (a verifier rejection included) is a bug.
+check_capture_rc() { # rc errfile
+	if [ "$1" = 2 ] && grep -qE "needs root|bpf\(\) denied|CAP_BPF" "$2"; then
+		cat "$2" >&2
+		skip "bpf() denied"
+	fi
+	if [ "$1" != 0 ]; then
+		cat "$2" >&2
+		fail "causeway-capture exited $1"
+	fi
+}
+
+capture() { # causeway-capture arguments...
+	"$CAP" "$@" 2>"$T/capture.err"
+	check_capture_rc $? "$T/capture.err"
+}
+
+analyze() { # trace db
+	"$AN" -q -o "$2" "$1" 2>"$T/analyze.err" || {
+		cat "$T/analyze.err" >&2
+		fail "causeway-analyze failed on $1"
+	}
+}
+
+q() { # SQL against $DB: one value per line
+	sqlite3 -batch -noheader "$DB" "$1" || fail "query failed: $1"
+}
+
+expect_rc() { # rc pattern description -- command...
+	local want=$1 pat=$2 what=$3 rc
+	shift 4
+	"$@" >"$T/out" 2>"$T/err"
+	rc=$?
+	[ "$rc" = "$want" ] || { cat "$T/err" >&2; fail "$what: exit $rc, expected $want"; }
+	[ -z "$pat" ] || grep -qE -e "$pat" "$T/err" || { cat "$T/err" >&2; fail "$what: message lacks /$pat/"; }
+}
+wait_nonempty() {
+	for ((i = 0; i < 200; i++)); do
+		[ -s "$1" ] && return 0
+		sleep 0.05
+	done
+	return 1
+}
+meta() { DB=$2 q "select value from meta where key = '$1'"; }
+
+expect_rc 2 "unknown event class 'bogus'" "-e bogus" -- "$CAP" -q -e bogus -o "$T/a.cwt" -d 1
+expect_rc 2 "-d" "-d abc" -- "$CAP" -q -d abc -o "$T/a.cwt"
+expect_rc 2 "segment-size" "--segment-size 1X" -- "$CAP" -q --segment-size 1X -o "$T/a.cwt"
+expect_rc 2 "no process" "-p of a dead pid" -- "$CAP" -q -p 999999999 -o "$T/a.cwt"
+[ -e "$T/a.cwt" ] && fail "a refused start left $T/a.cwt behind"
+
+# Existing file, --force, symlink, mode.
+echo keep >"$T/exists.cwt"
+expect_rc 2 "exists" "existing output" -- "$CAP" -q -F 0 --no-offcpu -d 1 -o "$T/exists.cwt"
+[ "$(cat "$T/exists.cwt")" = keep ] || fail "existing output was modified"
+capture -q -F 0 --no-offcpu -d 1 --force -o "$T/exists.cwt"
+[ "$(head -c 7 "$T/exists.cwt")" = CWTRACE ] || fail "--force did not replace the file"
+[ "$(stat -c %a "$T/exists.cwt")" = 600 ] || fail "output mode is $(stat -c %a "$T/exists.cwt"), not 600"
+echo target >"$T/target"
+ln -s "$T/target" "$T/link.cwt"
+expect_rc 2 "symbolic link" "symlink output with --force" -- "$CAP" -q -F 0 --no-offcpu -d 1 --force -o "$T/link.cwt"
+[ "$(cat "$T/target")" = target ] || fail "symlink target was modified"
+
+# Classes not implemented yet are named, sched is still recorded.
+expect_rc 0 "not implemented yet: io_uring" "-e sched,io_uring" -- \
+	"$CAP" -F 0 --no-offcpu -e sched,io_uring -d 1 -o "$T/e.cwt"
+analyze "$T/e.cwt" "$T/e.db"
+[ "$(meta events_total "$T/e.db")" -gt 0 ] || fail "-e sched,io_uring recorded no events"
+expect_rc 0 "sampling .*not implemented" "default -F 99" -- "$CAP" -d 0.5 -o "$T/f.cwt"
+
+# SIGTERM: drain, final segment, exit 0.
+"$CAP" -q -F 0 --no-offcpu -o "$T/s.cwt" 2>"$T/capture.err" &
+CP=$!
+pids+=("$CP")
+wait_nonempty "$T/s.cwt" || { kill -0 "$CP" 2>/dev/null || { wait "$CP"; check_capture_rc $? "$T/capture.err"; }; fail "capture did not start"; }
+sleep 1
+kill -TERM "$CP"
+wait "$CP"
+rc=$?
+pids=()
+[ "$rc" = 0 ] || { cat "$T/capture.err" >&2; fail "SIGTERM: exit $rc"; }
+analyze "$T/s.cwt" "$T/s.db"
+[ "$(meta clean_close "$T/s.db")" = 1 ] || fail "SIGTERM: no final segment"
+[ "$(meta capture.stop_reason "$T/s.db")" = signal ] || fail "SIGTERM: stop_reason $(meta capture.stop_reason "$T/s.db")"
+
+# --max-size: a busy system-wide capture stops by itself near the limit.
+"$WL/pingpong" - 100000000 0 2 &
+WP=$!
+pids+=("$WP")
+capture -q -F 0 --no-offcpu -d 60 --segment-size 16K --max-size 256K -o "$T/m.cwt"
+kill "$WP"
+wait "$WP" 2>/dev/null
+pids=()
+size=$(stat -c %s "$T/m.cwt")
+[ "$size" -le $((256 * 1024)) ] || fail "--max-size 256K: file is $size bytes"
+analyze "$T/m.cwt" "$T/m.db"
+[ "$(meta capture.stop_reason "$T/m.db")" = max-size ] || fail "--max-size: stop_reason $(meta capture.stop_reason "$T/m.db")"
+[ "$(meta clean_close "$T/m.db")" = 1 ] || fail "--max-size: not closed cleanly"
+
+# Without privilege: exit 2, naming what is missing.
+if command -v setpriv >/dev/null; then
+	expect_rc 2 "CAP_BPF" "unprivileged" -- setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$CAP" -q -o /nonexistent/x.cwt -d 1
+fi
+echo "live/$NAME: exit codes, output safety, classes, SIGTERM and --max-size behave"

@@ -1,0 +1,147 @@
+#!/bin/bash
+# live/filter_pid: a -p capture holds the target and every descendant it
+# forks, and nothing of an unrelated process running the same workload at
+# the same time: no edge with neither end in the traced set, none of the
+# unrelated process's forks and thread creations (its tasks may still
+# appear as nodes at the other end of a switch with a traced task).
+
+set -u
+BUILD=${1:?usage: $0 BUILD}
+NAME=$(basename "$0" .sh)
+CAP=$BUILD/causeway-capture
+AN=$BUILD/causeway-analyze
+WL=$BUILD/workloads
+
+# 77 only when BPF cannot be loaded here, and then say why, loudly.
+skip() {
+	echo "*** live/$NAME SKIPPED: $* ***" >&2
+	exit 77
+}
+fail() {
+	echo "live/$NAME: FAIL: $*" >&2
+	exit 1
+}
+[ "$(id -u)" = 0 ] || skip "not root: BPF programs cannot be loaded"
+[ -r /sys/kernel/btf/vmlinux ] || skip "no /sys/kernel/btf/vmlinux: kernel built without BTF"
+command -v sqlite3 >/dev/null || fail "sqlite3 CLI not installed"
+for f in "$CAP" "$AN"; do
+	[ -x "$f" ] || fail "$f is not built"
+done
+
+T=$(mktemp -d)
+pids=()
+cleanup() {
+	for p in "${pids[@]}"; do
+		kill "$p" 2>/dev/null && wait "$p" 2>/dev/null
+	done
+	rm -rf "$T"
+}
+trap cleanup EXIT
+
+# A capture that cannot load its programs because bpf() is denied is a
+# skip; any other failure (a verifier rejection included) is a bug.
+check_capture_rc() { # rc errfile
+	if [ "$1" = 2 ] && grep -qE "needs root|bpf\(\) denied|CAP_BPF" "$2"; then
+		cat "$2" >&2
+		skip "bpf() denied"
+	fi
+	if [ "$1" != 0 ]; then
+		cat "$2" >&2
+		fail "causeway-capture exited $1"
+	fi
+}
+
+capture() { # causeway-capture arguments...
+	"$CAP" "$@" 2>"$T/capture.err"
+	check_capture_rc $? "$T/capture.err"
+}
+
+analyze() { # trace db
+	"$AN" -q -o "$2" "$1" 2>"$T/analyze.err" || {
+		cat "$T/analyze.err" >&2
+		fail "causeway-analyze failed on $1"
+	}
+}
+
+q() { # SQL against $DB: one value per line
+	sqlite3 -batch -noheader "$DB" "$1" || fail "query failed: $1"
+}
+
+wait_for() { # seconds condition...
+	local i
+	for ((i = 0; i < $1 * 20; i++)); do
+		"${@:2}" && return 0
+		sleep 0.05
+	done
+	return 1
+}
+has_pid_line() { grep -q '^pid ' "$1" 2>/dev/null; }
+nonempty() { [ -s "$1" ]; }
+
+"$WL/spawn" "$T/truth" "$T/go" 300 &
+TP=$!
+pids+=("$TP")
+"$WL/spawn" "$T/other" "$T/go" 300 &
+UP=$!
+pids+=("$UP")
+wait_for 10 has_pid_line "$T/truth" || fail "traced workload did not start"
+wait_for 10 has_pid_line "$T/other" || fail "unrelated workload did not start"
+
+"$CAP" -q -F 0 --no-offcpu -o "$T/t.cwt" -p "$TP" 2>"$T/capture.err" &
+CP=$!
+pids+=("$CP")
+# The metadata segment is written after the programs are attached and the
+# traced set is filled: from then on the capture sees everything.
+if ! wait_for 20 nonempty "$T/t.cwt"; then
+	kill -0 "$CP" 2>/dev/null || { wait "$CP"; check_capture_rc $? "$T/capture.err"; }
+	fail "capture did not start within 20 s"
+fi
+touch "$T/go"
+wait "$TP" || fail "traced workload failed"
+wait "$UP" || fail "unrelated workload failed"
+sleep 0.2
+kill -INT "$CP"
+wait "$CP"
+check_capture_rc $? "$T/capture.err"
+pids=()
+
+DB=$T/t.db
+analyze "$T/t.cwt" "$DB"
+
+traced=$(awk '$1 == "pid" { printf "%s%s", sep, $2; sep = "," }' "$T/truth")
+# The unrelated process's tasks born during the capture: its children and
+# threads (its main thread predates the capture and is in the snapshot).
+unrel=$(awk '$1 == "spawn" { printf "%s%s", sep, $3; sep = "," }' "$T/other")
+[ -n "$unrel" ] || fail "unrelated workload reported no spawns"
+
+nspawn=0
+while read -r kind a b; do
+	[ "$kind" = spawn ] || continue
+	nspawn=$((nspawn + 1))
+	n=$(q "select count(*) from edges e join nodes s on s.id = e.src join nodes d on d.id = e.dst
+	       where e.type = 'spawn' and s.type = 'thread' and s.key = $a
+	         and d.type = 'thread' and d.key = $b")
+	[ "$n" -ge 1 ] || fail "traced spawn $a -> $b missing"
+done <"$T/truth"
+
+# Unrelated tasks may appear as nodes at the other end of a switch with a
+# traced task (an orphan, "birth not in trace"), but their own births, the
+# unrelated process's forks and thread creations, must not be recorded.
+n=$(q "select count(*) from edges e left join nodes s on s.id = e.src join nodes d on d.id = e.dst
+       where e.type = 'spawn' and coalesce(e.reason, '') not like 'orphan%'
+         and (d.key in ($unrel) or s.key in ($unrel))")
+[ "$n" = 0 ] || fail "$n recorded spawns of tasks of the unrelated process ($unrel)"
+n=$(q "select count(*) from edges e join nodes s on s.id = e.src
+       where e.type = 'spawn' and e.confidence = 'observed' and s.pid = $UP")
+[ "$n" = 0 ] || fail "$n spawn edges from the unrelated process $UP"
+
+# Orphan edges made from the /proc snapshot are metadata, not records.
+n=$(q "select count(*) from edges e left join nodes s on s.id = e.src join nodes d on d.id = e.dst
+       where coalesce(e.reason, '') not like 'orphan%'
+         and coalesce(d.pid, -1) not in ($traced)
+         and (s.id is null or coalesce(s.pid, -1) not in ($traced))")
+[ "$n" = 0 ] || fail "$n edges with neither end in the traced set ($traced)"
+n=$(q "select count(*) from edges e join nodes d on d.id = e.dst where d.pid in ($traced)
+       and coalesce(e.reason, '') not like 'orphan%'")
+[ "$n" -gt 0 ] || fail "no edges for the traced processes"
+echo "live/$NAME: $nspawn traced spawns present, $n edges touch the traced set, unrelated process absent"
