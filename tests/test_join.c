@@ -11,20 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "tests/check.h"
 #include "analyze/join.h"
 
-static int failures, passes;
-
-#define CHECK(cond, ...)                                                  \
-	do {                                                              \
-		if (!(cond)) {                                            \
-			fprintf(stderr, "%s:%d: ", __FILE__, __LINE__);  \
-			fprintf(stderr, __VA_ARGS__);                     \
-			fputc('\n', stderr);                              \
-			failures++;                                       \
-			return;                                           \
-		}                                                         \
-	} while (0)
 
 #define MAXN 200000
 
