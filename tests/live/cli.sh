@@ -6,7 +6,8 @@
 #    the file is created mode 0600;
 #  - -e with classes not implemented yet says so and records sched;
 #  - SIGTERM drains and closes cleanly (exit 0, final segment,
-#    stop_reason signal); --max-size stops cleanly near the limit;
+#    stop_reason signal); SIGKILL loses at most the in-flight segment;
+#    --max-size stops cleanly near the limit;
 #  - not privileged: exit 2 naming CAP_BPF / CAP_PERFMON.
 
 . "$(dirname "$0")/../lib/live.bash" "$@"
@@ -68,6 +69,27 @@ analyze "$T/s.cwt" "$T/s.db"
 [ "$(meta clean_close "$T/s.db")" = 1 ] || fail "SIGTERM: no final segment"
 [ "$(meta capture.stop_reason "$T/s.db")" = signal ] || fail "SIGTERM: stop_reason $(meta capture.stop_reason "$T/s.db")"
 
+# SIGKILL: the capture gets no chance to close. Segments are sealed every
+# second, so a capture killed after 2.5 s keeps at least its first 1.5 s of
+# events; the file reads with exit 0 and says it was not closed cleanly.
+"$WL/pingpong" - 100000000 0 2 &
+WP=$!
+pids+=("$WP")
+"$CAP" -q -F 0 --no-offcpu -o "$T/k.cwt" 2>"$T/capture.err" &
+CP=$!
+pids+=("$CP")
+wait_nonempty "$T/k.cwt" || { kill -0 "$CP" 2>/dev/null || { wait "$CP"; check_capture_rc $? "$T/capture.err"; }; fail "capture did not start"; }
+sleep 2.5
+kill -KILL "$CP"
+wait "$CP" 2>/dev/null
+kill "$WP"
+wait "$WP" 2>/dev/null
+pids=()
+analyze "$T/k.cwt" "$T/k.db"
+[ "$(meta clean_close "$T/k.db")" = 0 ] || fail "SIGKILL: file claims a clean close"
+span=$(DB=$T/k.db q "select (max(ts) - min(ts)) / 1000000 from edges where reason is null or reason not like 'orphan%'")
+[ "${span:-0}" -ge 1500 ] || fail "SIGKILL after 2.5 s kept only ${span:-0} ms of edges (want >= 1500)"
+
 # --max-size: a busy system-wide capture stops by itself near the limit.
 "$WL/pingpong" - 100000000 0 2 &
 WP=$!
@@ -87,4 +109,4 @@ if command -v setpriv >/dev/null; then
 	expect_rc 2 "CAP_BPF" "unprivileged" -- setpriv --reuid=65534 --regid=65534 --clear-groups \
 		"$CAP" -q -o /nonexistent/x.cwt -d 1
 fi
-echo "live/$NAME: exit codes, output safety, classes, SIGTERM and --max-size behave"
+echo "live/$NAME: exit codes, output safety, classes, SIGTERM, SIGKILL and --max-size behave"
