@@ -407,8 +407,16 @@ int main(int argc, char **argv)
 		if (stop_signal)
 			break;
 		while ((h = cw_segment__next_record(&seg, &pos))) {
+			/*
+			 * Metadata is not ordered by time: the snapshot of tasks
+			 * alive at start is read after the programs were
+			 * attached, so events can be older than it, and it must
+			 * be known before the first of them is joined.
+			 */
 			if (h->type == CW_REC_META_KV)
 				err = on_meta_kv(&meta, h);
+			else if (h->type == CW_REC_META_TASK)
+				err = cw_join__record(join, h);
 			else
 				err = cw_order__push(ord, h);
 			if (err)
