@@ -26,7 +26,7 @@ LDFLAGS += -fsanitize=address,undefined
 endif
 
 ANALYZE_LIBS = -lsqlite3 -llz4 -lz
-CAPTURE_LIBS = -lbpf -lelf -lz -llz4
+CAPTURE_LIBS = -lbpf -lelf -lz -llz4 -lpthread
 
 ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
 BPF_CFLAGS = -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror -Werror=undef \

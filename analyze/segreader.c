@@ -5,8 +5,10 @@
  * which this file enforces.
  *
  * The file is read with pread, one segment at a time, never mapped whole:
- * memory is bounded by the largest valid segment (itself capped by
- * CW_SEG_MAX_RAW) plus one fixed scan buffer, whatever the file size.
+ * memory is bounded by the largest valid segment (stored, decompressed and,
+ * for a columnar payload, decoded: each capped by CW_SEG_MAX_RAW or its LZ4
+ * bound) plus one fixed scan buffer and the columnar decoder's tables,
+ * whatever the file size.
  * Nothing is allocated from a size field until the header checksum has
  * vouched for it, the caps have bounded it and the file has been seen to
  * hold that many bytes.
@@ -28,6 +30,17 @@
 
 /* Resynchronisation reads the file in chunks of this size. */
 #define SCAN_CHUNK (64u << 10)
+/* cpu is a u16: one last-timestamp slot per possible value. */
+#define CPU_SLOTS 65536u
+
+/* Decoder state of one columnar group. */
+struct col_group {
+	uint32_t base;  /* offset of its matrix from the first matrix */
+	uint32_t count; /* records, from the group table */
+	uint32_t row;   /* records decoded so far */
+	uint16_t size;
+	uint16_t cpu;
+};
 
 enum { ST_READING, ST_EOF, ST_ERROR };
 
@@ -41,6 +54,13 @@ struct cw_reader {
 	size_t scap;
 	uint8_t *rbuf; /* decompressed payload */
 	size_t rcap;
+	uint8_t *dbuf; /* decoded records of a columnar payload */
+	size_t dcap;
+	uint8_t *rows; /* columnar matrices transposed back, row by row */
+	size_t rows_cap;
+	struct col_group *cg;
+	size_t cg_cap;
+	uint64_t *cpu_ts; /* CPU_SLOTS entries, allocated at the first columnar segment */
 	uint8_t *scan; /* SCAN_CHUNK bytes */
 
 	int state;
@@ -353,6 +373,175 @@ static void note_seq(struct cw_reader *r, uint64_t seq)
 	r->damage_since_valid = 0;
 }
 
+__attribute__((format(printf, 3, 4))) static int col_bad(char *why, size_t len, const char *fmt,
+							  ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, len, fmt, ap);
+	va_end(ap);
+	return 1;
+}
+
+/*
+ * Transpose @rl columns of @nrows bytes at @src into @nrows rows of @rl
+ * bytes at @dst, 64 rows at a time, so that each run of loads reads a
+ * whole cache line and the block of rows stays in L1. Byte by byte over
+ * whole columns, a group of 8192 records puts its columns 8 KiB apart, all
+ * in one L1 set, and every load missed.
+ */
+static void from_columns(uint8_t *dst, const uint8_t *src, size_t nrows, size_t rl)
+{
+	for (size_t r0 = 0; r0 < nrows; r0 += 64) {
+		size_t n = nrows - r0 < 64 ? nrows - r0 : 64;
+
+		for (size_t c = 0; c < rl; c++) {
+			const uint8_t *sp = src + c * nrows + r0;
+			uint8_t *d = dst + r0 * rl + c;
+
+			for (size_t k = 0; k < n; k++)
+				d[k * rl] = sp[k];
+		}
+	}
+}
+
+/*
+ * Undo the columnar encoding of the h->raw_len bytes at @enc into r->dbuf;
+ * schema/format.md has the layout and the rules checked here. Every count,
+ * size and index is checked against the others and against raw_len before
+ * a byte is read through it; the group table (at most CW_COL_MAX_GROUPS
+ * entries) is the only allocation before the decoded length is known to be
+ * below CW_SEG_MAX_RAW.
+ * @return 0 with *len the decoded length; 1 when the payload is damaged,
+ * with @why saying how; or -ENOMEM.
+ */
+static int col_decode(struct cw_reader *r, const struct cw_seg_hdr *h, const uint8_t *enc,
+		      size_t *len, char *why, size_t wlen)
+{
+	uint64_t off, mat, dec = 0, sum = 0;
+	uint32_t nrec, ng, seen = 0;
+	size_t iw, idx, pos = 0;
+	void *q;
+	int err;
+
+	if (h->raw_len < CW_COL_HDR_LEN)
+		return col_bad(why, wlen, "%u bytes, shorter than its %u-byte header", h->raw_len,
+			       CW_COL_HDR_LEN);
+	nrec = cw_get32(enc);
+	ng = cw_get32(enc + 4);
+	if (nrec != h->nrec)
+		return col_bad(why, wlen, "holds %u records, the segment header says %u", nrec,
+			       h->nrec);
+	if (ng > CW_COL_MAX_GROUPS || ng > nrec)
+		return col_bad(why, wlen, "%u groups for %u records", ng, nrec);
+	iw = ng > 256 ? 2 : 1;
+	idx = CW_COL_HDR_LEN + (size_t)ng * CW_COL_GROUP_LEN;
+	off = idx + (uint64_t)iw * nrec;
+	if (off > h->raw_len)
+		return col_bad(why, wlen,
+			       "group table and indexes need %llu bytes, the payload holds %u",
+			       (unsigned long long)off, h->raw_len);
+
+	mat = off;
+	if (ng > r->cg_cap) {
+		q = realloc(r->cg, (size_t)ng * sizeof(*r->cg));
+		if (!q)
+			return -ENOMEM;
+		r->cg = q;
+		r->cg_cap = ng;
+	}
+	for (uint32_t g = 0; g < ng; g++) {
+		const uint8_t *t = enc + CW_COL_HDR_LEN + (size_t)g * CW_COL_GROUP_LEN;
+		struct col_group *c = &r->cg[g];
+
+		c->size = cw_get16(t + 2);
+		c->cpu = cw_get16(t + 4);
+		c->count = cw_get32(t + 8);
+		c->row = 0;
+		if (c->size < sizeof(struct cw_hdr) || c->size % 8)
+			return col_bad(why, wlen, "group %u (type 0x%x): bad record size %u", g,
+				       cw_get16(t), c->size);
+		if (!c->count)
+			return col_bad(why, wlen, "group %u (type 0x%x): no records", g, cw_get16(t));
+		/* off only grows and is checked each time, so it stays far
+		 * below overflow and base fits in 32 bits. */
+		c->base = (uint32_t)(off - mat);
+		off += (uint64_t)c->count * (c->size - CW_COL_KEY_LEN);
+		if (off > h->raw_len)
+			return col_bad(why, wlen,
+				       "group %u (type 0x%x): %u records of %u bytes run past the payload end",
+				       g, cw_get16(t), c->count, c->size);
+		sum += c->count;
+		dec += (uint64_t)c->count * c->size;
+	}
+	if (sum != nrec)
+		return col_bad(why, wlen, "group counts add up to %llu records, not %u",
+			       (unsigned long long)sum, nrec);
+	if (off != h->raw_len)
+		return col_bad(why, wlen, "layout ends at %llu, the payload holds %u bytes",
+			       (unsigned long long)off, h->raw_len);
+	if (dec > CW_SEG_MAX_RAW)
+		return col_bad(why, wlen, "decodes to %llu bytes, more than the limit %u",
+			       (unsigned long long)dec, CW_SEG_MAX_RAW);
+
+	err = grow(&r->dbuf, &r->dcap, (size_t)dec + 1);
+	if (!err)
+		err = grow(&r->rows, &r->rows_cap, (size_t)(off - mat) + 1);
+	if (err)
+		return err;
+	if (!r->cpu_ts) {
+		r->cpu_ts = calloc(CPU_SLOTS, sizeof(*r->cpu_ts));
+		if (!r->cpu_ts)
+			return -ENOMEM;
+	}
+	/* The table holds: every matrix lies inside the payload. */
+	for (uint32_t g = 0; g < ng; g++) {
+		struct col_group *c = &r->cg[g];
+
+		from_columns(r->rows + c->base, enc + mat + c->base, c->count,
+			     c->size - CW_COL_KEY_LEN);
+		/* Every record's cpu is one of the groups': reset just those. */
+		r->cpu_ts[c->cpu] = 0;
+	}
+
+	/* Interleave the groups' rows in payload order. A group index is
+	 * checked before use, and so is its row (below its count): every
+	 * row read lies in that group's rows, and every record written fits
+	 * in dec bytes because the counts add up to nrec. */
+	for (uint32_t i = 0; i < nrec; i++) {
+		uint32_t g = enc[idx + i];
+		const uint8_t *src;
+		struct col_group *c;
+		size_t rl;
+		uint64_t ts;
+
+		if (iw == 2)
+			g |= (uint32_t)enc[idx + nrec + i] << 8;
+		if (g >= ng)
+			return col_bad(why, wlen, "record %u names group %u of %u", i, g, ng);
+		c = &r->cg[g];
+		if (!c->row && g != seen)
+			return col_bad(why, wlen, "record %u: group %u appears before group %u", i,
+				       g, seen);
+		if (c->row == c->count)
+			return col_bad(why, wlen, "record %u: group %u has only %u records", i, g,
+				       c->count);
+		seen += !c->row;
+		rl = c->size - CW_COL_KEY_LEN;
+		src = r->rows + c->base + (size_t)c->row++ * rl;
+		memcpy(r->dbuf + pos, enc + CW_COL_HDR_LEN + (size_t)g * CW_COL_GROUP_LEN,
+		       CW_COL_KEY_LEN);
+		ts = r->cpu_ts[c->cpu] + cw_get64(src);
+		r->cpu_ts[c->cpu] = ts;
+		cw_put64(r->dbuf + pos + 8, ts);
+		memcpy(r->dbuf + pos + 16, src + 8, rl - 8);
+		pos += c->size;
+	}
+	*len = pos;
+	return 0;
+}
+
 /*
  * Check and decode the payload of the segment whose header @h is at r->pos
  * and which lies wholly inside the file. @return 1 when valid (*seg filled),
@@ -363,7 +552,7 @@ static int read_payload(struct cw_reader *r, const struct cw_seg_hdr *h, struct 
 	uint64_t end = r->pos + h->hdr_len + h->stored_len;
 	uint64_t prev = 0, lo = 0, hi = 0;
 	uint8_t *data;
-	size_t pos = 0;
+	size_t pos = 0, len = h->raw_len;
 	uint32_t n = 0;
 	ssize_t got;
 	int err;
@@ -394,12 +583,22 @@ static int read_payload(struct cw_reader *r, const struct cw_seg_hdr *h, struct 
 				       h->raw_len);
 		data = r->rbuf;
 	}
+	if (h->seg_flags & CW_SEGF_COLUMNAR) {
+		char why[200];
+
+		err = col_decode(r, h, data, &len, why, sizeof(why));
+		if (err < 0)
+			return err;
+		if (err)
+			return damaged(r, h, end, "columnar payload: %s", why);
+		data = r->dbuf;
+	}
 
 	/* Every record must lie inside the payload and be a multiple of 8
 	 * long (which keeps records aligned for the analyzer). Undo delta
 	 * timestamps on the way. */
-	while (pos < h->raw_len) {
-		size_t left = h->raw_len - pos;
+	while (pos < len) {
+		size_t left = len - pos;
 		uint16_t type, size;
 		uint64_t ts;
 
@@ -450,7 +649,7 @@ static int read_payload(struct cw_reader *r, const struct cw_seg_hdr *h, struct 
 	seg->last_ts = h->last_ts;
 	seg->nrec = n;
 	seg->data = data;
-	seg->len = h->raw_len;
+	seg->len = len;
 	r->pos = end;
 	return 1;
 }
@@ -513,6 +712,9 @@ static int step(struct cw_reader *r, struct cw_segment *seg)
 		return damaged(r, &h, r->pos, "header length %u < %u", h.hdr_len, CW_SEG_HDR_LEN);
 	if (h.seg_flags & ~CW_SEGF_KNOWN)
 		return damaged(r, &h, r->pos, "unknown flags 0x%x", h.seg_flags);
+	if ((h.seg_flags & CW_SEGF_COLUMNAR) && (h.seg_flags & CW_SEGF_TS_DELTA))
+		return damaged(r, &h, r->pos, "flags 0x%x: columnar and delta timestamps exclude each other",
+			       h.seg_flags);
 	if (h.raw_len > CW_SEG_MAX_RAW)
 		return damaged(r, &h, r->pos, "raw length %u exceeds the limit %u", h.raw_len,
 			       CW_SEG_MAX_RAW);
@@ -525,7 +727,8 @@ static int step(struct cw_reader *r, struct cw_segment *seg)
 		return damaged(r, &h, r->pos, "stored length %u != raw length %u of a raw payload",
 			       h.stored_len, h.raw_len);
 	}
-	if (h.nrec > h.raw_len / sizeof(struct cw_hdr))
+	if (h.nrec > h.raw_len / ((h.seg_flags & CW_SEGF_COLUMNAR) ? CW_COL_MIN_REC :
+									sizeof(struct cw_hdr)))
 		return damaged(r, &h, r->pos, "%u records cannot fit in %u bytes", h.nrec,
 			       h.raw_len);
 
@@ -658,6 +861,10 @@ void cw_reader__free(struct cw_reader *r)
 		close(r->fd);
 	free(r->sbuf);
 	free(r->rbuf);
+	free(r->dbuf);
+	free(r->rows);
+	free(r->cg);
+	free(r->cpu_ts);
 	free(r->scan);
 	free(r);
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Segment reader: walks a .cwt file segment by segment, verifies every
- * checksum and length, decompresses, undoes timestamp deltas, and hands
+ * checksum and length, decompresses, decodes the columnar payload, and hands
  * out records. Distrusts every byte: a damaged segment is reported (by
  * sequence number, when its header is intact, and byte offset) and
  * skipped, and reading resynchronises on the next valid segment header.

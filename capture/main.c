@@ -9,7 +9,8 @@
  *   [COMMAND: fork it, blocked on a pipe] -> open, configure, load and
  *   attach the BPF object -> fill the traced set -> snapshot /proc and seal
  *   the metadata segment first -> release COMMAND -> drain the ring; every
- *   second write accounting, seal the events segment and fdatasync ->
+ *   second write accounting and seal the events segment (a flusher thread
+ *   fdatasyncs the file once a second, off the drain path) ->
  *   stop (signal, duration, command exit, max size, error) -> detach,
  *   drain what is left, write the final segment.
  *
@@ -40,6 +41,7 @@
 #include "capture/segwriter.h"
 #include "capture/meta.h"
 #include "capture/probe.h"
+#include "capture/flusher.h"
 #include "causeway.skel.h"
 
 #define CW_VERSION "0.1.0"
@@ -655,6 +657,7 @@ int main(int argc, char **argv)
 	struct causeway_bpf *skel = NULL;
 	struct ring_buffer *rb = NULL;
 	struct cw_writer *w = NULL;
+	struct flusher *flusher = NULL;
 	struct proc_snap *snap = NULL;
 	struct account acct = { .fd = -1 };
 	struct drain d = { 0 };
@@ -833,6 +836,11 @@ int main(int argc, char **argv)
 		release_fd = -1;
 	}
 
+	flusher = flusher__start(fd);
+	if (!flusher) {
+		msg("cannot start the flusher thread: %s", strerror(errno));
+		goto cleanup;
+	}
 	next_tick = start_ns + NS_PER_SEC;
 	while (stop == STOP_NONE) {
 		uint64_t now;
@@ -867,11 +875,11 @@ int main(int argc, char **argv)
 			break;
 		}
 		if (now >= next_tick) {
-			/* Segments reach the disk at least once a second. */
+			/* Segments reach the file at least once a second;
+			 * the flusher thread syncs it to the disk. */
 			err = account__flush(&acct, w, now);
 			err = err ?: cw_writer__seal(w, CW_SEG_EVENTS);
-			if (!err && fdatasync(fd))
-				err = -errno;
+			err = err ?: flusher__error(flusher);
 			if (err) {
 				msg("writing %s: %s; stopping", env.output, strerror(-err));
 				stop = STOP_ERROR;
@@ -884,7 +892,11 @@ int main(int argc, char **argv)
 				status_shown = true;
 			}
 			last_events = d.events;
-			next_tick = now + NS_PER_SEC;
+			/* Fixed rate, so that poll latency does not stretch
+			 * the interval between two seals past a second. */
+			next_tick += NS_PER_SEC;
+			if (next_tick <= now)
+				next_tick = now + NS_PER_SEC;
 			if (env.max_size) {
 				cw_writer__stats(w, &st);
 				if (st.file_bytes + cw_writer__pending(w) + 4096 >= env.max_size)
@@ -922,6 +934,8 @@ int main(int argc, char **argv)
 	err = err ?: meta__put_kv_u64(w, end_ns, "map_overflow", acct.lost_map);
 	err = err ?: meta__put_kv(w, end_ns, "stop_reason", stop_names[stop]);
 	err = err ?: cw_writer__seal(w, CW_SEG_FINAL);
+	flusher__stop(flusher);
+	flusher = NULL;
 	if (!err && fdatasync(fd))
 		err = -errno;
 	if (err && stop != STOP_ERROR) {
@@ -958,6 +972,7 @@ cleanup:
 		close(release_fd); /* an unreleased COMMAND exits 127 */
 	if (child && !child_done)
 		waitpid(child, &child_status, 0);
+	flusher__stop(flusher);
 	ring_buffer__free(rb);
 	causeway_bpf__destroy(skel);
 	cw_writer__free(w);

@@ -8,6 +8,19 @@
  * untouched until the segment is safely in the file: a failed write (full
  * disk) leaves the writer exactly as it was before the seal, and the caller
  * may retry or give up.
+ *
+ * Sealing encodes the records columnar (CW_SEGF_COLUMNAR) before LZ4. LZ4
+ * only finds repeats; it has no entropy coder, so a record stream where
+ * every field of every record changes a little (timestamps, tids) gives it
+ * few long matches. Grouping records by their first 8 bytes (type, size,
+ * cpu, ctx, flags) and storing each group column by column puts the same
+ * field of consecutive records of one kind next to each other: constant
+ * fields become long runs, the high bytes of small timestamp deltas become
+ * runs of zeros, and tids that repeat on one CPU become repeated strings.
+ * Measured on a pipe ping-pong capture, this takes a segment from 6.3 to
+ * about 1 byte per event. Two linear passes over the records and one
+ * blocked transpose; no allocation once the buffers have reached their
+ * size.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -21,6 +34,18 @@
 #include "capture/segwriter.h"
 
 #define CW_REC_MAX_SIZE 65535u
+/* cpu is a u16: one last-timestamp slot per possible value. */
+#define CPU_SLOTS 65536u
+
+/* A columnar group: the records sharing their first 8 bytes. */
+struct col_group {
+	uint64_t key;  /* record bytes 0..7, little-endian */
+	uint32_t count;
+	uint32_t row;  /* next row to fill */
+	size_t base;   /* offset of the group's matrix, from the first matrix */
+	uint16_t size;
+	uint16_t cpu;
+};
 
 struct cw_writer {
 	int fd;
@@ -32,10 +57,21 @@ struct cw_writer {
 	uint32_t nrec;
 	uint64_t first_ts, last_ts;
 
-	uint8_t *tmp; /* delta-encoded copy of buf */
+	uint8_t *tmp; /* encoded payload: columnar, or a delta-encoded copy of buf */
 	size_t tmp_cap;
+	uint8_t *rows; /* columnar: each group's rows, row by row, before transposing */
+	size_t rows_cap;
 	uint8_t *out; /* header + compressed payload */
 	size_t out_cap;
+
+	/* Columnar encoding state, reused from seal to seal. */
+	struct col_group *grp;
+	size_t grp_cap;
+	uint32_t *slot; /* open-addressing hash of grp: index + 1, 0 = empty */
+	size_t nslot;
+	uint16_t *ord; /* group index of each record */
+	size_t ord_cap;
+	uint64_t *cpu_ts; /* CPU_SLOTS entries: last ts seen per cpu */
 
 	uint64_t seq;
 	struct cw_writer_stats st;
@@ -60,20 +96,33 @@ struct cw_writer *cw_writer__new(int fd, const struct cw_writer_opts *opts)
 	return w;
 }
 
-static int grow(uint8_t **p, size_t *cap, size_t need)
+/*
+ * Room for @need elements of @elem bytes in @p, whose capacity is *cap
+ * elements; doubles. @return the (possibly moved) buffer, or NULL when out
+ * of memory, @p and *cap then unchanged.
+ */
+static void *grow_n(void *p, size_t *cap, size_t need, size_t elem)
 {
-	size_t n = *cap ? *cap : 4096;
-	uint8_t *q;
+	size_t n = *cap ? *cap : (4096 + elem - 1) / elem;
+	void *q;
 
 	if (need <= *cap)
-		return 0;
+		return p;
 	while (n < need)
 		n *= 2;
-	q = realloc(*p, n);
+	q = realloc(p, n * elem);
+	if (q)
+		*cap = n;
+	return q;
+}
+
+static int grow(uint8_t **p, size_t *cap, size_t need)
+{
+	uint8_t *q = grow_n(*p, cap, need, 1);
+
 	if (!q)
 		return -ENOMEM;
 	*p = q;
-	*cap = n;
 	return 0;
 }
 
@@ -130,13 +179,187 @@ int cw_writer__append(struct cw_writer *w, const void *rec, size_t len)
 	return 0;
 }
 
+static uint32_t slot_of(uint64_t key, size_t nslot)
+{
+	/* Fibonacci hashing; nslot is a power of two. */
+	return (uint32_t)((key * 0x9e3779b97f4a7c15ull) >> 32) & (uint32_t)(nslot - 1);
+}
+
+/* Rebuild the group hash with room for @ng groups at load <= 1/2. */
+static int col_rehash(struct cw_writer *w, uint32_t ng)
+{
+	size_t n = w->nslot ? w->nslot : 64;
+	uint32_t *s;
+
+	while (n < 2 * (size_t)ng)
+		n *= 2;
+	if (n != w->nslot) {
+		s = realloc(w->slot, n * sizeof(*s));
+		if (!s)
+			return -ENOMEM;
+		w->slot = s;
+		w->nslot = n;
+	}
+	memset(w->slot, 0, w->nslot * sizeof(*w->slot));
+	for (uint32_t g = 0; g < ng; g++) {
+		uint32_t i = slot_of(w->grp[g].key, w->nslot);
+
+		while (w->slot[i])
+			i = (i + 1) & (uint32_t)(w->nslot - 1);
+		w->slot[i] = g + 1;
+	}
+	return 0;
+}
+
+/*
+ * Transpose @nrows rows of @rl bytes at @src into @rl columns of @nrows
+ * bytes at @dst, 64 rows at a time: every run of stores then fills a cache
+ * line and the block of rows stays in L1. Byte by byte over whole columns,
+ * a group of 8192 records (a 1 MiB ping-pong segment has three) puts its
+ * columns 8 KiB apart, all in one L1 set, and the writer ran 9x slower.
+ */
+static void to_columns(uint8_t *dst, const uint8_t *src, size_t nrows, size_t rl)
+{
+	for (size_t r0 = 0; r0 < nrows; r0 += 64) {
+		size_t n = nrows - r0 < 64 ? nrows - r0 : 64;
+
+		for (size_t c = 0; c < rl; c++) {
+			uint8_t *d = dst + c * nrows + r0;
+			const uint8_t *sp = src + r0 * rl + c;
+
+			for (size_t k = 0; k < n; k++)
+				d[k] = sp[k * rl];
+		}
+	}
+}
+
+/*
+ * Encode the pending records columnar into w->tmp; the layout is in
+ * schema/format.h and format.md. @return the encoded length; 0 when the
+ * records do not fit the layout (more than CW_COL_MAX_GROUPS groups, or an
+ * encoding longer than CW_SEG_MAX_RAW, which only pathological segments
+ * reach) and the caller writes plain records instead; or -ENOMEM.
+ */
+static ssize_t col_encode(struct cw_writer *w)
+{
+	size_t pos, off, iw, enc_len;
+	uint32_t ng = 0, i;
+	void *q;
+	int err;
+
+	q = grow_n(w->ord, &w->ord_cap, w->nrec, sizeof(*w->ord));
+	if (!q)
+		return -ENOMEM;
+	w->ord = q;
+	if (!w->cpu_ts) {
+		w->cpu_ts = calloc(CPU_SLOTS, sizeof(*w->cpu_ts));
+		if (!w->cpu_ts)
+			return -ENOMEM;
+	}
+	err = col_rehash(w, 0);
+	if (err)
+		return err;
+
+	/* Pass 1: the groups, in order of first appearance, and each
+	 * record's group. */
+	for (pos = 0, i = 0; pos < w->len; i++) {
+		const uint8_t *r = w->buf + pos;
+		uint64_t key = cw_get64(r);
+		uint32_t k = slot_of(key, w->nslot), g;
+
+		while (w->slot[k] && w->grp[w->slot[k] - 1].key != key)
+			k = (k + 1) & (uint32_t)(w->nslot - 1);
+		if (w->slot[k]) {
+			g = w->slot[k] - 1;
+		} else {
+			if (ng == CW_COL_MAX_GROUPS)
+				return 0;
+			q = grow_n(w->grp, &w->grp_cap, ng + 1, sizeof(*w->grp));
+			if (!q)
+				return -ENOMEM;
+			w->grp = q;
+			g = ng++;
+			w->grp[g] = (struct col_group){ .key = key, .size = cw_get16(r + 2),
+							.cpu = cw_get16(r + 4) };
+			if (2 * (size_t)ng > w->nslot) {
+				err = col_rehash(w, ng);
+				if (err)
+					return err;
+			} else {
+				w->slot[k] = ng;
+			}
+		}
+		w->grp[g].count++;
+		w->ord[i] = (uint16_t)g;
+		pos += w->grp[g].size;
+	}
+
+	iw = ng > 256 ? 2 : 1;
+	/* Every record gives up its first 8 bytes to the group table. */
+	enc_len = CW_COL_HDR_LEN + (size_t)ng * CW_COL_GROUP_LEN + iw * w->nrec + w->len -
+		  (size_t)CW_COL_KEY_LEN * w->nrec;
+	if (enc_len > CW_SEG_MAX_RAW)
+		return 0;
+	err = grow(&w->tmp, &w->tmp_cap, enc_len);
+	if (err)
+		return err;
+
+	cw_put32(w->tmp, w->nrec);
+	cw_put32(w->tmp + 4, ng);
+	off = CW_COL_HDR_LEN;
+	for (uint32_t g = 0; g < ng; g++) {
+		cw_put64(w->tmp + off, w->grp[g].key);
+		cw_put32(w->tmp + off + 8, w->grp[g].count);
+		off += CW_COL_GROUP_LEN;
+	}
+	/* Two-byte indexes are stored as two planes: the high bytes change
+	 * rarely and compress apart from the low ones. */
+	for (i = 0; i < w->nrec; i++)
+		w->tmp[off + i] = (uint8_t)w->ord[i];
+	if (iw == 2)
+		for (i = 0; i < w->nrec; i++)
+			w->tmp[off + w->nrec + i] = (uint8_t)(w->ord[i] >> 8);
+	off += iw * w->nrec;
+	err = grow(&w->rows, &w->rows_cap, enc_len - off);
+	if (err)
+		return err;
+	for (size_t g = 0, m = 0; g < ng; g++) {
+		w->grp[g].base = m;
+		m += (size_t)w->grp[g].count * (w->grp[g].size - CW_COL_KEY_LEN);
+		w->cpu_ts[w->grp[g].cpu] = 0;
+	}
+
+	/* Pass 2: each record's bytes 8.. become the next row of its group.
+	 * Timestamps become deltas to the previous record of the same CPU:
+	 * one ring drains several CPUs interleaved, and a delta across CPUs
+	 * is larger and noisier than one along a CPU. */
+	for (pos = 0, i = 0; pos < w->len; i++) {
+		const uint8_t *r = w->buf + pos;
+		struct col_group *g = &w->grp[w->ord[i]];
+		size_t rl = g->size - CW_COL_KEY_LEN;
+		uint8_t *dst = w->rows + g->base + g->row++ * rl;
+		uint64_t ts = cw_get64(r + 8);
+
+		cw_put64(dst, ts - w->cpu_ts[g->cpu]);
+		w->cpu_ts[g->cpu] = ts;
+		memcpy(dst + 8, r + 16, rl - 8);
+		pos += g->size;
+	}
+	/* Pass 3: transpose each group. */
+	for (uint32_t g = 0; g < ng; g++)
+		to_columns(w->tmp + off + w->grp[g].base, w->rows + w->grp[g].base, w->grp[g].count,
+			   w->grp[g].size - CW_COL_KEY_LEN);
+	return (ssize_t)enc_len;
+}
+
 int cw_writer__seal(struct cw_writer *w, uint16_t seg_type)
 {
 	uint16_t flags = 0;
 	uint64_t prev = 0;
 	const uint8_t *payload;
 	uint8_t *hdr;
-	size_t stored, pos, done = 0;
+	size_t in_len = 0, stored, pos, done = 0;
+	ssize_t enc = 0;
 	off_t start;
 	int err, clen;
 
@@ -145,37 +368,51 @@ int cw_writer__seal(struct cw_writer *w, uint16_t seg_type)
 	if (!w->len && seg_type == CW_SEG_EVENTS)
 		return 0;
 
-	err = grow(&w->tmp, &w->tmp_cap, w->len ? w->len : 1);
-	if (err)
-		return err;
-	err = grow(&w->out, &w->out_cap, CW_SEG_HDR_LEN + (size_t)LZ4_compressBound((int)w->len));
-	if (err)
-		return err;
+	/* no_ts_delta (tests) means plain records, no transform at all. */
+	if (w->ts_delta && w->nrec) {
+		enc = col_encode(w);
+		if (enc < 0)
+			return (int)enc;
+	}
+	if (enc > 0) {
+		flags |= CW_SEGF_COLUMNAR;
+		in_len = (size_t)enc;
+	} else {
+		err = grow(&w->tmp, &w->tmp_cap, w->len ? w->len : 1);
+		if (err)
+			return err;
+		in_len = w->len;
+		/* Delta timestamps: consecutive records are close in time,
+		 * so the deltas are small numbers LZ4 compresses far better
+		 * than absolute nanoseconds. Wrapping arithmetic keeps
+		 * out-of-order records exact. (No memcpy from a NULL buf:
+		 * an empty META segment comes before any record.) */
+		if (w->len)
+			memcpy(w->tmp, w->buf, w->len);
+		if (w->ts_delta) {
+			flags |= CW_SEGF_TS_DELTA;
+			for (pos = 0; pos < w->len;) {
+				uint8_t *r = w->tmp + pos;
+				uint64_t ts = cw_get64(r + 8);
 
-	/* Delta timestamps: consecutive records are close in time, so the
-	 * deltas are small numbers LZ4 compresses far better than absolute
-	 * nanoseconds. Wrapping arithmetic keeps out-of-order records exact. */
-	memcpy(w->tmp, w->buf, w->len);
-	if (w->ts_delta) {
-		flags |= CW_SEGF_TS_DELTA;
-		for (pos = 0; pos < w->len;) {
-			uint8_t *r = w->tmp + pos;
-			uint64_t ts = cw_get64(r + 8);
-
-			cw_put64(r + 8, ts - prev);
-			prev = ts;
-			pos += cw_get16(r + 2);
+				cw_put64(r + 8, ts - prev);
+				prev = ts;
+				pos += cw_get16(r + 2);
+			}
 		}
 	}
+	err = grow(&w->out, &w->out_cap, CW_SEG_HDR_LEN + (size_t)LZ4_compressBound((int)in_len));
+	if (err)
+		return err;
 
 	payload = w->tmp;
-	stored = w->len;
-	if (w->len) {
+	stored = in_len;
+	if (in_len) {
 		clen = LZ4_compress_default((const char *)w->tmp, (char *)w->out + CW_SEG_HDR_LEN,
-					    (int)w->len, LZ4_compressBound((int)w->len));
+					    (int)in_len, LZ4_compressBound((int)in_len));
 		/* Incompressible data (or a failure) is stored raw: never let
 		 * compression make a segment bigger. */
-		if (clen > 0 && (size_t)clen < w->len) {
+		if (clen > 0 && (size_t)clen < in_len) {
 			flags |= CW_SEGF_LZ4;
 			payload = w->out + CW_SEG_HDR_LEN;
 			stored = (size_t)clen;
@@ -193,7 +430,7 @@ int cw_writer__seal(struct cw_writer *w, uint16_t seg_type)
 	cw_put64(hdr + 24, w->nrec ? w->first_ts : 0);
 	cw_put64(hdr + 32, w->nrec ? w->last_ts : 0);
 	cw_put32(hdr + 40, w->nrec);
-	cw_put32(hdr + 44, (uint32_t)w->len);
+	cw_put32(hdr + 44, (uint32_t)in_len);
 	cw_put32(hdr + 48, (uint32_t)stored);
 	cw_put32(hdr + 52, (uint32_t)crc32(0L, payload, (uInt)stored));
 	cw_put16(hdr + 56, CW_SEG_HDR_LEN);
@@ -243,5 +480,10 @@ void cw_writer__free(struct cw_writer *w)
 	free(w->buf);
 	free(w->tmp);
 	free(w->out);
+	free(w->rows);
+	free(w->grp);
+	free(w->slot);
+	free(w->ord);
+	free(w->cpu_ts);
 	free(w);
 }

@@ -16,13 +16,14 @@ struct cw_writer;
 
 struct cw_writer_opts {
 	size_t segment_size; /* raw payload bytes per segment; 0: default 1 MiB */
-	int no_ts_delta;     /* store absolute timestamps (tests only) */
+	int no_ts_delta;     /* plain records, absolute timestamps, no columnar
+			      * encoding (tests only) */
 };
 
 struct cw_writer_stats {
 	uint64_t segments;     /* segments written */
 	uint64_t records;      /* records written in those segments */
-	uint64_t raw_bytes;    /* payload bytes before compression */
+	uint64_t raw_bytes;    /* record bytes, before encoding and compression */
 	uint64_t file_bytes;   /* bytes appended to the file, headers included */
 };
 

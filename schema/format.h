@@ -17,7 +17,8 @@
  *   24   8   first_ts     smallest record timestamp (0 if no record)
  *   32   8   last_ts      largest record timestamp (0 if no record)
  *   40   4   nrec         number of records in the payload
- *   44   4   raw_len      payload length after decompression
+ *   44   4   raw_len      payload length after decompression (for a
+ *                            columnar payload: the encoded length)
  *   48   4   stored_len   payload length in the file
  *   52   4   payload_crc  CRC-32 (zlib) of the stored payload bytes
  *   56   2   hdr_len      64; room to grow the header in a minor version
@@ -55,8 +56,44 @@ enum {
 enum {
 	CW_SEGF_LZ4 = 0x1,	/* payload is one LZ4 block (else stored raw) */
 	CW_SEGF_TS_DELTA = 0x2, /* record ts holds ts - previous record's ts */
-	CW_SEGF_KNOWN = 0x3,
+	CW_SEGF_COLUMNAR = 0x4, /* records grouped and transposed, see below */
+	CW_SEGF_KNOWN = 0x7,
 };
+
+/*
+ * Columnar payload (CW_SEGF_COLUMNAR; never with CW_SEGF_TS_DELTA). After
+ * LZ4, raw_len bytes:
+ *
+ *   off            size               field
+ *    0             4                  nrec (== header nrec)
+ *    4             4                  ngroups (<= CW_COL_MAX_GROUPS)
+ *    8             12 * ngroups       group table: record bytes 0..7 (type,
+ *                                     size, cpu, ctx, flags), u32 count
+ *    ...           nrec * iw          group index of each record in payload
+ *                                     order; iw = 1 if ngroups <= 256, else
+ *                                     2: all low bytes, then all high bytes
+ *    ...           count * (size - 8) per group in table order: record bytes
+ *                                     8..size-1 of its records, column by
+ *                                     column (byte 8 of every record, then
+ *                                     byte 9, ...)
+ *
+ * Bytes 8..15 hold ts minus the ts of the previous record in payload order
+ * with the same cpu (0 for the first), wrapping. schema/format.md has the
+ * validity rules.
+ */
+#define CW_COL_HDR_LEN 8
+#define CW_COL_GROUP_LEN 12
+#define CW_COL_KEY_LEN 8
+#define CW_COL_MAX_GROUPS 65536u
+/* At least 8 matrix bytes and a 1-byte index per record. */
+#define CW_COL_MIN_REC 9
+
+/* Changing any of these breaks compatibility with existing traces. */
+_Static_assert(CW_COL_KEY_LEN == 8, "the group key is cw_hdr bytes 0..7: type, size, cpu, ctx, flags");
+_Static_assert(CW_COL_GROUP_LEN == CW_COL_KEY_LEN + 4, "a group table entry is the key and a u32 count");
+_Static_assert(CW_COL_MIN_REC == 16 - CW_COL_KEY_LEN + 1,
+	       "the smallest record (16 bytes) leaves 8 matrix bytes, plus a 1-byte index");
+_Static_assert(CW_COL_MAX_GROUPS == 1u << 16, "group numbers are at most 2 bytes");
 
 struct cw_seg_hdr {
 	uint16_t major, minor, seg_type, seg_flags;

@@ -45,7 +45,8 @@ fi
 if want fixtures; then
 	for f in "$top"/fixtures/*.events; do
 		"$top"/tests/fixture.sh "$BUILD" "$f"
-		result "fixture/$(basename "$f" .events)" $?
+		rc=$?
+		result "fixture/$(basename "$f" .events)" $rc
 	done
 fi
 
@@ -53,7 +54,8 @@ if want live && [ $live = 1 ]; then
 	for t in "$top"/tests/live/*.sh; do
 		[ -e "$t" ] || continue
 		bash "$t" "$BUILD"
-		result "live/$(basename "$t" .sh)" $?
+		rc=$?
+		result "live/$(basename "$t" .sh)" $rc
 	done
 fi
 

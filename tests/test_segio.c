@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <lz4.h>
 #include <zlib.h>
 
 #include "schema/events.h"
@@ -299,7 +300,7 @@ static void test_roundtrip(void)
 		CHECK(cw_reader__next(r, &seg) == 1);
 		CHECK(cw_reader__next(r, &seg) == 1);
 		CHECK(pread(fd, hb, sizeof(hb), (off_t)seg.offset) == CW_SEG_HDR_LEN);
-		CHECK(cw_get16(hb + 14) == (CW_SEGF_LZ4 | CW_SEGF_TS_DELTA));
+		CHECK(cw_get16(hb + 14) == (CW_SEGF_LZ4 | CW_SEGF_COLUMNAR));
 		CHECK(cw_get32(hb + 48) < cw_get32(hb + 44));
 		while ((h = cw_segment__next_record(&seg, &pos))) {
 			lo = h->ts < lo ? h->ts : lo;
@@ -335,7 +336,9 @@ static void test_raw_and_absolute(void)
 		CHECK(pread(fd, hb, sizeof(hb), 0) == CW_SEG_HDR_LEN);
 		/* random bodies do not compress: stored raw */
 		CHECK(!(cw_get16(hb + 14) & CW_SEGF_LZ4));
-		CHECK(!!(cw_get16(hb + 14) & CW_SEGF_TS_DELTA) == !variant);
+		/* no_ts_delta: plain records, no transform at all */
+		CHECK(!!(cw_get16(hb + 14) & CW_SEGF_COLUMNAR) == !variant);
+		CHECK(!(cw_get16(hb + 14) & CW_SEGF_TS_DELTA));
 		CHECK(cw_get32(hb + 48) == cw_get32(hb + 44));
 		CHECK(read_all(tmp_path, &ro) == 1);
 		CHECK(ro.len == all_len && !memcmp(ro.data, all, all_len));
@@ -750,6 +753,338 @@ static void test_resync(void)
 	tmp_done(fd);
 }
 
+/* ---- columnar payloads ---- */
+
+#define REF_MAX_GROUPS 4096
+
+/*
+ * A reference columnar encoder written from schema/format.md alone,
+ * independent of the writer's (linear group search, byte-by-byte scatter,
+ * no transpose blocking). @out holds at least len + 8 + 12 * nrec bytes.
+ * @return the encoded length.
+ */
+static size_t col_ref(const uint8_t *recs, size_t len, uint8_t *out)
+{
+	static uint64_t keys[REF_MAX_GROUPS], last[65536];
+	static uint32_t counts[REF_MAX_GROUPS], rows[REF_MAX_GROUPS];
+	static size_t base[REF_MAX_GROUPS];
+	uint32_t ng = 0, nrec = 0, g, i;
+	size_t pos, off, iw;
+
+	for (pos = 0; pos < len; pos += cw_get16(recs + pos + 2), nrec++) {
+		uint64_t k = cw_get64(recs + pos);
+
+		for (g = 0; g < ng && keys[g] != k; g++)
+			;
+		if (g == ng) {
+			keys[ng] = k;
+			counts[ng++] = 0;
+		}
+		counts[g]++;
+	}
+	iw = ng > 256 ? 2 : 1;
+	cw_put32(out, nrec);
+	cw_put32(out + 4, ng);
+	for (g = 0; g < ng; g++) {
+		cw_put64(out + 8 + 12 * g, keys[g]);
+		cw_put32(out + 8 + 12 * g + 8, counts[g]);
+	}
+	off = 8 + 12 * (size_t)ng + iw * nrec;
+	for (g = 0; g < ng; g++) {
+		base[g] = off;
+		rows[g] = 0;
+		off += (size_t)counts[g] * ((keys[g] >> 16 & 0xffff) - 8);
+		last[keys[g] >> 32 & 0xffff] = 0;
+	}
+	for (pos = 0, i = 0; pos < len; pos += cw_get16(recs + pos + 2), i++) {
+		const uint8_t *r = recs + pos;
+		uint64_t k = cw_get64(r), ts = cw_get64(r + 8);
+		uint16_t size = cw_get16(r + 2), cpu = cw_get16(r + 4);
+		uint8_t row[65536];
+
+		for (g = 0; keys[g] != k; g++)
+			;
+		out[8 + 12 * ng + i] = (uint8_t)g;
+		if (iw == 2)
+			out[8 + 12 * ng + nrec + i] = (uint8_t)(g >> 8);
+		memcpy(row, r, size);
+		cw_put64(row + 8, ts - last[cpu]);
+		last[cpu] = ts;
+		for (size_t b = 8; b < size; b++)
+			out[base[g] + (b - 8) * counts[g] + rows[g]] = row[b];
+		rows[g]++;
+	}
+	return off;
+}
+
+/* The stored payload of the segment at @off, decompressed into @out
+ * (capacity @cap); @return its length, or -1. */
+static int seg_payload(int fd, uint64_t off, uint8_t *out, int cap, uint16_t *flags)
+{
+	uint8_t hb[CW_SEG_HDR_LEN], *st;
+	uint32_t raw, stored;
+	int n;
+
+	if (pread(fd, hb, sizeof(hb), (off_t)off) != CW_SEG_HDR_LEN)
+		return -1;
+	*flags = cw_get16(hb + 14);
+	raw = cw_get32(hb + 44);
+	stored = cw_get32(hb + 48);
+	st = malloc(stored + 1);
+	if (pread(fd, st, stored, (off_t)off + CW_SEG_HDR_LEN) != (ssize_t)stored) {
+		free(st);
+		return -1;
+	}
+	if (*flags & CW_SEGF_LZ4) {
+		n = LZ4_decompress_safe((const char *)st, (char *)out, (int)stored, cap);
+	} else {
+		n = (int)raw;
+		memcpy(out, st, raw);
+	}
+	free(st);
+	return n == (int)raw ? n : -1;
+}
+
+/* Records of many types, sizes, CPUs and contexts interleaved, in one
+ * segment: read back byte for byte, and the writer's payload is exactly
+ * what the format text prescribes. */
+static void col_roundtrip(int ngroups_want, uint32_t nrec, int want_iw)
+{
+	struct cw_writer_opts o = { 8u << 20, 0 };
+	size_t cap = (size_t)nrec * 200 + 65536, all_len = 0, ref_len;
+	uint8_t *all = malloc(cap), *ref = malloc(2 * cap), *got = malloc(2 * cap);
+	uint64_t ts = 1000000000ull;
+	struct readout ro;
+	uint16_t flags = 0;
+	int fd = tmp_open(), n;
+	struct cw_writer *w = cw_writer__new(fd, &o);
+
+	for (uint32_t i = 0; i < nrec; i++) {
+		uint8_t *r = all + all_len;
+		uint32_t k = (uint32_t)(rnd() % (uint64_t)ngroups_want);
+		/* variable sizes within one type, as META_KV and META_TASK
+		 * have; several CPUs, a CPU "not applicable", contexts */
+		uint16_t type = (uint16_t)(k % 7 == 0 ? CW_REC_META_KV : CW_REC_SWITCH + k % 8);
+		uint16_t size = (uint16_t)(16 + 8 * (k % 13));
+		uint16_t cpu = (uint16_t)(k % 5 == 4 ? 0xffff : (k / 7) % 4 + (k >= 128 ? 100 : 0));
+		uint64_t t;
+
+		ts += rnd() % 3000;
+		t = ts - rnd() % 2000; /* out of order across CPUs */
+		if (i == nrec / 2)
+			t = 7; /* far in the past: wrapping deltas */
+		if (i == nrec / 3)
+			t = UINT64_MAX - 5;
+		make_rec(r, type, size, t, 0);
+		cw_put16(r + 4, cpu);
+		r[6] = (uint8_t)(k % 3);
+		if (k % 11 == 0)
+			r[7] = 0x80; /* flags: part of the group key too */
+		if (size >= 32)
+			cw_put32(r + 16, 1000 + (uint32_t)(rnd() % 4)); /* a tid-like field */
+		CHECK(cw_writer__append(w, r, size) == 0);
+		all_len += size;
+	}
+	CHECK(cw_writer__seal(w, CW_SEG_EVENTS) == 0);
+	cw_writer__free(w);
+
+	n = seg_payload(fd, 0, got, (int)(2 * cap), &flags);
+	ref_len = col_ref(all, all_len, ref);
+	CHECK(flags == (CW_SEGF_COLUMNAR | CW_SEGF_LZ4));
+	CHECK(n == (int)ref_len && !memcmp(got, ref, ref_len));
+	CHECK(cw_get32(got) == nrec);
+	CHECK(want_iw == 2 ? cw_get32(got + 4) > 256 : cw_get32(got + 4) <= 256);
+
+	CHECK(read_all(tmp_path, &ro) == 1);
+	CHECK(ro.len == all_len && !memcmp(ro.data, all, all_len));
+	CHECK(ro.st.segments_damaged == 0 && ro.st.records == nrec);
+	free(ro.data);
+	free(all);
+	free(ref);
+	free(got);
+	tmp_done(fd);
+}
+
+static void test_columnar_roundtrip(void)
+{
+	col_roundtrip(40, 20000, 1);
+	col_roundtrip(1000, 20000, 2); /* more than 256 groups: 2-byte indexes */
+	col_roundtrip(1, 1, 1);
+}
+
+/* More groups than the layout allows (65537 distinct first 8 bytes): the
+ * writer falls back to plain delta-encoded records, and they read back. */
+static void test_columnar_fallback(void)
+{
+	struct cw_writer_opts o = { 4u << 20, 0 };
+	uint32_t nrec = CW_COL_MAX_GROUPS + 1;
+	uint8_t *all = malloc((size_t)nrec * 16), hb[CW_SEG_HDR_LEN];
+	struct readout ro;
+	int fd = tmp_open();
+	struct cw_writer *w = cw_writer__new(fd, &o);
+
+	for (uint32_t i = 0; i < nrec; i++) {
+		uint8_t *r = all + (size_t)i * 16;
+
+		make_rec(r, (uint16_t)(0x70 + i / 65536), 16, 5000 + i, 0);
+		cw_put16(r + 4, (uint16_t)i);
+		CHECK(cw_writer__append(w, r, 16) == 0);
+	}
+	CHECK(cw_writer__seal(w, CW_SEG_FINAL) == 0);
+	cw_writer__free(w);
+	CHECK(pread(fd, hb, sizeof(hb), 0) == CW_SEG_HDR_LEN);
+	CHECK((cw_get16(hb + 14) & ~CW_SEGF_LZ4) == CW_SEGF_TS_DELTA);
+	CHECK(read_all(tmp_path, &ro) == 1);
+	CHECK(ro.len == (size_t)nrec * 16 && !memcmp(ro.data, all, ro.len));
+	free(ro.data);
+	free(all);
+	tmp_done(fd);
+}
+
+/* Segments of the layout before columnar payloads (plain records, delta
+ * timestamps, LZ4) are still read. */
+static void test_old_layout(void)
+{
+	uint8_t recs[3 * 48], enc[3 * 48], comp[512];
+	uint64_t ts[3] = { 500, 400, 900 }, prev = 0;
+	struct readout ro;
+	int fd = tmp_open(), c;
+
+	for (int i = 0; i < 3; i++) {
+		make_rec(recs + 48 * i, CW_REC_SWITCH, 48, ts[i], 0);
+		memcpy(enc + 48 * i, recs + 48 * i, 48);
+		cw_put64(enc + 48 * i + 8, ts[i] - prev);
+		prev = ts[i];
+	}
+	c = LZ4_compress_default((const char *)enc, (char *)comp, sizeof(enc), sizeof(comp));
+	CHECK(c > 0);
+	put_seg(fd, CW_SEG_EVENTS, CW_SEGF_LZ4 | CW_SEGF_TS_DELTA, 0, 3, sizeof(enc), (uint32_t)c,
+		comp, (size_t)c, 400, 900);
+	put_seg(fd, CW_SEG_FINAL, CW_SEGF_TS_DELTA, 1, 3, sizeof(enc), sizeof(enc), enc,
+		sizeof(enc), 400, 900);
+	CHECK(read_all(tmp_path, &ro) == 2);
+	CHECK(ro.len == 2 * sizeof(recs) && !memcmp(ro.data, recs, sizeof(recs)) &&
+	      !memcmp(ro.data + sizeof(recs), recs, sizeof(recs)));
+	CHECK(ro.st.segments_damaged == 0 && ro.d.n == 0);
+	free(ro.data);
+	tmp_done(fd);
+}
+
+/*
+ * Columnar payloads with valid checksums that lie, one way per segment:
+ * each is damaged, reported, skipped, and never read out of bounds (run
+ * under the sanitizer build).
+ */
+static void test_columnar_hostile(void)
+{
+	/* switch cpu 0, waking cpu 1, switch cpu 0, exit cpu 0: three
+	 * groups, indexes 0 1 0 2, matrices at 48, 184 bytes in all */
+	uint8_t recs[48 + 40 + 48 + 32], good[256], p[512];
+	size_t len = 0, glen;
+	struct readout ro;
+	uint64_t seq = 0;
+	int fd = tmp_open();
+
+#define COL_SEG(flags, nrec, buf, n) \
+	put_seg(fd, CW_SEG_EVENTS, (flags), seq++, (nrec), (uint32_t)(n), (uint32_t)(n), (buf), \
+		(n), 90, 130)
+#define MUTATE(stmt)                        \
+	do {                                \
+		memcpy(p, good, glen);      \
+		stmt;                       \
+		COL_SEG(CW_SEGF_COLUMNAR, 4, p, glen); \
+	} while (0)
+
+	len += make_rec(recs + len, CW_REC_SWITCH, 48, 100, 0);
+	len += make_rec(recs + len, CW_REC_WAKING, 40, 90, 0);
+	len += make_rec(recs + len, CW_REC_SWITCH, 48, 120, 0);
+	len += make_rec(recs + len, CW_REC_EXIT, 32, 130, 0);
+	for (size_t o = 0; o < len; o += cw_get16(recs + o + 2))
+		cw_put16(recs + o + 4, 0);
+	cw_put16(recs + 48 + 4, 1);
+	glen = col_ref(recs, len, good);
+	CHECK(glen == 184 && cw_get32(good + 4) == 3);
+
+	COL_SEG(CW_SEGF_COLUMNAR, 4, good, glen);		     /* 0: valid */
+	MUTATE(cw_put32(p, 5));					     /* 1 */
+	MUTATE(cw_put32(p + 4, 5));				     /* 2 */
+	MUTATE(cw_put32(p + 4, 0xffffffffu));			     /* 3 */
+	MUTATE(cw_put16(p + 8 + 12 + 2, 44));			     /* 4: size 44 */
+	MUTATE(cw_put16(p + 8 + 12 + 2, 8));			     /* 5: size 8 */
+	MUTATE(cw_put32(p + 8 + 24 + 8, 0));			     /* 6: count 0 */
+	MUTATE(cw_put32(p + 8 + 8, 1));				     /* 7: counts sum 3 */
+	MUTATE(cw_put32(p + 8 + 8, 3));				     /* 8: matrices overrun */
+	MUTATE(p[44 + 2] = 1);					     /* 9: 0 1 1 2 */
+	MUTATE(p[44 + 3] = 3);					     /* 10: index 3 of 3 */
+	MUTATE((p[44] = 1, p[45] = 0));				     /* 11: 1 0 0 2 */
+	memcpy(p, good, glen);					     /* 12: 8 bytes short */
+	COL_SEG(CW_SEGF_COLUMNAR, 4, p, glen - 8);
+	memset(p + glen, 0, 8);					     /* 13: 8 bytes extra */
+	COL_SEG(CW_SEGF_COLUMNAR, 4, p, glen + 8);
+	COL_SEG(CW_SEGF_COLUMNAR, 0, p, 4);			     /* 14: no header */
+	cw_put32(p + 4, 4);					     /* 15: table cut short */
+	COL_SEG(CW_SEGF_COLUMNAR, 4, p, 40);
+	COL_SEG(CW_SEGF_COLUMNAR | CW_SEGF_TS_DELTA, 4, good, glen); /* 16 */
+	COL_SEG(CW_SEGF_COLUMNAR, 40, good, glen);		     /* 17: check 6 */
+	memset(p, 0, 8);					     /* 18: valid, empty */
+	put_seg(fd, CW_SEG_FINAL, CW_SEGF_COLUMNAR, seq++, 0, 8, 8, p, 8, 0, 0);
+#undef MUTATE
+#undef COL_SEG
+
+	CHECK(read_all(tmp_path, &ro) == 2);
+	CHECK(ro.seqs[0] == 0 && ro.seqs[1] == 18 && ro.st.clean_close);
+	CHECK(ro.len == len && !memcmp(ro.data, recs, len));
+	CHECK(ro.st.segments_damaged == 17);
+	CHECK(has(&ro.d, "segment 1 at offset 248: columnar payload: holds 5 records, the segment header says 4; skipped"));
+	CHECK(has(&ro.d, "segment 2 at offset 496: columnar payload: 5 groups for 4 records; skipped"));
+	CHECK(has(&ro.d, "columnar payload: 4294967295 groups for 4 records"));
+	CHECK(has(&ro.d, "columnar payload: group 1 (type 0x11): bad record size 44"));
+	CHECK(has(&ro.d, "columnar payload: group 1 (type 0x11): bad record size 8"));
+	CHECK(has(&ro.d, "columnar payload: group 2 (type 0x16): no records"));
+	CHECK(has(&ro.d, "columnar payload: group counts add up to 3 records, not 4"));
+	CHECK(has(&ro.d, "columnar payload: group 1 (type 0x11): 1 records of 40 bytes run past the payload end"));
+	CHECK(has(&ro.d, "columnar payload: record 2: group 1 has only 1 records"));
+	CHECK(has(&ro.d, "columnar payload: record 3 names group 3 of 3"));
+	CHECK(has(&ro.d, "columnar payload: record 0: group 1 appears before group 0"));
+	CHECK(has(&ro.d, "columnar payload: group 2 (type 0x16): 1 records of 32 bytes run past the payload end"));
+	CHECK(has(&ro.d, "columnar payload: layout ends at 184, the payload holds 192 bytes"));
+	CHECK(has(&ro.d, "columnar payload: 4 bytes, shorter than its 8-byte header"));
+	CHECK(has(&ro.d, "columnar payload: group table and indexes need 60 bytes, the payload holds 40"));
+	CHECK(has(&ro.d, "flags 0x6: columnar and delta timestamps exclude each other"));
+	CHECK(has(&ro.d, "40 records cannot fit in 184 bytes"));
+	free(ro.data);
+	tmp_done(fd);
+
+	/* A layout that adds up but decodes to more than CW_SEG_MAX_RAW:
+	 * refused before the decoded buffer is allocated. 2^22 + 1 records
+	 * of 16 bytes in one group; mostly zeros, so LZ4 keeps it small. */
+	{
+		uint32_t nrec = (CW_SEG_MAX_RAW / 16) + 1;
+		size_t plen = 8 + 12 + (size_t)nrec * 9;
+		uint8_t *big = calloc(1, plen);
+		char *comp = malloc((size_t)LZ4_compressBound((int)plen));
+		int c;
+
+		fd = tmp_open();
+		cw_put32(big, nrec);
+		cw_put32(big + 4, 1);
+		cw_put16(big + 8, 0x7f);
+		cw_put16(big + 10, 16);
+		cw_put32(big + 16, nrec);
+		c = LZ4_compress_default((const char *)big, comp, (int)plen,
+					 LZ4_compressBound((int)plen));
+		CHECK(c > 0);
+		put_seg(fd, CW_SEG_EVENTS, CW_SEGF_COLUMNAR | CW_SEGF_LZ4, 0, nrec, (uint32_t)plen,
+			(uint32_t)c, comp, (size_t)c, 0, 0);
+		CHECK(read_all(tmp_path, &ro) == -EINVAL);
+		CHECK(has(&ro.d, "columnar payload: decodes to 67108880 bytes, more than the limit 67108864"));
+		free(ro.data);
+		free(big);
+		free(comp);
+		tmp_done(fd);
+	}
+}
+
 /* ---- dump round trip ---- */
 
 static const char *const script[] = {
@@ -980,6 +1315,10 @@ int main(void)
 		{ "other_format", test_other_format },
 		{ "hostile", test_hostile },
 		{ "resync", test_resync },
+		{ "columnar_roundtrip", test_columnar_roundtrip },
+		{ "columnar_fallback", test_columnar_fallback },
+		{ "old_layout", test_old_layout },
+		{ "columnar_hostile", test_columnar_hostile },
 		{ "dump_roundtrip", test_dump_roundtrip },
 		{ "parser_errors", test_parser_errors },
 	};
