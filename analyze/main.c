@@ -188,6 +188,7 @@ static int do_dump(void)
 struct meta_ctx {
 	struct cw_db *db;
 	char *start_ns, *end_ns;
+	int have_release, have_hostname;
 	int err;
 };
 
@@ -209,8 +210,10 @@ static int on_meta_kv(struct meta_ctx *m, const struct cw_hdr *h)
 	val = strndup((const char *)(kv + 1) + klen, vlen);
 	if (!val)
 		return -ENOMEM;
-	if (!strcmp(key + 8, "kernel_release") || !strcmp(key + 8, "hostname"))
+	if (!strcmp(key + 8, "kernel_release") || !strcmp(key + 8, "hostname")) {
 		m->err = m->err ?: cw_db__meta(m->db, key + 8, val);
+		*(key[8] == 'k' ? &m->have_release : &m->have_hostname) = 1;
+	}
 	if (!strcmp(key + 8, "capture_start_ns")) {
 		free(m->start_ns);
 		m->start_ns = strdup(val);
@@ -302,6 +305,12 @@ static int write_meta(struct cw_db *db, const struct cw_join_stats *js, const st
 	snprintf(ver, sizeof(ver), "%d.%u", CW_FORMAT_MAJOR, scan->minor);
 	err = err ?: cw_db__meta_u64(db, "schema_version", CW_SCHEMA_VERSION);
 	err = err ?: cw_db__meta(db, "format_version", ver);
+	/* Keys the contract promises are there even when the trace does not
+	 * say (a damaged metadata segment): NULL, unknown. */
+	if (!m->have_release)
+		err = err ?: cw_db__meta(db, "kernel_release", NULL);
+	if (!m->have_hostname)
+		err = err ?: cw_db__meta(db, "hostname", NULL);
 	if (m->start_ns)
 		err = err ?: cw_db__meta(db, "capture_start_ns", m->start_ns);
 	else
