@@ -28,6 +28,16 @@ wait_nonempty() {
 	return 1
 }
 meta() { DB=$2 q "select value from meta where key = '$1'"; }
+# A system-wide capture in the background (its pid in CP), once it has
+# written its metadata segment.
+start_capture() { # file
+	"$CAP" -q -F 0 --no-offcpu -o "$1" 2>"$T/capture.err" &
+	CP=$!
+	pids+=("$CP")
+	wait_nonempty "$1" && return 0
+	kill -0 "$CP" 2>/dev/null || { wait "$CP"; check_capture_rc $? "$T/capture.err"; }
+	fail "capture did not start"
+}
 
 expect_rc 2 "unknown event class 'bogus'" "-e bogus" -- "$CAP" -q -e bogus -o "$T/a.cwt" -d 1
 expect_rc 2 "-d" "-d abc" -- "$CAP" -q -d abc -o "$T/a.cwt"
@@ -55,10 +65,7 @@ analyze "$T/e.cwt" "$T/e.db"
 expect_rc 0 "sampling .*not implemented" "default -F 99" -- "$CAP" -d 0.5 -o "$T/f.cwt"
 
 # SIGTERM: drain, final segment, exit 0.
-"$CAP" -q -F 0 --no-offcpu -o "$T/s.cwt" 2>"$T/capture.err" &
-CP=$!
-pids+=("$CP")
-wait_nonempty "$T/s.cwt" || { kill -0 "$CP" 2>/dev/null || { wait "$CP"; check_capture_rc $? "$T/capture.err"; }; fail "capture did not start"; }
+start_capture "$T/s.cwt"
 sleep 1
 kill -TERM "$CP"
 wait "$CP"
@@ -76,10 +83,7 @@ analyze "$T/s.cwt" "$T/s.db"
 "$WL/pingpong" - 100000000 0 2 &
 WP=$!
 pids+=("$WP")
-"$CAP" -q -F 0 --no-offcpu -o "$T/k.cwt" 2>"$T/capture.err" &
-CP=$!
-pids+=("$CP")
-wait_nonempty "$T/k.cwt" || { kill -0 "$CP" 2>/dev/null || { wait "$CP"; check_capture_rc $? "$T/capture.err"; }; fail "capture did not start"; }
+start_capture "$T/k.cwt"
 sleep 3.5
 kill -KILL "$CP"
 wait "$CP" 2>/dev/null
