@@ -173,7 +173,7 @@ int BPF_PROG(handle_fork, struct task_struct *parent, struct task_struct *child)
 	e->fork_flags = child_pid != child_tgid ? CW_FORK_THREAD : 0;
 	e->__pad = 0;
 	e->clone_flags = 0; /* not visible at this tracepoint */
-	bpf_probe_read_kernel_str(e->child_comm, sizeof(e->child_comm), child->comm);
+	CW_READ_STR(e->child_comm, child->comm);
 	cw_submit(e, CW_REC_FORK);
 	return 0;
 }
@@ -193,8 +193,8 @@ int BPF_PROG(handle_exec, struct task_struct *p, pid_t old_pid, struct linux_bin
 	e->task.pid = tgid;
 	e->old_tid = old_pid;
 	e->__pad = 0;
-	bpf_probe_read_kernel_str(e->comm, sizeof(e->comm), p->comm);
-	bpf_probe_read_kernel_str(e->filename, sizeof(e->filename), BPF_CORE_READ(bprm, filename));
+	CW_READ_STR(e->comm, p->comm);
+	CW_READ_STR(e->filename, BPF_CORE_READ(bprm, filename));
 	cw_submit(e, CW_REC_EXEC);
 	return 0;
 }
@@ -247,8 +247,8 @@ int BPF_PROG(handle_rename, struct task_struct *task, const char *comm)
 		return 0;
 	e->task.tid = task->pid;
 	e->task.pid = tgid;
-	bpf_probe_read_kernel_str(e->oldcomm, sizeof(e->oldcomm), task->comm);
-	bpf_probe_read_kernel_str(e->newcomm, sizeof(e->newcomm), comm);
+	CW_READ_STR(e->oldcomm, task->comm);
+	CW_READ_STR(e->newcomm, comm);
 	cw_submit(e, CW_REC_RENAME);
 	return 0;
 }

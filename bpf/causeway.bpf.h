@@ -227,6 +227,19 @@ static __always_inline void *cw_reserve(__u32 size, __u16 type, __u8 ctx)
 }
 
 /*
+ * Copy a kernel string into a record field, NUL-padded to the field's
+ * size. Ring memory is not cleared between uses, so without the padding
+ * the bytes after the NUL would be whatever record was there before:
+ * stale data in the file, different from run to run, and worse to
+ * compress. @dst must be an array, so that sizeof gives its size.
+ */
+#define CW_READ_STR(dst, src)                                        \
+	do {                                                         \
+		__builtin_memset(dst, 0, sizeof(dst));               \
+		bpf_probe_read_kernel_str(dst, sizeof(dst), src);    \
+	} while (0)
+
+/*
  * Submit without waking the consumer: one wakeup per event would cost more
  * than the event. Past wakeup_bytes of unread data, force one; the
  * consumer's poll timeout picks up the tail.

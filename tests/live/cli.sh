@@ -84,7 +84,12 @@ analyze "$T/s.cwt" "$T/s.db"
 WP=$!
 pids+=("$WP")
 start_capture "$T/k.cwt"
-sleep 3.5
+# Forks, execs and renames once the ring has wrapped many times: their
+# strings must be NUL-padded, not followed by stale bytes of old records
+# (the dump then shows them as raw records).
+sleep 2
+for ((i = 0; i < 20; i++)); do /bin/true; done
+sleep 1.5
 kill -KILL "$CP"
 wait "$CP" 2>/dev/null
 kill "$WP"
@@ -92,6 +97,11 @@ wait "$WP" 2>/dev/null
 pids=()
 analyze "$T/k.cwt" "$T/k.db"
 [ "$(meta clean_close "$T/k.db")" = 0 ] || fail "SIGKILL: file claims a clean close"
+"$AN" --dump "$T/k.cwt" >"$T/k.txt" 2>/dev/null
+n=$(grep -c '^exec ' "$T/k.txt")
+[ "$n" -ge 20 ] || fail "only $n exec records after the ring wrapped (want >= 20)"
+n=$(grep -c '^raw ' "$T/k.txt")
+[ "$n" = 0 ] || fail "$n records with stale bytes after their strings: $(grep -m1 '^raw ' "$T/k.txt")"
 span=$(DB=$T/k.db q "select (max(ts) - min(ts)) / 1000000 from edges where reason is null or reason not like 'orphan%'")
 [ "${span:-0}" -ge 2000 ] || fail "SIGKILL after 3.5 s kept only ${span:-0} ms of edges (want >= 2000)"
 
