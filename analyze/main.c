@@ -276,7 +276,8 @@ static void print_summary(const struct cw_join_stats *js, const struct cw_scan *
 		first = 0;
 	}
 	printf("%s\n", first ? " none" : "");
-	printf("  edges:%s\n", js->records ? "" : " none");
+	printf("  edges:\n");
+	first = 1;
 	for (int t = 0; t < CW_EDGE_NTYPES; t++) {
 		uint64_t sum = 0;
 
@@ -284,10 +285,13 @@ static void print_summary(const struct cw_join_stats *js, const struct cw_scan *
 			sum += js->edges[t][c];
 		if (!sum)
 			continue;
+		first = 0;
 		printf("    %-8s %10" PRIu64 " observed %10" PRIu64 " reconstructed %10" PRIu64 " unknown\n",
 		       cw_edge_type_names[t], js->edges[t][CW_CONF_OBSERVED],
 		       js->edges[t][CW_CONF_RECONSTRUCTED], js->edges[t][CW_CONF_UNKNOWN]);
 	}
+	if (first)
+		printf("    none\n");
 	printf("  orphans %" PRIu64 ", coverage breaks %zu, lost events %" PRIu64
 	       ", damaged segments %" PRIu64 ", evicted %" PRIu64 ", late %" PRIu64
 	       ", unknown records %" PRIu64 "\n",
