@@ -111,6 +111,8 @@ static inline const struct cw_rectype *cw_text_types(void)
 		{ "prev_state", CW_FK_U, 8, 32, 0, 0 },
 		{ "prev_prio", CW_FK_S32, 4, 40, 0, 0 },
 		{ "next_prio", CW_FK_S32, 4, 44, 0, 0 },
+		{ "prev_start", CW_FK_U, 8, 48, 0, CW_FO_NONZERO },
+		{ "next_start", CW_FK_U, 8, 56, 0, CW_FO_NONZERO },
 		CW_F_END,
 	};
 	static const struct cw_field wake[] = {
@@ -119,6 +121,8 @@ static inline const struct cw_rectype *cw_text_types(void)
 		{ "wakee", CW_FK_TASK, 8, 24, 0, 0 },
 		{ "target_cpu", CW_FK_S32, 4, 32, 0, 0 },
 		{ "prio", CW_FK_S32, 4, 36, 0, 0 },
+		{ "waker_start", CW_FK_U, 8, 40, 0, CW_FO_NONZERO },
+		{ "wakee_start", CW_FK_U, 8, 48, 0, CW_FO_NONZERO },
 		CW_F_END,
 	};
 	static const struct cw_field fork[] = {
@@ -129,6 +133,8 @@ static inline const struct cw_rectype *cw_text_types(void)
 		{ "thread", CW_FK_BIT, 4, 32, CW_FORK_THREAD, 0 },
 		{ "clone_flags", CW_FK_HEX, 8, 40, 0, 0 },
 		{ "comm", CW_FK_STR, CW_COMM_LEN, 48, 0, 0 },
+		{ "parent_start", CW_FK_U, 8, 64, 0, CW_FO_NONZERO },
+		{ "child_start", CW_FK_U, 8, 72, 0, CW_FO_NONZERO },
 		CW_F_END,
 	};
 	static const struct cw_field exec[] = {
@@ -137,6 +143,7 @@ static inline const struct cw_rectype *cw_text_types(void)
 		{ "old_tid", CW_FK_U, 4, 24, 0, 0 },
 		{ "comm", CW_FK_STR, CW_COMM_LEN, 32, 0, 0 },
 		{ "filename", CW_FK_STR, CW_EXEC_PATH_LEN, 48, 0, 0 },
+		{ "start", CW_FK_U, 8, 176, 0, CW_FO_NONZERO },
 		CW_F_END,
 	};
 	static const struct cw_field ex[] = {
@@ -145,6 +152,7 @@ static inline const struct cw_rectype *cw_text_types(void)
 		{ "exit_flags", CW_FK_HEX, 4, 24, CW_EXIT_GROUP_DEAD, CW_FO_EXTRA },
 		{ "group_dead", CW_FK_BIT, 4, 24, CW_EXIT_GROUP_DEAD, 0 },
 		{ "code", CW_FK_S32, 4, 28, 0, 0 },
+		{ "start", CW_FK_U, 8, 32, 0, CW_FO_NONZERO },
 		CW_F_END,
 	};
 	static const struct cw_field ren[] = {
@@ -152,6 +160,7 @@ static inline const struct cw_rectype *cw_text_types(void)
 		{ "task", CW_FK_TASK, 8, 16, 0, 0 },
 		{ "old", CW_FK_STR, CW_COMM_LEN, 24, 0, 0 },
 		{ "new", CW_FK_STR, CW_COMM_LEN, 40, 0, 0 },
+		{ "start", CW_FK_U, 8, 56, 0, CW_FO_NONZERO },
 		CW_F_END,
 	};
 	static const struct cw_field acct[] = {
@@ -207,14 +216,14 @@ static inline const struct cw_rectype *cw_text_type_by_type(uint16_t type)
 
 static inline const char *const *cw_text_names(int kind, unsigned int *n)
 {
-	static const char *const ctx[] = { "task", "softirq", "hardirq", "nmi" };
+	static const char *const ctx[] = { "task", "softirq", "hardirq", "nmi", "unknown" };
 	static const char *const ring[] = { "edge", "sample", "map" };
 	static const char *const cls[] = { "meta",  "sched",  "io_uring", "workqueue",
 					   "timer", "futex", "sample",   "adapter" };
 
 	switch (kind) {
 	case CW_FK_CTX:
-		*n = 4;
+		*n = 5;
 		return ctx;
 	case CW_FK_RING:
 		*n = 3;

@@ -48,7 +48,7 @@ static __always_inline __u64 task_state(struct task_struct *p)
 /* ---- sched_switch ---------------------------------------------------- */
 
 static __always_inline int emit_switch(struct task_struct *prev, struct task_struct *next,
-				       __u64 prev_state)
+				       __u64 prev_state, bool preempt)
 {
 	__u32 prev_tgid = prev->tgid, next_tgid = next->tgid;
 	struct cw_switch *e;
@@ -67,6 +67,10 @@ static __always_inline int emit_switch(struct task_struct *prev, struct task_str
 	e->prev_state = prev_state;
 	e->prev_prio = prev->prio;
 	e->next_prio = next->prio;
+	e->prev_start = prev->start_time;
+	e->next_start = next->start_time;
+	if (preempt)
+		e->hdr.flags = CW_SWITCH_PREEMPT;
 	cw_submit(e, CW_REC_SWITCH);
 	return 0;
 }
@@ -77,13 +81,13 @@ SEC("tp_btf/sched_switch")
 int BPF_PROG(handle_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
 	     unsigned int prev_state)
 {
-	return emit_switch(prev, next, prev_state);
+	return emit_switch(prev, next, prev_state, preempt);
 }
 
 SEC("tp_btf/sched_switch")
 int BPF_PROG(handle_switch_v0, bool preempt, struct task_struct *prev, struct task_struct *next)
 {
-	return emit_switch(prev, next, task_state(prev));
+	return emit_switch(prev, next, task_state(prev), preempt);
 }
 
 /* ---- wakeups --------------------------------------------------------- */
@@ -120,6 +124,8 @@ static __always_inline int emit_wake(struct task_struct *p, __u16 type)
 	e->wakee.pid = wakee_tgid;
 	e->target_cpu = task_cpu(p);
 	e->wakee_prio = p->prio;
+	e->waker_start = cur_tid ? bpf_get_current_task_btf()->start_time : 0;
+	e->wakee_start = p->start_time;
 	cw_submit(e, type);
 	return 0;
 }
@@ -174,6 +180,8 @@ int BPF_PROG(handle_fork, struct task_struct *parent, struct task_struct *child)
 	e->__pad = 0;
 	e->clone_flags = 0; /* not visible at this tracepoint */
 	CW_READ_STR(e->child_comm, child->comm);
+	e->parent_start = parent->start_time;
+	e->child_start = child->start_time;
 	cw_submit(e, CW_REC_FORK);
 	return 0;
 }
@@ -195,6 +203,7 @@ int BPF_PROG(handle_exec, struct task_struct *p, pid_t old_pid, struct linux_bin
 	e->__pad = 0;
 	CW_READ_STR(e->comm, p->comm);
 	CW_READ_STR(e->filename, BPF_CORE_READ(bprm, filename));
+	e->task_start = p->start_time;
 	cw_submit(e, CW_REC_EXEC);
 	return 0;
 }
@@ -212,6 +221,7 @@ static __always_inline int emit_exit(struct task_struct *p, bool group_dead)
 		e->task.pid = tgid;
 		e->exit_flags = group_dead ? CW_EXIT_GROUP_DEAD : 0;
 		e->exit_code = p->exit_code;
+		e->task_start = p->start_time;
 		cw_submit(e, CW_REC_EXIT);
 	}
 	/* The tgid may be reused by an unrelated process: forget it. */
@@ -249,6 +259,7 @@ int BPF_PROG(handle_rename, struct task_struct *task, const char *comm)
 	e->task.pid = tgid;
 	CW_READ_STR(e->oldcomm, task->comm);
 	CW_READ_STR(e->newcomm, comm);
+	e->task_start = task->start_time;
 	cw_submit(e, CW_REC_RENAME);
 	return 0;
 }

@@ -70,6 +70,10 @@ enum {
 	CW_CTX_SOFTIRQ = 1,
 	CW_CTX_HARDIRQ = 2,
 	CW_CTX_NMI = 3,
+	/* The capture could not read the preempt count: the current task
+	 * may be an interrupted one, so it is never the cause (format 1.1). */
+	CW_CTX_UNKNOWN = 4,
+	CW_CTX_MAX = 5,
 };
 
 /*
@@ -79,6 +83,7 @@ enum {
  *        buffer.
  * cpu:   CPU the event was raised on (0xffff: not applicable).
  * ctx:   CW_CTX_*.
+ * flags: per record type (CW_SWITCH_PREEMPT); 0 elsewhere.
  * ts:    ns on the BPF ktime clock (CLOCK_MONOTONIC), the capture clock.
  */
 struct cw_hdr {
@@ -96,8 +101,23 @@ struct cw_task {
 	__u32 pid;
 };
 
-/* sched_switch. prev_state is the kernel's task state of prev at switch
- * out (0 = runnable, i.e. preempted). */
+/*
+ * Witnesses (format 1.1, appended to the 1.0 records): the task's
+ * task_struct::start_time, ns on the capture clock, the value perf and
+ * /proc use to tell a reused pid apart. A tid names one task only while
+ * it lives; the witness names it for good, so a join whose witness
+ * matches is exact even across lost events. 0: not recorded (a 1.0
+ * record, or the idle task). A reader reads a witness only when the
+ * record is long enough to hold it.
+ */
+
+/* hdr.flags of a switch: prev was preempted (still runnable), as opposed
+ * to blocking. Since 5.18 prev_state is the raw state even then, so only
+ * this flag tells the two apart (format 1.1). */
+#define CW_SWITCH_PREEMPT 0x1
+
+/* sched_switch. prev_state is the kernel's task state of prev at
+ * switch-out (TASK_DEAD 0x80 on the final one). */
 struct cw_switch {
 	struct cw_hdr hdr;
 	struct cw_task prev;
@@ -105,6 +125,8 @@ struct cw_switch {
 	__u64 prev_state;
 	__s32 prev_prio;
 	__s32 next_prio;
+	__u64 prev_start; /* witnesses */
+	__u64 next_start;
 };
 
 /* sched_waking / sched_wakeup / sched_wakeup_new. waker is the current
@@ -116,6 +138,8 @@ struct cw_wake {
 	struct cw_task wakee;
 	__s32 target_cpu;
 	__s32 wakee_prio;
+	__u64 waker_start; /* witnesses */
+	__u64 wakee_start;
 };
 
 #define CW_FORK_THREAD 0x1 /* CLONE_THREAD: a thread, not a new process */
@@ -129,6 +153,8 @@ struct cw_fork {
 	__u32 __pad;
 	__u64 clone_flags; /* the kernel's clone flags, 0 where unknown */
 	char child_comm[CW_COMM_LEN];
+	__u64 parent_start; /* witnesses */
+	__u64 child_start;
 };
 
 /* sched_process_exec: tid is the thread that called exec (after exec it
@@ -140,6 +166,7 @@ struct cw_exec {
 	__u32 __pad;
 	char comm[CW_COMM_LEN];
 	char filename[CW_EXEC_PATH_LEN];
+	__u64 task_start; /* witness; after a non-leader exec, the old leader's */
 };
 
 #define CW_EXIT_GROUP_DEAD 0x1 /* the last thread of the process exits */
@@ -150,6 +177,7 @@ struct cw_exit {
 	struct cw_task task;
 	__u32 exit_flags; /* CW_EXIT_* */
 	__s32 exit_code;
+	__u64 task_start; /* witness */
 };
 
 /* task_rename (prctl PR_SET_NAME, comm writes). */
@@ -158,6 +186,7 @@ struct cw_rename {
 	struct cw_task task;
 	char oldcomm[CW_COMM_LEN];
 	char newcomm[CW_COMM_LEN];
+	__u64 task_start; /* witness */
 };
 
 /*
@@ -189,6 +218,7 @@ enum {
 	CW_RING_EDGE = 0,
 	CW_RING_SAMPLE = 1,
 	CW_RING_MAP = 2, /* bounded BPF join maps (overflow counts as loss) */
+	CW_RING_MAX = 3,
 };
 
 /*
@@ -208,6 +238,11 @@ struct cw_account {
 };
 
 #ifndef __bpf__
+/* Does record @r (a pointer to its struct) reach far enough to hold
+ * @field? Fields appended in a minor version are read only then. */
+#define CW_REC_HAS(r, field) \
+	((size_t)(r)->hdr.size >= __builtin_offsetof(__typeof__(*(r)), field) + sizeof((r)->field))
+
 #define CW_ASSERT_SIZE(t, n) \
 	_Static_assert(sizeof(struct t) == (n), "changing " #t " breaks compatibility")
 #define CW_ASSERT_OFF(t, f, n) \
@@ -217,16 +252,22 @@ CW_ASSERT_SIZE(cw_hdr, 16);
 CW_ASSERT_OFF(cw_hdr, size, 2);
 CW_ASSERT_OFF(cw_hdr, ts, 8);
 CW_ASSERT_SIZE(cw_task, 8);
-CW_ASSERT_SIZE(cw_switch, 48);
+CW_ASSERT_SIZE(cw_switch, 64);
 CW_ASSERT_OFF(cw_switch, prev_state, 32);
-CW_ASSERT_SIZE(cw_wake, 40);
+CW_ASSERT_OFF(cw_switch, prev_start, 48);
+CW_ASSERT_SIZE(cw_wake, 56);
 CW_ASSERT_OFF(cw_wake, wakee, 24);
-CW_ASSERT_SIZE(cw_fork, 64);
+CW_ASSERT_OFF(cw_wake, waker_start, 40);
+CW_ASSERT_SIZE(cw_fork, 80);
 CW_ASSERT_OFF(cw_fork, clone_flags, 40);
-CW_ASSERT_SIZE(cw_exec, 176);
+CW_ASSERT_OFF(cw_fork, parent_start, 64);
+CW_ASSERT_SIZE(cw_exec, 184);
 CW_ASSERT_OFF(cw_exec, filename, 48);
-CW_ASSERT_SIZE(cw_exit, 32);
-CW_ASSERT_SIZE(cw_rename, 56);
+CW_ASSERT_OFF(cw_exec, task_start, 176);
+CW_ASSERT_SIZE(cw_exit, 40);
+CW_ASSERT_OFF(cw_exit, task_start, 32);
+CW_ASSERT_SIZE(cw_rename, 64);
+CW_ASSERT_OFF(cw_rename, task_start, 56);
 CW_ASSERT_SIZE(cw_meta_kv, 24);
 CW_ASSERT_SIZE(cw_meta_task, 48);
 CW_ASSERT_SIZE(cw_account, 48);

@@ -589,7 +589,7 @@ static void test_newer_major(void)
 	CHECK(pwrite(fd, hb, sizeof(hb), 0) == CW_SEG_HDR_LEN);
 	CHECK(read_all(tmp_path, &ro) == -EPROTO);
 	CHECK(ro.segs == 0);
-	CHECK(has(&ro.d, "trace format 2.3 is newer than this analyzer (1.0): upgrade causeway\n"));
+	CHECK(has(&ro.d, "trace format 2.3 is newer than this analyzer (1.1): upgrade causeway\n"));
 	CHECK(ro.d.n == 1 && ro.d.error == 1);
 	free(ro.data);
 
