@@ -296,6 +296,7 @@ static struct jnode *new_gen(struct cw_join *j, uint8_t type, uint64_t key, uint
 	n->n.key = key;
 	n->n.generation = e->next_gen++;
 	n->n.pid = n->n.tid = -1;
+	n->n.traced = -1;
 	n->n.start_ns = seen_birth ? (int64_t)ts : -1;
 	n->n.end_ns = -1;
 	n->n.start_seen = !!seen_birth;

@@ -62,6 +62,10 @@ struct cw_node {
 	char name[CW_NAME_LEN];
 	int64_t start_ns, end_ns; /* -1: not observed */
 	uint8_t start_seen;
+	/* 1: the task belongs to the traced set (-p, COMMAND, or any task
+	 * in a system-wide capture); 0: it only appears at the other end of
+	 * an edge with a traced task; -1: not a task, or not known. */
+	int8_t traced;
 };
 
 struct cw_edge {
