@@ -4,11 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 #include "breaks_scan.h"
-
-static const char *const class_names[CW_CLASS_MAX] = {
-	"meta", "sched", "io_uring", "workqueue", "timer", "futex", "sample", "adapter",
-};
-static const char *const ring_names[] = { "edge", "sample", "map" };
+#include "order.h"
+#include "../schema/names.h"
 
 static int add_account_break(struct cw_scan *s, const struct cw_account *a)
 {
@@ -16,27 +13,32 @@ static int add_account_break(struct cw_scan *s, const struct cw_account *a)
 		.start_ns = a->hdr.ts > a->window_ns ? a->hdr.ts - a->window_ns : 0,
 		.end_ns = a->hdr.ts,
 		.cpu = a->hdr.cpu == 0xffff ? -1 : a->hdr.cpu,
-		.stream = a->ring < 3 ? ring_names[a->ring] : "unknown",
+		.stream = cw_name_of(cw_ring_names, CW_RING_MAX, a->ring) ?: "unknown",
 		.lost = (int64_t)(a->lost > INT64_MAX ? INT64_MAX : a->lost),
 	};
 
 	snprintf(br.reason, sizeof(br.reason), "%s: %s",
 		 a->ring == CW_RING_MAP ? "join map full" : "ring full",
-		 a->class < CW_CLASS_MAX ? class_names[a->class] : "unknown class");
+		 cw_name_of(cw_class_names, CW_CLASS_MAX, a->class) ?: "unknown class");
 	return cw_breaks__add(s->breaks, &br);
 }
 
 /*
- * Evidence between two readable segments is gone: a break spanning the gap
- * in time strictly between them, since nothing says what the missing
- * segments held. @to is CW_BREAK_OPEN when nothing readable follows.
+ * Evidence between two readable segments is gone. @after is the newest
+ * event before the gap, @before the oldest after it (CW_BREAK_OPEN when
+ * nothing readable follows). Records reach the file in ring order, which
+ * is time order only within the reorder window across CPUs, so what the
+ * missing segments held may reach that far into the time of the segments
+ * around them: the break is widened by the window on both sides.
  */
 static int add_file_break(struct cw_scan *s, uint64_t after, uint64_t before, const char *what)
 {
-	uint64_t from = after + 1, to = before == CW_BREAK_OPEN ? before : before - 1;
+	uint64_t from = after > CW_ORDER_WINDOW_NS ? after - CW_ORDER_WINDOW_NS : 0;
+	uint64_t to = before == CW_BREAK_OPEN || before > CW_BREAK_OPEN - CW_ORDER_WINDOW_NS ?
+			      CW_BREAK_OPEN : before + CW_ORDER_WINDOW_NS;
 	struct cw_break br = {
 		.start_ns = from,
-		.end_ns = to < from ? from : to,
+		.end_ns = to,
 		.cpu = -1,
 		.stream = "file",
 		.lost = -1,
@@ -46,12 +48,21 @@ static int add_file_break(struct cw_scan *s, uint64_t after, uint64_t before, co
 	return cw_breaks__add(s->breaks, &br);
 }
 
+/* Metadata records are stamped when they were written, not when what
+ * they describe happened (the /proc snapshot comes after the first
+ * events): they say nothing about where in time a gap lies. */
+static int is_event(const struct cw_hdr *h)
+{
+	return h->type != CW_REC_META_KV && h->type != CW_REC_META_TASK;
+}
+
 int cw_scan__run(const char *path, const struct cw_reader_opts *ropts, struct cw_scan *s)
 {
 	struct cw_reader *r = cw_reader__open(path, ropts);
 	struct cw_reader_stats before, after;
 	struct cw_segment seg;
-	uint64_t hi = 0, prev_seq = 0;
+	uint64_t hi = 0, prev_seq = 0, pending_from = 0;
+	int pending = 0;
 	int have_prev = 0, ret, err = 0;
 	char what[96];
 
@@ -66,22 +77,16 @@ int cw_scan__run(const char *path, const struct cw_reader_opts *ropts, struct cw
 	cw_reader__stats(r, &before);
 	while ((ret = cw_reader__next(r, &seg)) > 0) {
 		const struct cw_hdr *h;
+		uint64_t lo = UINT64_MAX, seg_hi = 0;
 		size_t pos = 0;
+		int gap;
 
 		cw_reader__stats(r, &after);
 		if (!have_prev)
 			s->minor = seg.minor;
-		if (after.segments_damaged != before.segments_damaged ||
-		    after.bytes_skipped != before.bytes_skipped ||
-		    (have_prev ? seg.seq != prev_seq + 1 : seg.seq != 0)) {
-			if (have_prev)
-				snprintf(what, sizeof(what), "damaged or missing segments between seq %" PRIu64
-					 " and seq %" PRIu64, prev_seq, seg.seq);
-			else
-				snprintf(what, sizeof(what), "damaged or missing segments before seq %" PRIu64,
-					 seg.seq);
-			err = add_file_break(s, have_prev ? hi : 0, seg.nrec ? seg.first_ts : hi + 1, what);
-		}
+		gap = after.segments_damaged != before.segments_damaged ||
+		      after.bytes_skipped != before.bytes_skipped ||
+		      (have_prev ? seg.seq != prev_seq + 1 : seg.seq != 0);
 		before = after;
 		while (!err && (h = cw_segment__next_record(&seg, &pos))) {
 			if (h->type == CW_REC_ACCOUNT) {
@@ -91,11 +96,31 @@ int cw_scan__run(const char *path, const struct cw_reader_opts *ropts, struct cw
 			} else if (h->type != CW_REC_META_KV && h->type != CW_REC_META_TASK) {
 				s->events++;
 			}
+			if (is_event(h)) {
+				lo = h->ts < lo ? h->ts : lo;
+				seg_hi = h->ts > seg_hi ? h->ts : seg_hi;
+			}
+		}
+		if (gap && !pending) {
+			if (have_prev)
+				snprintf(what, sizeof(what), "damaged or missing segments between seq %" PRIu64
+					 " and seq %" PRIu64, prev_seq, seg.seq);
+			else
+				snprintf(what, sizeof(what), "damaged or missing segments before seq %" PRIu64,
+					 seg.seq);
+			pending = 1;
+			pending_from = have_prev ? hi : 0;
+		}
+		/* A segment without events says nothing of where the gap
+		 * ends: it runs to the next event seen. */
+		if (!err && pending && lo != UINT64_MAX) {
+			err = add_file_break(s, pending_from, lo, what);
+			pending = 0;
 		}
 		if (err)
 			break;
-		if (seg.nrec && seg.last_ts > hi)
-			hi = seg.last_ts;
+		if (seg_hi > hi)
+			hi = seg_hi;
 		prev_seq = seg.seq;
 		have_prev = 1;
 	}
@@ -103,8 +128,11 @@ int cw_scan__run(const char *path, const struct cw_reader_opts *ropts, struct cw
 	cw_reader__free(r);
 	if (ret < 0)
 		return ret;
-	if (!err && (s->rs.truncated_tail || s->rs.segments_damaged != before.segments_damaged ||
-		     s->rs.bytes_skipped != before.bytes_skipped)) {
+	if (!err && pending) {
+		err = add_file_break(s, pending_from, CW_BREAK_OPEN, what);
+	} else if (!err && (s->rs.truncated_tail ||
+			    s->rs.segments_damaged != before.segments_damaged ||
+			    s->rs.bytes_skipped != before.bytes_skipped)) {
 		snprintf(what, sizeof(what), "%s after seq %" PRIu64,
 			 s->rs.truncated_tail ? "truncated tail" : "damaged segments", prev_seq);
 		err = add_file_break(s, hi, CW_BREAK_OPEN, what);

@@ -8,6 +8,7 @@
 #ifndef CAUSEWAY_JOIN_H
 #define CAUSEWAY_JOIN_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include "../schema/events.h"
 
@@ -106,10 +107,14 @@ struct cw_sink {
  */
 struct cw_breaks;
 struct cw_breaks *cw_breaks__new(void);
+/* Adjacent or overlapping breaks of one stream, CPU and reason merge;
+ * past a bound, neighbours are merged into wider breaks (coarsened). */
 int cw_breaks__add(struct cw_breaks *b, const struct cw_break *br);
 /* Sorts; call once after the last add and before the first query. */
 void cw_breaks__finish(struct cw_breaks *b);
 size_t cw_breaks__count(const struct cw_breaks *b);
+/* Breaks merged into wider ones because there were too many to keep. */
+uint64_t cw_breaks__coarsened(const struct cw_breaks *b);
 const struct cw_break *cw_breaks__get(const struct cw_breaks *b, size_t i);
 /* Does any break overlap [from, to]? */
 int cw_breaks__overlap(const struct cw_breaks *b, uint64_t from, uint64_t to);
@@ -124,12 +129,15 @@ struct cw_join_stats {
 	uint64_t records;
 	uint64_t unknown_records; /* types this analyzer does not know */
 	uint64_t bad_records;	  /* known type, impossible size */
-	uint64_t nodes[CW_NODE_NTYPES];
+	uint64_t nodes[CW_NODE_NTYPES];		/* written, all */
+	uint64_t nodes_untraced[CW_NODE_NTYPES]; /* of which outside the traced set */
 	uint64_t edges[CW_EDGE_NTYPES][CW_CONF_N];
-	uint64_t orphans;	  /* nodes created with start_seen = 0 */
+	uint64_t orphans;	  /* orphan edges: traced nodes created with start_seen = 0 */
 	uint64_t evicted;	  /* live entries pushed out by the bound */
+	uint64_t hints_dropped;	  /* snapshot or rename names past the bound */
 	uint64_t events_lost;	  /* sum of accounting losses */
-	uint64_t tid_reuse_unseen_exit; /* fork of a tid whose exit was never seen */
+	uint64_t tid_reuse_unseen_exit; /* a birth of a tid whose exit was never seen */
+	uint64_t identity_mismatch;	/* a tid named with another pid or witness: reused */
 	uint64_t first_ts, last_ts;
 };
 

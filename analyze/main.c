@@ -270,12 +270,27 @@ static void print_summary(const struct cw_join_stats *js, const struct cw_scan *
 	printf("  nodes:");
 	first = 1;
 	for (int t = 0; t < CW_NODE_NTYPES; t++) {
-		if (!js->nodes[t])
+		uint64_t traced = js->nodes[t] - js->nodes_untraced[t];
+
+		if (!traced)
 			continue;
-		printf("%s %s %" PRIu64, first ? "" : ",", cw_node_type_names[t], js->nodes[t]);
+		printf("%s %s %" PRIu64, first ? "" : ",", cw_node_type_names[t], traced);
 		first = 0;
 	}
 	printf("%s\n", first ? " none" : "");
+	/* Tasks outside the traced set only appear at the other end of an
+	 * edge with a traced one: context, kept apart so that they are not
+	 * read as missed spawns. */
+	first = 1;
+	for (int t = 0; t < CW_NODE_NTYPES; t++) {
+		if (!js->nodes_untraced[t])
+			continue;
+		printf("%s %s %" PRIu64, first ? "  outside the traced set:" : ",",
+		       cw_node_type_names[t], js->nodes_untraced[t]);
+		first = 0;
+	}
+	if (!first)
+		printf("\n");
 	printf("  edges:\n");
 	first = 1;
 	for (int t = 0; t < CW_EDGE_NTYPES; t++) {
@@ -339,6 +354,9 @@ static int write_meta(struct cw_db *db, const struct cw_join_stats *js, const st
 	err = err ?: cw_db__meta_u64(db, "reorder_window_ns", CW_ORDER_WINDOW_NS);
 	err = err ?: cw_db__meta_u64(db, "reorder_window_events", CW_ORDER_MAX_EVENTS);
 	err = err ?: cw_db__meta_u64(db, "tid_reuse_unseen_exit", js->tid_reuse_unseen_exit);
+	err = err ?: cw_db__meta_u64(db, "identity_mismatch", js->identity_mismatch);
+	err = err ?: cw_db__meta_u64(db, "hints_dropped", js->hints_dropped);
+	err = err ?: cw_db__meta_u64(db, "breaks_coarsened", cw_breaks__coarsened(scan->breaks));
 	return err;
 }
 
@@ -427,7 +445,7 @@ int main(int argc, char **argv)
 			 * be known before the first of them is joined.
 			 */
 			if (h->type == CW_REC_META_KV)
-				err = on_meta_kv(&meta, h);
+				err = on_meta_kv(&meta, h) ?: cw_join__record(join, h);
 			else if (h->type == CW_REC_META_TASK)
 				err = cw_join__record(join, h);
 			else

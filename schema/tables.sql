@@ -17,7 +17,7 @@ CREATE TABLE nodes(
   start_ns   INTEGER,
   end_ns     INTEGER,
   start_seen INTEGER NOT NULL,
-  UNIQUE(type, scope, key, generation));
+  traced     INTEGER);
 
 CREATE TABLE edges(
   id         INTEGER PRIMARY KEY,
@@ -94,6 +94,7 @@ CREATE VIEW edges_named AS
     FROM edges e LEFT JOIN nodes s ON s.id = e.src JOIN nodes d ON d.id = e.dst;
 
 -- @@INDEXES@@ (everything below runs after the bulk load)
+CREATE UNIQUE INDEX nodes_identity ON nodes(type, scope, key, generation);
 CREATE INDEX edges_src ON edges(src);
 CREATE INDEX edges_dst ON edges(dst);
 -- No index on edges(type, confidence): every query by type reads most of

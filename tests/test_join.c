@@ -3,8 +3,9 @@
  * The join engine on random scheduler streams, checked against invariants
  * that must hold whatever the input:
  *  - an interrupt-context wakeup never has a src (contract 5.6);
- *  - every edge's ends are nodes that were (or will be) written;
- *  - (type, key, generation) is unique, generations count up from 0;
+ *  - every edge's ends are nodes that were (or will be) written, once;
+ *  - an edge joins only generations of the process its record names:
+ *    a tid named with another pid is another task (contract 5.3);
  *  - the live-state bound holds, and whatever it pushed out is counted;
  *  - the same input gives the same output (contract 5.10).
  */
@@ -22,8 +23,10 @@ struct log {
 	size_t nn;
 	struct cw_edge edges[MAXN];
 	uint8_t edge_ctx[MAXN];
+	uint32_t edge_pid[MAXN][2]; /* the pids the record names: src end, dst end */
 	size_t ne;
 	uint8_t cur_ctx;
+	uint32_t cur_pid[2];
 	uint64_t hash;
 };
 
@@ -45,6 +48,8 @@ static int on_edge(void *ctx, const struct cw_edge *e)
 
 	if (l->ne < MAXN) {
 		l->edge_ctx[l->ne] = l->cur_ctx;
+		l->edge_pid[l->ne][0] = l->cur_pid[0];
+		l->edge_pid[l->ne][1] = l->cur_pid[1];
 		l->edges[l->ne++] = *e;
 	}
 	l->hash = (l->hash ^ e->src ^ e->dst << 3 ^ e->type ^ e->confidence) * 0x100000001b3ull;
@@ -58,6 +63,20 @@ static uint64_t next_rand(void)
 	rng ^= rng >> 7;
 	rng ^= rng << 17;
 	return rng;
+}
+
+/* The pid a record names for @tid: mostly the tid's own, sometimes
+ * another process's (a reused tid), so that joins are tested across
+ * processes. */
+static uint32_t pid_of(uint32_t tid)
+{
+	return next_rand() % 8 ? tid : 1000 + (uint32_t)(next_rand() % 3);
+}
+
+/* A witness: mostly the tid's, sometimes a different task's. */
+static uint64_t start_of(uint32_t tid)
+{
+	return next_rand() % 4 ? tid * 1000ull : tid * 1000ull + 1 + next_rand() % 2;
 }
 
 /* Random stream over a small tid space, so tids collide and get reused. */
@@ -80,27 +99,39 @@ static void run(struct log *l, uint64_t seed, size_t max_live, size_t n, struct 
 			struct cw_wake w = { .hdr = { CW_REC_WAKING, sizeof(w), 0,
 						      (uint8_t)(next_rand() % 4), 0, ts } };
 
-			w.waker = (struct cw_task){ a, a };
-			w.wakee = (struct cw_task){ b, b };
+			w.waker = (struct cw_task){ a, pid_of(a) };
+			w.wakee = (struct cw_task){ b, pid_of(b) };
+			if (next_rand() % 2) {
+				w.waker_start = start_of(a);
+				w.wakee_start = start_of(b);
+			}
 			l->cur_ctx = w.hdr.ctx;
+			l->cur_pid[0] = w.waker.pid;
+			l->cur_pid[1] = w.wakee.pid;
 			cw_join__record(j, &w.hdr);
 		} else if (r < 7) {
 			struct cw_fork f = { .hdr = { CW_REC_FORK, sizeof(f), 1, 0, 0, ts } };
 
-			f.parent = (struct cw_task){ a, a };
-			f.child = (struct cw_task){ b, a };
+			f.parent = (struct cw_task){ a, pid_of(a) };
+			f.child = (struct cw_task){ b, f.parent.pid };
 			f.fork_flags = CW_FORK_THREAD;
+			f.child_start = ts;
+			l->cur_pid[0] = f.parent.pid;
+			l->cur_pid[1] = f.child.pid;
 			cw_join__record(j, &f.hdr);
 		} else if (r < 8) {
 			struct cw_exit e = { .hdr = { CW_REC_EXIT, sizeof(e), 0, 0, 0, ts } };
 
-			e.task = (struct cw_task){ a, a };
+			e.task = (struct cw_task){ a, pid_of(a) };
+			l->cur_pid[0] = l->cur_pid[1] = e.task.pid;
 			cw_join__record(j, &e.hdr);
 		} else {
 			struct cw_switch s = { .hdr = { CW_REC_SWITCH, sizeof(s), 0, 0, 0, ts } };
 
-			s.prev = (struct cw_task){ a, a };
-			s.next = (struct cw_task){ b, b };
+			s.prev = (struct cw_task){ a, pid_of(a) };
+			s.next = (struct cw_task){ b, pid_of(b) };
+			l->cur_pid[0] = s.prev.pid;
+			l->cur_pid[1] = s.next.pid;
 			s.prev_state = next_rand() % 3 ? 1 : 0x80;
 			cw_join__record(j, &s.hdr);
 		}
@@ -110,29 +141,25 @@ static void run(struct log *l, uint64_t seed, size_t max_live, size_t n, struct 
 	cw_join__free(j);
 }
 
-static int node_cmp(const void *a, const void *b)
+static int node_id_cmp(const void *a, const void *b)
 {
 	const struct cw_node *x = a, *y = b;
 
-	if (x->type != y->type)
-		return x->type - y->type;
-	if (x->key != y->key)
-		return x->key < y->key ? -1 : 1;
-	return (int)x->generation - (int)y->generation;
+	return x->id < y->id ? -1 : x->id > y->id;
 }
 
-static int id_cmp(const void *a, const void *b)
+/* The written node with id @id (l->nodes sorted by id), or NULL. */
+static const struct cw_node *node_by_id(const struct log *l, uint64_t id)
 {
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	struct cw_node k = { .id = id };
 
-	return x < y ? -1 : x > y;
+	return bsearch(&k, l->nodes, l->nn, sizeof(k), node_id_cmp);
 }
 
 static void check_invariants(size_t max_live)
 {
 	struct log *l = &logs[0];
 	struct cw_join_stats st;
-	static uint64_t ids[MAXN];
 
 	run(l, 42 + max_live, max_live, 50000, &st);
 	CHECK(l->nn < MAXN && l->ne < MAXN, "log overflow");
@@ -146,27 +173,30 @@ static void check_invariants(size_t max_live)
 			CHECK(e->confidence == CW_CONF_UNKNOWN, "src NULL but %s",
 			      cw_confidence_names[e->confidence]);
 	}
-	for (size_t i = 0; i < l->nn; i++)
-		ids[i] = l->nodes[i].id;
-	qsort(ids, l->nn, sizeof(ids[0]), id_cmp);
+	qsort(l->nodes, l->nn, sizeof(l->nodes[0]), node_id_cmp);
+	for (size_t i = 1; i < l->nn; i++)
+		CHECK(l->nodes[i].id != l->nodes[i - 1].id, "node %llu written twice",
+		      (unsigned long long)l->nodes[i].id);
 	for (size_t i = 0; i < l->ne; i++) {
-		uint64_t want[2] = { l->edges[i].src, l->edges[i].dst };
+		const struct cw_edge *e = &l->edges[i];
+		const struct cw_node *src = e->src ? node_by_id(l, e->src) : NULL;
+		const struct cw_node *dst = node_by_id(l, e->dst);
 
-		for (int k = 0; k < 2; k++)
-			CHECK(!want[k] || bsearch(&want[k], ids, l->nn, sizeof(ids[0]), id_cmp),
-			      "edge %zu names node %llu that was never written", i,
-			      (unsigned long long)want[k]);
-	}
-	qsort(l->nodes, l->nn, sizeof(l->nodes[0]), node_cmp);
-	for (size_t i = 0; i < l->nn; i++) {
-		const struct cw_node *n = &l->nodes[i], *p = i ? &l->nodes[i - 1] : NULL;
-
-		if (p && p->type == n->type && p->key == n->key)
-			CHECK(n->generation == p->generation + 1, "generation gap at key %llu",
-			      (unsigned long long)n->key);
-		else
-			CHECK(n->generation == 0, "first generation of key %llu is %u",
-			      (unsigned long long)n->key, n->generation);
+		CHECK(dst && (!e->src || src), "edge %zu names a node that was never written", i);
+		if (!dst || (e->src && !src))
+			continue;
+		if (dst->type != CW_NODE_THREAD)
+			continue;
+		if (src) {
+			CHECK(src->pid == l->edge_pid[i][0] && dst->pid == l->edge_pid[i][1],
+			      "edge %zu joins pids %lld -> %lld for a record naming %u -> %u", i,
+			      (long long)src->pid, (long long)dst->pid, l->edge_pid[i][0],
+			      l->edge_pid[i][1]);
+		} else {
+			CHECK(dst->pid == l->edge_pid[i][0] || dst->pid == l->edge_pid[i][1],
+			      "edge %zu ends at pid %lld for a record naming %u and %u", i,
+			      (long long)dst->pid, l->edge_pid[i][0], l->edge_pid[i][1]);
+		}
 	}
 	if (max_live < 1000)
 		CHECK(st.evicted > 0, "bound %zu never reached", max_live);

@@ -1,0 +1,579 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The identity layer: live generations keyed by (type, scope, key), their
+ * LRU bound, interned scopes, hints, and the edges and nodes that go to
+ * the sink. See ident.h for the rules; this file is only their bookkeeping.
+ *
+ * Memory is what is live: a hash of live objects (chained through the
+ * objects), a free list of released objects for reuse, the scopes that
+ * live objects hold, and at most max_live hints. Nothing is kept per key
+ * once its generation is written, which is what lets a trace of millions
+ * of keys that never end run in the --max-live bound plus a constant.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "ident.h"
+
+#define DEFAULT_MAX_LIVE (1u << 20)
+
+struct cw_scope {
+	struct cw_scope *hnext;
+	struct cw_scope *dead_next; /* on the dead list while unused */
+	uint64_t hash;
+	uint32_t refs;
+	uint8_t on_dead, permanent;
+	char name[];
+};
+
+struct hint {
+	struct hint *hnext;
+	uint64_t key;
+	uint32_t pid;
+	uint8_t type;
+	char name[CW_NAME_LEN];
+};
+
+struct cw_ident {
+	struct cw_sink sink;
+	const struct cw_breaks *breaks;
+	size_t max_live;
+	struct cw_join_stats *st;
+
+	struct cw_obj **tab; /* buckets of live objects */
+	size_t tab_cap;	     /* power of two */
+	size_t nlive;
+	struct cw_obj *lru_head, *lru_tail; /* head: least recently named */
+	struct cw_obj *retired;		    /* released in this record, not yet written */
+	struct cw_obj *free_objs;
+	uint64_t next_id;
+
+	struct cw_scope **scopes;
+	size_t scopes_cap, nscopes;
+	struct cw_scope *dead_scopes;
+	struct cw_scope *host;
+
+	struct hint **hints;
+	size_t hints_cap, nhints;
+};
+
+static uint64_t mix(uint64_t h)
+{
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdull;
+	h ^= h >> 33;
+	h *= 0xc4ceb9fe1a85ec53ull;
+	return h ^ (h >> 33);
+}
+
+static uint64_t obj_hash(uint8_t type, const struct cw_scope *scope, uint64_t key)
+{
+	return mix(key ^ (uint64_t)type << 56 ^ scope->hash);
+}
+
+static uint64_t str_hash(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	while (*s)
+		h = (h ^ (uint8_t)*s++) * 0x100000001b3ull;
+	return mix(h);
+}
+
+/* Double a chained table of @cap buckets whose entries are linked through
+ * the pointer at @next_off and hashed by @hash. */
+static int rehash(void ***tab, size_t *cap, size_t next_off, uint64_t (*hash)(const void *))
+{
+	size_t ncap = *cap ? *cap * 2 : 1024;
+	void **nt = calloc(ncap, sizeof(*nt));
+
+	if (!nt)
+		return -ENOMEM;
+	for (size_t i = 0; i < *cap; i++) {
+		void *e = (*tab)[i];
+
+		while (e) {
+			void **link = (void **)((char *)e + next_off);
+			void *next = *link;
+			size_t b = hash(e) & (ncap - 1);
+
+			*link = nt[b];
+			nt[b] = e;
+			e = next;
+		}
+	}
+	free(*tab);
+	*tab = nt;
+	*cap = ncap;
+	return 0;
+}
+
+static uint64_t obj_rehash(const void *p)
+{
+	const struct cw_obj *o = p;
+
+	return obj_hash(o->n.type, o->scope, o->n.key);
+}
+
+static uint64_t scope_rehash(const void *p)
+{
+	return ((const struct cw_scope *)p)->hash;
+}
+
+static uint64_t hint_hash(uint8_t type, uint64_t key)
+{
+	return mix(key ^ (uint64_t)type << 56);
+}
+
+static uint64_t hint_rehash(const void *p)
+{
+	const struct hint *h = p;
+
+	return hint_hash(h->type, h->key);
+}
+
+/* ---- scopes ----------------------------------------------------------- */
+
+static struct cw_scope *scope_intern(struct cw_ident *id, const char *name)
+{
+	uint64_t h = str_hash(name);
+	struct cw_scope *s;
+	size_t len = strlen(name);
+
+	if (id->scopes_cap) {
+		for (s = id->scopes[h & (id->scopes_cap - 1)]; s; s = s->hnext)
+			if (s->hash == h && !strcmp(s->name, name))
+				return s;
+	}
+	if (id->nscopes >= id->scopes_cap &&
+	    rehash((void ***)&id->scopes, &id->scopes_cap, offsetof(struct cw_scope, hnext),
+		   scope_rehash))
+		return NULL;
+	s = calloc(1, sizeof(*s) + len + 1);
+	if (!s)
+		return NULL;
+	memcpy(s->name, name, len + 1);
+	s->hash = h;
+	s->hnext = id->scopes[h & (id->scopes_cap - 1)];
+	id->scopes[h & (id->scopes_cap - 1)] = s;
+	id->nscopes++;
+	/* Unused until an object takes it: freed at the end of the record
+	 * unless one does. */
+	s->on_dead = 1;
+	s->dead_next = id->dead_scopes;
+	id->dead_scopes = s;
+	return s;
+}
+
+const struct cw_scope *cw_ident__scope(struct cw_ident *id, const char *name)
+{
+	return scope_intern(id, name);
+}
+
+const struct cw_scope *cw_ident__host(const struct cw_ident *id)
+{
+	return id->host;
+}
+
+const struct cw_sink *cw_ident__sink(const struct cw_ident *id)
+{
+	return &id->sink;
+}
+
+const char *cw_scope__name(const struct cw_scope *s)
+{
+	return s->name;
+}
+
+static void scope_put(struct cw_ident *id, struct cw_scope *s)
+{
+	if (--s->refs || s->permanent || s->on_dead)
+		return;
+	s->on_dead = 1;
+	s->dead_next = id->dead_scopes;
+	id->dead_scopes = s;
+}
+
+static void scopes_collect(struct cw_ident *id)
+{
+	struct cw_scope *s, *next;
+
+	for (s = id->dead_scopes; s; s = next) {
+		next = s->dead_next;
+		s->on_dead = 0;
+		if (s->refs || s->permanent)
+			continue;
+		for (struct cw_scope **p = &id->scopes[s->hash & (id->scopes_cap - 1)]; *p;
+		     p = &(*p)->hnext) {
+			if (*p == s) {
+				*p = s->hnext;
+				break;
+			}
+		}
+		id->nscopes--;
+		free(s);
+	}
+	id->dead_scopes = NULL;
+}
+
+/* ---- objects ------------------------------------------------------------ */
+
+static void lru_unlink(struct cw_ident *id, struct cw_obj *o)
+{
+	if (o->lru_prev)
+		o->lru_prev->lru_next = o->lru_next;
+	else
+		id->lru_head = o->lru_next;
+	if (o->lru_next)
+		o->lru_next->lru_prev = o->lru_prev;
+	else
+		id->lru_tail = o->lru_prev;
+	o->lru_prev = o->lru_next = NULL;
+}
+
+static void lru_append(struct cw_ident *id, struct cw_obj *o)
+{
+	o->lru_prev = id->lru_tail;
+	o->lru_next = NULL;
+	if (id->lru_tail)
+		id->lru_tail->lru_next = o;
+	else
+		id->lru_head = o;
+	id->lru_tail = o;
+}
+
+void cw_ident__touch(struct cw_ident *id, struct cw_obj *o, uint64_t ts)
+{
+	(void)ts;
+	if (id->lru_tail != o) {
+		lru_unlink(id, o);
+		lru_append(id, o);
+	}
+}
+
+struct cw_obj *cw_ident__live(struct cw_ident *id, uint8_t type, const struct cw_scope *scope,
+			      uint64_t key)
+{
+	struct cw_obj *o = id->tab[obj_hash(type, scope, key) & (id->tab_cap - 1)];
+
+	/* The scope is interned: pointer equality is scope equality. */
+	for (; o; o = o->hnext)
+		if (o->n.key == key && o->n.type == type && o->scope == scope)
+			return o;
+	return NULL;
+}
+
+/*
+ * Releasing only retires: the object leaves the table at once, so no
+ * lookup finds it, but it is written and its memory reused only between
+ * records (flush_retired). A handler may thus hold two objects while
+ * naming the second releases the first (a tid that turns out to name
+ * another task), and never holds a pointer to reused memory.
+ */
+int cw_ident__release(struct cw_ident *id, struct cw_obj *o)
+{
+	struct cw_obj **p = &id->tab[obj_rehash(o) & (id->tab_cap - 1)];
+
+	if (o->retired)
+		return 0;
+	for (; *p; p = &(*p)->hnext) {
+		if (*p == o) {
+			*p = o->hnext;
+			break;
+		}
+	}
+	lru_unlink(id, o);
+	id->nlive--;
+	o->retired = 1;
+	o->lru_next = id->retired;
+	id->retired = o;
+	return 0;
+}
+
+static int flush_retired(struct cw_ident *id)
+{
+	int err = 0;
+
+	while (id->retired) {
+		struct cw_obj *o = id->retired;
+
+		id->retired = o->lru_next;
+		if (!err)
+			err = id->sink.node(id->sink.ctx, &o->n);
+		/* Counted when written: whether it belongs to the traced set
+		 * may be learned after it was made. */
+		id->st->nodes[o->n.type]++;
+		if (o->n.traced == 0)
+			id->st->nodes_untraced[o->n.type]++;
+		scope_put(id, o->scope);
+		o->lru_next = id->free_objs;
+		id->free_objs = o;
+	}
+	return err;
+}
+
+struct cw_obj *cw_ident__new_gen(struct cw_ident *id, uint8_t type, const struct cw_scope *cscope,
+				 uint64_t key, uint64_t ts, int seen_birth, int *err)
+{
+	struct cw_scope *scope = (struct cw_scope *)cscope;
+	struct cw_obj *o = cw_ident__live(id, type, scope, key);
+	size_t b;
+
+	*err = 0;
+	if (o && (*err = cw_ident__release(id, o)))
+		return NULL;
+	if (id->nlive >= id->tab_cap &&
+	    (*err = rehash((void ***)&id->tab, &id->tab_cap, offsetof(struct cw_obj, hnext),
+			   obj_rehash)))
+		return NULL;
+	o = id->free_objs;
+	if (o)
+		id->free_objs = o->lru_next;
+	else if (!(o = malloc(sizeof(*o)))) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	memset(o, 0, sizeof(*o));
+	o->n.id = ++id->next_id;
+	o->n.type = type;
+	o->n.scope = scope->name;
+	o->n.key = key;
+	o->n.pid = o->n.tid = -1;
+	o->n.start_ns = seen_birth ? (int64_t)ts : -1;
+	o->n.end_ns = -1;
+	o->n.start_seen = !!seen_birth;
+	o->n.traced = -1;
+	o->est_ns = ts;
+	o->scope = scope;
+	scope->refs++;
+	b = obj_hash(type, scope, key) & (id->tab_cap - 1);
+	o->hnext = id->tab[b];
+	id->tab[b] = o;
+	lru_append(id, o);
+	id->nlive++;
+	return o;
+}
+
+struct cw_obj *cw_ident__orphan(struct cw_ident *id, uint8_t type, const struct cw_scope *scope,
+				uint64_t key, const struct cw_hdr *h, int edge_type,
+				const char *reason, int *err)
+{
+	struct cw_obj *o = cw_ident__new_gen(id, type, scope, key, h->ts, 0, err);
+
+	if (!o || edge_type < 0)
+		return o;
+	id->st->orphans++;
+	*err = cw_ident__edge(id, (uint8_t)edge_type, NULL, o, h, CW_SRC_KERNEL, CW_CONF_UNKNOWN,
+			      reason);
+	return *err ? NULL : o;
+}
+
+int cw_ident__edge(struct cw_ident *id, uint8_t type, const struct cw_obj *src,
+		   const struct cw_obj *dst, const struct cw_hdr *h, uint8_t source, uint8_t conf,
+		   const char *reason)
+{
+	struct cw_edge e = {
+		.type = type,
+		.src = src ? src->n.id : 0,
+		.dst = dst->n.id,
+		.ts = h->ts,
+		.cpu = h->cpu == 0xffff ? -1 : h->cpu,
+		.source = source,
+		.confidence = conf,
+		.reason = reason,
+	};
+
+	id->st->edges[type][conf]++;
+	return id->sink.edge(id->sink.ctx, &e);
+}
+
+int cw_ident__break_in(const struct cw_ident *id, uint64_t from, uint64_t to)
+{
+	return cw_breaks__overlap(id->breaks, from, to);
+}
+
+uint8_t cw_ident__conf(const struct cw_ident *id, const struct cw_obj *o, uint64_t ts)
+{
+	/* Nothing can hide between an identity's establishment and an
+	 * event at the same instant (its first sighting names it). */
+	if (o && ts > o->est_ns && cw_breaks__overlap(id->breaks, o->est_ns + 1, ts))
+		return CW_CONF_RECONSTRUCTED;
+	return CW_CONF_OBSERVED;
+}
+
+void cw_obj__set_name(struct cw_obj *o, const char *s, size_t max)
+{
+	size_t len = strnlen(s, max);
+
+	if (len >= sizeof(o->n.name))
+		len = sizeof(o->n.name) - 1;
+	memcpy(o->n.name, s, len);
+	o->n.name[len] = '\0';
+}
+
+/* ---- hints ---------------------------------------------------------------- */
+
+static struct hint **hint_find(struct cw_ident *id, uint8_t type, uint64_t key)
+{
+	struct hint **p;
+
+	if (!id->hints_cap)
+		return NULL;
+	for (p = &id->hints[hint_hash(type, key) & (id->hints_cap - 1)]; *p; p = &(*p)->hnext)
+		if ((*p)->key == key && (*p)->type == type)
+			return p;
+	return NULL;
+}
+
+int cw_ident__hint_set(struct cw_ident *id, uint8_t type, uint64_t key, uint32_t pid,
+		       const char *name, size_t name_len)
+{
+	struct hint **p = hint_find(id, type, key), *h;
+	size_t b;
+
+	if (p) {
+		h = *p;
+	} else {
+		if (id->nhints >= id->max_live) {
+			id->st->hints_dropped++;
+			return 0;
+		}
+		if (id->nhints >= id->hints_cap &&
+		    rehash((void ***)&id->hints, &id->hints_cap, offsetof(struct hint, hnext),
+			   hint_rehash))
+			return -ENOMEM;
+		h = calloc(1, sizeof(*h));
+		if (!h)
+			return -ENOMEM;
+		h->type = type;
+		h->key = key;
+		b = hint_hash(type, key) & (id->hints_cap - 1);
+		h->hnext = id->hints[b];
+		id->hints[b] = h;
+		id->nhints++;
+	}
+	h->pid = pid;
+	name_len = strnlen(name, name_len);
+	if (name_len >= sizeof(h->name))
+		name_len = sizeof(h->name) - 1;
+	memset(h->name, 0, sizeof(h->name));
+	memcpy(h->name, name, name_len);
+	return 0;
+}
+
+int cw_ident__hint_take(struct cw_ident *id, uint8_t type, uint64_t key, uint32_t *pid,
+			char name[CW_NAME_LEN])
+{
+	struct hint **p = hint_find(id, type, key), *h;
+
+	if (!p)
+		return 0;
+	h = *p;
+	*p = h->hnext;
+	*pid = h->pid;
+	memcpy(name, h->name, CW_NAME_LEN);
+	free(h);
+	id->nhints--;
+	return 1;
+}
+
+void cw_ident__hint_drop(struct cw_ident *id, uint8_t type, uint64_t key)
+{
+	struct hint **p = hint_find(id, type, key), *h;
+
+	if (!p)
+		return;
+	h = *p;
+	*p = h->hnext;
+	free(h);
+	id->nhints--;
+}
+
+/* ---- life ------------------------------------------------------------------ */
+
+struct cw_ident *cw_ident__new(const struct cw_ident_opts *opts)
+{
+	struct cw_ident *id = calloc(1, sizeof(*id));
+
+	if (!id)
+		return NULL;
+	id->sink = *opts->sink;
+	id->breaks = opts->breaks;
+	id->st = opts->st;
+	id->max_live = opts->max_live ? opts->max_live : DEFAULT_MAX_LIVE;
+	if (rehash((void ***)&id->tab, &id->tab_cap, offsetof(struct cw_obj, hnext), obj_rehash) ||
+	    !(id->host = scope_intern(id, "host"))) {
+		cw_ident__free(id);
+		errno = ENOMEM;
+		return NULL;
+	}
+	id->host->permanent = 1;
+	return id;
+}
+
+int cw_ident__enforce(struct cw_ident *id)
+{
+	int err = 0;
+
+	while (id->nlive > id->max_live) {
+		id->st->evicted++;
+		cw_ident__release(id, id->lru_head);
+	}
+	err = flush_retired(id);
+	if (id->dead_scopes)
+		scopes_collect(id);
+	return err;
+}
+
+int cw_ident__finish(struct cw_ident *id)
+{
+	int err = flush_retired(id);
+
+	/* Oldest first, so that the output order depends on the trace only. */
+	while (!err && id->lru_head) {
+		cw_ident__release(id, id->lru_head);
+		err = flush_retired(id);
+	}
+	scopes_collect(id);
+	return err;
+}
+
+void cw_ident__free(struct cw_ident *id)
+{
+	struct cw_obj *o, *next;
+
+	if (!id)
+		return;
+	for (o = id->lru_head; o; o = next) {
+		next = o->lru_next;
+		free(o);
+	}
+	for (o = id->retired; o; o = next) {
+		next = o->lru_next;
+		free(o);
+	}
+	for (o = id->free_objs; o; o = next) {
+		next = o->lru_next;
+		free(o);
+	}
+	for (size_t i = 0; i < id->scopes_cap; i++) {
+		struct cw_scope *s, *sn;
+
+		for (s = id->scopes[i]; s; s = sn) {
+			sn = s->hnext;
+			free(s);
+		}
+	}
+	for (size_t i = 0; i < id->hints_cap; i++) {
+		struct hint *h, *hn;
+
+		for (h = id->hints[i]; h; h = hn) {
+			hn = h->hnext;
+			free(h);
+		}
+	}
+	free(id->scopes);
+	free(id->hints);
+	free(id->tab);
+	free(id);
+}

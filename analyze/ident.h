@@ -1,0 +1,154 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The identity layer (contract 5): every class handler names objects
+ * through it and through nothing else.
+ *
+ * An object is (type, scope, key, generation). The scope is an interned
+ * string ("host" for tids and pids, "ring:0x...#g" for io_uring requests,
+ * "pid:N" for runtime tasks and resources): a key means something only
+ * inside its scope, and nothing ever joins across scopes, because the
+ * lookup compares the scope as part of the key.
+ *
+ * Only live generations are kept. A birth starts a new one (closing any
+ * generation still live for the key: its end was not seen); an event that
+ * names a key with no live generation makes an orphan (start_seen = 0, an
+ * incoming edge with src NULL, confidence unknown and a reason). The
+ * generation *number* is not counted here: counters for every key ever
+ * seen are memory that grows with the trace, not with what is live. Node
+ * ids are handed out in creation order, so the database numbers the
+ * generations of each (type, scope, key) by id after the load, exactly.
+ *
+ * Live state is bounded (max_live): past it, the least recently named
+ * object is written early and counted as evicted; a later event naming
+ * its key becomes an orphan of a new generation, never a join to it.
+ * Scopes live as long as an object holds them. Hints (names known before
+ * an object exists: the /proc snapshot, a rename before any event) are
+ * bounded too, and what does not fit is counted and dropped.
+ */
+#ifndef CAUSEWAY_IDENT_H
+#define CAUSEWAY_IDENT_H
+
+#include <stdint.h>
+#include "join.h"
+
+struct cw_ident;
+struct cw_scope;
+
+/* A live generation. Class handlers read and write the public part. */
+struct cw_obj {
+	struct cw_node n;
+	/* A class-defined proof of identity, 0 when none: for a task, its
+	 * start time. Two records with the same non-zero witness name the
+	 * same object, whatever was lost between them. */
+	uint64_t witness;
+	/* When the identity was last established (birth, first sighting, a
+	 * matching witness): a coverage break after this could hide a
+	 * change of generation. */
+	uint64_t est_ns;
+	uint8_t ended;	/* its end was seen; the class decides how long it stays joinable */
+	uint8_t flags;	/* class-private */
+	uint8_t retired; /* released; written between records */
+
+	/* private to ident.c */
+	struct cw_obj *lru_prev, *lru_next, *hnext;
+	struct cw_scope *scope;
+};
+
+struct cw_ident_opts {
+	const struct cw_sink *sink;
+	const struct cw_breaks *breaks;	/* may be NULL */
+	size_t max_live;		/* 0: default */
+	struct cw_join_stats *st;	/* counters the layer keeps */
+};
+
+struct cw_ident *cw_ident__new(const struct cw_ident_opts *opts);
+void cw_ident__free(struct cw_ident *id);
+
+/*
+ * The interned scope @name. The pointer is valid while an object holds it
+ * and until the end of the current record (cw_ident__enforce). NULL on
+ * ENOMEM. cw_ident__host() is "host", always valid.
+ */
+const struct cw_scope *cw_ident__scope(struct cw_ident *id, const char *name);
+const struct cw_scope *cw_ident__host(const struct cw_ident *id);
+const char *cw_scope__name(const struct cw_scope *s);
+
+/* Where nodes and edges go; for the records a class writes itself. */
+const struct cw_sink *cw_ident__sink(const struct cw_ident *id);
+
+/* The live generation of (type, scope, key), or NULL. */
+struct cw_obj *cw_ident__live(struct cw_ident *id, uint8_t type, const struct cw_scope *scope,
+			      uint64_t key);
+
+/*
+ * A new generation of (type, scope, key) at @ts. Any generation still live
+ * for the key is written first (its end, when unseen, stays unknown).
+ * @seen_birth: 1 for a birth event, 0 for an orphan (use cw_ident__orphan,
+ * which also writes the orphan edge). NULL with *err on ENOMEM or a sink
+ * error.
+ */
+struct cw_obj *cw_ident__new_gen(struct cw_ident *id, uint8_t type, const struct cw_scope *scope,
+				 uint64_t key, uint64_t ts, int seen_birth, int *err);
+
+/*
+ * An orphan: a new generation with start_seen = 0, and, when @edge_type is
+ * not negative, its incoming edge of that type at @h with src NULL,
+ * confidence unknown and @reason. @edge_type < 0 makes a node without an
+ * orphan edge (an object outside the traced set, seen only at the other
+ * end of an edge).
+ */
+struct cw_obj *cw_ident__orphan(struct cw_ident *id, uint8_t type, const struct cw_scope *scope,
+				uint64_t key, const struct cw_hdr *h, int edge_type,
+				const char *reason, int *err);
+
+/* The object was named at @ts: it is the last to be evicted. */
+void cw_ident__touch(struct cw_ident *id, struct cw_obj *o, uint64_t ts);
+
+/* Forget @o: no lookup finds it any more. It is written, and its memory
+ * reused, only between records, so a handler may go on using it to the
+ * end of the record (releasing it twice is harmless). */
+int cw_ident__release(struct cw_ident *id, struct cw_obj *o);
+
+/*
+ * An edge @src -> @dst at @h (src NULL: unknown cause), counted in the
+ * stats. @source is a cw_source.
+ */
+int cw_ident__edge(struct cw_ident *id, uint8_t type, const struct cw_obj *src,
+		   const struct cw_obj *dst, const struct cw_hdr *h, uint8_t source, uint8_t conf,
+		   const char *reason);
+
+/*
+ * Confidence of a join to @o at @ts (contract 5.7): observed, unless a
+ * coverage break overlaps (o->est_ns, ts], which could hide an end and a
+ * rebirth of the key; then reconstructed.
+ */
+uint8_t cw_ident__conf(const struct cw_ident *id, const struct cw_obj *o, uint64_t ts);
+
+/* Does a coverage break lie anywhere in [from, to]? */
+int cw_ident__break_in(const struct cw_ident *id, uint64_t from, uint64_t to);
+
+/*
+ * Hints: a name (and owning pid) for an object that does not exist yet.
+ * set keeps at most max_live of them (more are counted and dropped); take
+ * returns 1 and removes the hint, 0 when there is none; drop forgets it.
+ */
+int cw_ident__hint_set(struct cw_ident *id, uint8_t type, uint64_t key, uint32_t pid,
+		       const char *name, size_t name_len);
+int cw_ident__hint_take(struct cw_ident *id, uint8_t type, uint64_t key, uint32_t *pid,
+			char name[CW_NAME_LEN]);
+void cw_ident__hint_drop(struct cw_ident *id, uint8_t type, uint64_t key);
+
+/* Copy at most @max bytes of @s (stopping at a NUL) into o->n.name. */
+void cw_obj__set_name(struct cw_obj *o, const char *s, size_t max);
+
+/*
+ * Between records: enforce the bound (evicting the least recently named)
+ * and free scopes no object holds. Never inside a record, so no handler
+ * holds a pointer to an object released under it.
+ */
+int cw_ident__enforce(struct cw_ident *id);
+
+/* End of trace: write every live object, oldest first. */
+int cw_ident__finish(struct cw_ident *id);
+
+#endif /* CAUSEWAY_IDENT_H */
