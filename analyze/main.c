@@ -171,15 +171,20 @@ static void diag_log__free(struct diag_log *log)
 static int do_dump(void)
 {
 	struct cw_reader *r = cw_reader__open(env.trace, NULL);
-	int ret;
+	int ret, werr;
 
 	if (!r) {
 		fprintf(stderr, PROG ": %s: %s\n", env.trace, strerror(errno));
 		return 1;
 	}
-	ret = cw_dump_reader(stdout, r);
+	ret = cw_dump_reader(stdout, r, &werr);
 	if (ret < 0 && ret != -EPROTO && ret != -EINVAL)
 		fprintf(stderr, PROG ": %s: %s\n", env.trace, strerror(-ret));
+	/* A reader that stopped reading (| head) is no error of the dump. */
+	if (werr && werr != -EPIPE) {
+		fprintf(stderr, PROG ": writing the dump: %s\n", strerror(-werr));
+		ret = werr;
+	}
 	cw_reader__free(r);
 	return ret < 0 ? 1 : 0;
 }
@@ -427,7 +432,7 @@ int main(int argc, char **argv)
 			 * be known before the first of them is joined.
 			 */
 			if (h->type == CW_REC_META_KV)
-				err = on_meta_kv(&meta, h);
+				err = on_meta_kv(&meta, h) ?: cw_join__record(join, h);
 			else if (h->type == CW_REC_META_TASK)
 				err = cw_join__record(join, h);
 			else

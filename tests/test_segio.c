@@ -1094,6 +1094,8 @@ static const char *const script[] = {
 	"task ts=5 tid=1 pid=1 ppid=0 comm=init exe=/sbin/init",
 	"!seal meta",
 	"switch ts=1000 cpu=0 prev=100/100 next=0/0 prev_state=1 prev_prio=120 next_prio=-20",
+	"switch ts=1001 cpu=1 prev=100/100 next=101/100 prev_state=0 preempt=1 prev_prio=120 next_prio=120 prev_start=5 next_start=6",
+	"switch ts=1002 cpu=1 flags=6 prev=101/100 next=100/100 prev_state=2 preempt=1 prev_prio=120 next_prio=120",
 	"waking ts=1100 cpu=0 ctx=hardirq waker=100/100 wakee=101/100 target_cpu=1 prio=120",
 	"wakeup ts=1050 cpu=1 waker=100/100 wakee=101/100 target_cpu=-1 prio=120 flags=3",
 	"wakeup_new ts=1060 cpu=1 ctx=7 waker=1/1 wakee=2/2 target_cpu=0 prio=0",
@@ -1116,7 +1118,7 @@ static int compile(int fd, char **lines, int nlines, uint8_t **all, size_t *all_
 {
 	struct cw_writer_opts o = { 0, 0 };
 	struct cw_writer *w = cw_writer__new(fd, &o);
-	static uint8_t rec[65536];
+	static uint8_t rec[CW_TEXT_REC_MAX];
 	int nrec = 0;
 
 	*all = NULL;
@@ -1164,9 +1166,10 @@ static char *dump_file(const char *path)
 	char *text = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&text, &len);
+	int werr;
 
 	CHECK(r && f);
-	CHECK(cw_dump_reader(f, r) == 0);
+	CHECK(cw_dump_reader(f, r, &werr) == 0 && werr == 0);
 	fclose(f);
 	cw_reader__free(r);
 	return text;
@@ -1237,6 +1240,9 @@ static void test_dump_roundtrip(void)
 	CHECK(strstr(text, "\nfork ts=1201 cpu=0 parent=100/100 child=102/102 fork_flags=0x7 thread=1 clone_flags=0x0 comm=\"sixteen chars ok\"\n"));
 	CHECK(strstr(text, "\nwaking ts=1100 cpu=0 ctx=hardirq waker=100/100"));
 	CHECK(strstr(text, "\nrename ts=1500 cpu=0 task=101/100 old=a new=\"b#c\"\n"));
+	/* The preempt flag has a key of its own; flags says the rest. */
+	CHECK(strstr(text, "\nswitch ts=1001 cpu=1 prev=100/100 next=101/100 prev_state=0 preempt=1 prev_prio=120 next_prio=120 prev_start=5 next_start=6\n"));
+	CHECK(strstr(text, "\nswitch ts=1002 cpu=1 flags=7 prev=101/100 next=100/100 prev_state=2 preempt=1 prev_prio=120 next_prio=120\n"));
 	CHECK(strstr(text, "\nraw type=0x1 size=40 ts=0 cpu=0 body=0300020000000000"));
 	CHECK(strstr(text, "\n!seal final\n"));
 	copy = strdup(text);
@@ -1276,13 +1282,14 @@ static void test_parser_errors(void)
 		"waking ctx=userland", "raw size=20",	     "raw size=24 body=00",
 		"kv key=\"unterminated", "kv key=a\"b",	     "fork thread=2",
 		"switch prev_prio=-2147483649", "exit code=0x1ffffffff", "switch ts",
+		"switch preempt=2",    "waking preempt=1",
 	};
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		struct cw_tok tok[CW_TEXT_MAXTOK];
 		char *line = strdup(bad[i]), msg[256];
 		const char *err;
-		static uint8_t rec[65536];
+		static uint8_t rec[CW_TEXT_REC_MAX];
 		int n = cw_text_tokenize(line, tok, CW_TEXT_MAXTOK, &err);
 
 		if (n > 0)
