@@ -306,7 +306,7 @@ static void print_summary(const struct cw_join_stats *js, const struct cw_scan *
 }
 
 static int write_meta(struct cw_db *db, const struct cw_join_stats *js, const struct cw_scan *scan,
-		      const struct meta_ctx *m, uint64_t late)
+		      const struct meta_ctx *m, const struct cw_order_stats *os)
 {
 	char ver[16];
 	int err = 0;
@@ -340,9 +340,13 @@ static int write_meta(struct cw_db *db, const struct cw_join_stats *js, const st
 	err = err ?: cw_db__meta_u64(db, "truncated_tail", scan->rs.truncated_tail);
 	err = err ?: cw_db__meta_u64(db, "records_unknown", js->unknown_records);
 	err = err ?: cw_db__meta_u64(db, "records_malformed", js->bad_records);
-	err = err ?: cw_db__meta_u64(db, "events_late", late);
+	err = err ?: cw_db__meta_u64(db, "events_late", os->late);
 	err = err ?: cw_db__meta_u64(db, "reorder_window_ns", CW_ORDER_WINDOW_NS);
 	err = err ?: cw_db__meta_u64(db, "reorder_window_events", CW_ORDER_MAX_EVENTS);
+	err = err ?: cw_db__meta_u64(db, "reorder_window_bytes", CW_ORDER_MAX_BYTES);
+	/* Released before their 10 ms because a bound was reached: where
+	 * late events come from, when there are any. */
+	err = err ?: cw_db__meta_u64(db, "events_released_early", os->forced);
 	err = err ?: cw_db__meta_u64(db, "tid_reuse_unseen_exit", js->tid_reuse_unseen_exit);
 	return err;
 }
@@ -353,6 +357,7 @@ int main(int argc, char **argv)
 	struct cw_scan scan = { 0 };
 	struct meta_ctx meta = { 0 };
 	struct cw_join_stats js;
+	struct cw_order_stats ost;
 	struct cw_reader *r = NULL;
 	struct cw_order *ord = NULL;
 	struct cw_join *join = NULL;
@@ -407,7 +412,7 @@ int main(int argc, char **argv)
 
 		join = cw_join__new(&sink, &jo);
 	}
-	ord = join ? cw_order__new(to_join, join) : NULL;
+	ord = join ? cw_order__new(to_join, join, NULL) : NULL;
 	if (!ord)
 		goto oom;
 
@@ -459,7 +464,8 @@ int main(int argc, char **argv)
 		err = cw_db__break(db, cw_breaks__get(scan.breaks, i));
 	for (size_t i = 0; i < log.n && !err; i++)
 		err = cw_db__diag(db, level_names[log.level[i]], log.msg[i]);
-	err = err ?: write_meta(db, &js, &scan, &meta, cw_order__late(ord));
+	cw_order__stats(ord, &ost);
+	err = err ?: write_meta(db, &js, &scan, &meta, &ost);
 	if (err)
 		goto failed;
 	err = cw_db__finish(db, errbuf, sizeof(errbuf));
