@@ -13,8 +13,8 @@
 enum { ST_NODE, ST_EDGE, ST_EXEC, ST_BREAK, ST_DIAG, ST_META, ST_N };
 
 static const char *const stmt_sql[ST_N] = {
-	[ST_NODE] = "INSERT INTO nodes(id,type,scope,key,generation,pid,tid,name,start_ns,end_ns,start_seen)"
-		    " VALUES(?,?,?,?,?,?,?,?,?,?,?)",
+	[ST_NODE] = "INSERT INTO nodes(id,type,scope,key,generation,pid,tid,name,start_ns,end_ns,"
+		    "start_seen,traced) VALUES(?,?,?,?,?,?,?,?,?,?,?,?)",
 	[ST_EDGE] = "INSERT INTO edges(type,src,dst,ts,cpu,source,confidence,reason)"
 		    " VALUES(?,?,?,?,?,?,?,?)",
 	[ST_EXEC] = "INSERT INTO execs(node,ts,comm,filename) VALUES(?,?,?,?)",
@@ -76,6 +76,7 @@ static int db_node(void *ctx, const struct cw_node *n)
 	bind_opt_i64(s, 9, n->start_ns);
 	bind_opt_i64(s, 10, n->end_ns);
 	sqlite3_bind_int(s, 11, n->start_seen);
+	bind_opt_i64(s, 12, n->traced);
 	return step(db, s);
 }
 

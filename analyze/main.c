@@ -13,7 +13,9 @@
  * the end: an interrupted run leaves no half database at OUT.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
+#include <libgen.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -110,6 +112,32 @@ static int parse_args(int argc, char **argv)
 	}
 	env.trace = argv[optind];
 	return 0;
+}
+
+/* fsync @path (a directory when @dir). @return 0 or a negative errno. */
+static int sync_path(const char *path, int dir)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | (dir ? O_DIRECTORY : 0)), err = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (fsync(fd))
+		err = -errno;
+	close(fd);
+	return err;
+}
+
+/* fsync the directory that holds @path, so that a rename in it lasts. */
+static int sync_dir_of(const char *path)
+{
+	char *copy = strdup(path);
+	int err;
+
+	if (!copy)
+		return -ENOMEM;
+	err = sync_path(dirname(copy), 1);
+	free(copy);
+	return err;
 }
 
 static char *default_out(const char *trace)
@@ -474,12 +502,22 @@ int main(int argc, char **argv)
 		fprintf(stderr, PROG ": %s\n", errbuf);
 		goto cleanup;
 	}
+	/* The data reaches the disk before the name does, and the name
+	 * before we say it was written: a crash then leaves the old OUT or
+	 * the whole new one, never a renamed empty file. */
+	if ((err = sync_path(tmp, 0))) {
+		fprintf(stderr, PROG ": cannot sync %s: %s\n", tmp, strerror(-err));
+		goto cleanup;
+	}
 	if (rename(tmp, out)) {
 		fprintf(stderr, PROG ": cannot rename %s to %s: %s\n", tmp, out, strerror(errno));
 		goto cleanup;
 	}
 	free(tmp);
 	tmp = NULL;
+	if ((err = sync_dir_of(out)))
+		fprintf(stderr, PROG ": warning: cannot sync the directory of %s: %s\n", out,
+			strerror(-err));
 	if (show_progress)
 		progress(1, 1, 1);
 	if (!env.quiet)
