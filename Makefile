@@ -96,10 +96,11 @@ $(BUILD)/%.skel.h: $(BUILD)/bpf/%.bpf.o
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< > $@
 
-$(BUILD)/tests/fixturec: tests/fixturec.c $(SEGWRITER_OBJ) $(HEADERS)
+# The fixture compiler shares the record text form with the dump.
+$(BUILD)/tests/fixturec: tests/fixturec.c $(SEGWRITER_OBJ) $(BUILD)/analyze/text.o $(HEADERS)
 	$(call msg,LINK,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ tests/fixturec.c $(SEGWRITER_OBJ) -llz4 -lz
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ tests/fixturec.c $(SEGWRITER_OBJ) $(BUILD)/analyze/text.o -llz4 -lz
 
 $(BUILD)/bench/gentrace: bench/gentrace.c $(SEGWRITER_OBJ) $(HEADERS)
 	$(call msg,LINK,$@)
@@ -146,11 +147,12 @@ bench: all
 # A libFuzzer target for the reader and the dump (not part of make test):
 # make fuzz, then build/fuzz_reader -max_total_time=120 CORPUS_DIR
 fuzz: $(BUILD)/fuzz_reader
-$(BUILD)/fuzz_reader: tests/fuzz_reader.c analyze/segreader.c analyze/dump.c $(HEADERS)
+FUZZ_SRCS := tests/fuzz_reader.c analyze/segreader.c analyze/dump.c analyze/text.c
+$(BUILD)/fuzz_reader: $(FUZZ_SRCS) $(HEADERS)
 	$(call msg,LINK,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -I. -o $@ \
-		tests/fuzz_reader.c analyze/segreader.c analyze/dump.c -llz4 -lz
+		$(FUZZ_SRCS) -llz4 -lz
 
 clean:
 	$(call msg,CLEAN,build build-san)

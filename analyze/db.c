@@ -13,8 +13,8 @@
 enum { ST_NODE, ST_EDGE, ST_EXEC, ST_BREAK, ST_DIAG, ST_META, ST_N };
 
 static const char *const stmt_sql[ST_N] = {
-	[ST_NODE] = "INSERT INTO nodes(id,type,scope,key,generation,pid,tid,name,start_ns,end_ns,start_seen,traced)"
-		    " VALUES(?,?,?,?,?,?,?,?,?,?,?,?)",
+	[ST_NODE] = "INSERT INTO nodes(id,type,scope,key,generation,pid,tid,name,start_ns,end_ns,"
+		    "start_seen,traced) VALUES(?,?,?,?,?,?,?,?,?,?,?,?)",
 	[ST_EDGE] = "INSERT INTO edges(type,src,dst,ts,cpu,source,confidence,reason)"
 		    " VALUES(?,?,?,?,?,?,?,?)",
 	[ST_EXEC] = "INSERT INTO execs(node,ts,comm,filename) VALUES(?,?,?,?)",
@@ -219,10 +219,7 @@ int cw_db__finish(struct cw_db *db, char *errbuf, size_t errlen)
 		snprintf(errbuf, errlen, "database: earlier write failed");
 		return -EIO;
 	}
-	err = exec_sql(db, "UPDATE nodes SET generation = g.gen FROM (SELECT id, row_number() OVER"
-		       " (PARTITION BY type, scope, key ORDER BY id) - 1 AS gen FROM nodes) AS g"
-		       " WHERE nodes.id = g.id AND nodes.generation != g.gen", errbuf, errlen);
-	err = err ?: exec_sql(db, "COMMIT", errbuf, errlen);
+	err = exec_sql(db, "COMMIT", errbuf, errlen);
 	if (!err)
 		err = exec_sql(db, marker, errbuf, errlen);
 	for (int i = 0; i < ST_N; i++)

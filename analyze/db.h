@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The database writer: the only module that knows SQLite. Bulk loads in
- * one transaction with prepared statements; indexes are created after the
- * load (schema/tables.sql, below its @@INDEXES@@ marker).
+ * one transaction with prepared statements; what follows the load
+ * (schema/tables.sql, below its @@INDEXES@@ marker) numbers the node
+ * generations from creation order and builds the indexes, the unique
+ * identity index included.
  */
 #ifndef CAUSEWAY_DB_H
 #define CAUSEWAY_DB_H
@@ -24,7 +26,8 @@ int cw_db__break(struct cw_db *db, const struct cw_break *br);
 int cw_db__diag(struct cw_db *db, const char *level, const char *msg);
 int cw_db__meta(struct cw_db *db, const char *key, const char *value);
 int cw_db__meta_u64(struct cw_db *db, const char *key, uint64_t value);
-/* Commit, build the indexes, close. @return 0 or -EIO (message in errbuf). */
+/* Commit, number the generations, build the indexes, close. The caller
+ * makes the file durable. @return 0 or -EIO (message in errbuf). */
 int cw_db__finish(struct cw_db *db, char *errbuf, size_t errlen);
 /* Close without finishing (the caller removes the file). NULL ok. */
 void cw_db__abort(struct cw_db *db);

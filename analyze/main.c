@@ -13,8 +13,12 @@
  * the end: an interrupted run leaves no half database at OUT.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
+#include <libgen.h>
+#include <dirent.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -32,6 +36,8 @@
 #include "../schema/format.h"
 
 #define PROG "causeway-analyze"
+/* The same as causeway-capture's: one version for the pair. */
+#define CW_VERSION "0.1.0"
 
 static struct env {
 	const char *trace;
@@ -55,11 +61,13 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: " PROG " TRACE [-o OUT.db] [--force] [--no-symbols] [-q]\n"
 		"       " PROG " --dump TRACE      print the records as fixture text\n"
+		"       " PROG " --version\n"
 		"\n"
 		"Reads a causeway trace (.cwt), joins its events into a causal graph and\n"
 		"writes it to SQLite (default: TRACE with .db in place of .cwt).\n"
 		"  -o, --output FILE   database to write\n"
-		"      --force         replace an existing database\n"
+		"      --force         replace an existing database (a regular file, and\n"
+		"                      never TRACE itself)\n"
 		"      --no-symbols    do not symbolize stacks\n"
 		"  -q, --quiet         no progress bar and no summary\n"
 		"      --max-live N    bound on live join state (default 1048576)\n"
@@ -77,6 +85,7 @@ static int parse_args(int argc, char **argv)
 		{ "dump", no_argument, NULL, 'D' },
 		{ "max-live", required_argument, NULL, 'M' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ 0 },
 	};
 	int c;
@@ -100,6 +109,10 @@ static int parse_args(int argc, char **argv)
 			break;
 		}
 		case 'h': usage(stdout); exit(0);
+		case 'V':
+			printf(PROG " %s (trace format %d.%d and older, database schema %d)\n",
+			       CW_VERSION, CW_FORMAT_MAJOR, CW_FORMAT_MINOR, CW_SCHEMA_VERSION);
+			exit(0);
 		default: usage(stderr); return -EINVAL;
 		}
 	}
@@ -110,6 +123,120 @@ static int parse_args(int argc, char **argv)
 	}
 	env.trace = argv[optind];
 	return 0;
+}
+
+/* fsync @path (a directory when @dir). @return 0 or a negative errno. */
+static int sync_path(const char *path, int dir)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | (dir ? O_DIRECTORY : 0)), err = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (fsync(fd))
+		err = -errno;
+	close(fd);
+	return err;
+}
+
+/* fsync the directory that holds @path, so that a rename in it lasts. */
+static int sync_dir_of(const char *path)
+{
+	char *copy = strdup(path);
+	int err;
+
+	if (!copy)
+		return -ENOMEM;
+	err = sync_path(dirname(copy), 1);
+	free(copy);
+	return err;
+}
+
+/*
+ * May the database be written to @out? rename() replaces whatever the name
+ * holds, so refuse what it must not destroy: the input trace itself (the
+ * same inode under any path, or through a symlink), and with --force
+ * anything but a regular file (a device such as /dev/full, a FIFO, a
+ * directory, a symlink). @return 0, or 2 (bad arguments) after saying why.
+ */
+static int check_out(const char *out)
+{
+	struct stat so, st;
+
+	if (lstat(out, &so)) {
+		if (errno == ENOENT)
+			return 0;
+		fprintf(stderr, PROG ": %s: %s\n", out, strerror(errno));
+		return 2;
+	}
+	if (!stat(env.trace, &st) &&
+	    ((st.st_dev == so.st_dev && st.st_ino == so.st_ino) ||
+	     (!stat(out, &so) && st.st_dev == so.st_dev && st.st_ino == so.st_ino))) {
+		fprintf(stderr, PROG ": %s is the input trace %s; refusing to overwrite it\n", out,
+			env.trace);
+		return 2;
+	}
+	if (!env.force) {
+		fprintf(stderr, PROG ": %s exists (use --force to replace it)\n", out);
+		return 2;
+	}
+	if (lstat(out, &so) == 0 && !S_ISREG(so.st_mode)) {
+		fprintf(stderr, PROG ": %s is not a regular file (%s); --force replaces only a database\n",
+			out, S_ISLNK(so.st_mode) ? "a symbolic link" : S_ISDIR(so.st_mode) ? "a directory" :
+			S_ISFIFO(so.st_mode) ? "a FIFO" : S_ISCHR(so.st_mode) || S_ISBLK(so.st_mode) ?
+			"a device" : "a socket");
+		return 2;
+	}
+	return 0;
+}
+
+/*
+ * A killed analyzer leaves OUT.tmp.PID behind (the temporary database it
+ * was writing). Remove those of @out whose process is gone: exactly that
+ * name with a decimal pid, a regular file, and no process with that pid.
+ * A pid that was reused keeps its file: better a stale file than a live
+ * run's database lost.
+ */
+static void remove_stale_tmp(const char *out)
+{
+	char *dcopy = strdup(out), *bcopy = strdup(out);
+	const char *base, *dir;
+	size_t blen;
+	DIR *d = NULL;
+	struct dirent *de;
+
+	if (!dcopy || !bcopy)
+		goto cleanup;
+	dir = dirname(dcopy);
+	if (!(d = opendir(dir)))
+		goto cleanup;
+	base = basename(bcopy);
+	blen = strlen(base);
+	while ((de = readdir(d))) {
+		const char *p = de->d_name;
+		unsigned long long pid = 0;
+		struct stat st;
+		size_t nd = 0;
+
+		if (strncmp(p, base, blen) || strncmp(p + blen, ".tmp.", 5))
+			continue;
+		for (p += blen + 5; *p >= '0' && *p <= '9' && nd < 11; p++, nd++)
+			pid = pid * 10 + (unsigned)(*p - '0');
+		if (*p || !nd || nd > 10 || p[-nd] == '0' || pid > INT_MAX ||
+		    (pid_t)pid == getpid())
+			continue;
+		if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+			continue; /* alive, perhaps another user's */
+		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode))
+			continue;
+		if (!unlinkat(dirfd(d), de->d_name, 0))
+			fprintf(stderr, PROG ": removed %s/%s, left by an analyzer (pid %llu) that is gone\n",
+				dir, de->d_name, pid);
+	}
+cleanup:
+	if (d)
+		closedir(d);
+	free(dcopy);
+	free(bcopy);
 }
 
 static char *default_out(const char *trace)
@@ -126,11 +253,19 @@ static char *default_out(const char *trace)
 	return out;
 }
 
-/* Reader messages: printed once (pass 1) and kept for the database. */
+/*
+ * Reader messages: printed once (pass 1) and kept for the database. A
+ * hostile file can hold millions of damaged segments, so only the first
+ * DIAG_KEEP are printed and kept; the rest are counted, and the count is
+ * said at the end, in the diagnostics table and in meta.
+ */
+#define DIAG_KEEP 1000
+
 struct diag_log {
 	char **msg;
 	uint8_t *level;
 	size_t n, cap;
+	uint64_t suppressed;
 	int silent;
 };
 
@@ -142,6 +277,10 @@ static void diag_cb(void *ctx, enum cw_diag_level level, const char *msg)
 
 	if (log->silent)
 		return;
+	if (log->n + log->suppressed >= DIAG_KEEP) {
+		log->suppressed++;
+		return;
+	}
 	fprintf(stderr, PROG ": %s: %s\n", level_names[level], msg);
 	if (log->n == log->cap) {
 		size_t cap = log->cap ? log->cap * 2 : 16;
@@ -160,6 +299,16 @@ static void diag_cb(void *ctx, enum cw_diag_level level, const char *msg)
 		log->level[log->n++] = (uint8_t)level;
 }
 
+/* Say how many messages were not shown; @msg gets the sentence. */
+static int diag_log__summary(const struct diag_log *log, char *msg, size_t len)
+{
+	if (!log->suppressed)
+		return 0;
+	snprintf(msg, len, "%" PRIu64 " more reader messages not shown (only the first %d are)",
+		 log->suppressed, DIAG_KEEP);
+	return 1;
+}
+
 static void diag_log__free(struct diag_log *log)
 {
 	for (size_t i = 0; i < log->n; i++)
@@ -170,17 +319,28 @@ static void diag_log__free(struct diag_log *log)
 
 static int do_dump(void)
 {
-	struct cw_reader *r = cw_reader__open(env.trace, NULL);
-	int ret;
+	struct diag_log log = { 0 };
+	struct cw_reader_opts ropts = { .diag = diag_cb, .diag_ctx = &log };
+	struct cw_reader *r = cw_reader__open(env.trace, &ropts);
+	char msg[128];
+	int ret, werr;
 
 	if (!r) {
 		fprintf(stderr, PROG ": %s: %s\n", env.trace, strerror(errno));
 		return 1;
 	}
-	ret = cw_dump_reader(stdout, r);
+	ret = cw_dump_reader(stdout, r, &werr);
 	if (ret < 0 && ret != -EPROTO && ret != -EINVAL)
 		fprintf(stderr, PROG ": %s: %s\n", env.trace, strerror(-ret));
+	/* A reader that stopped reading (| head) is no error of the dump. */
+	if (werr && werr != -EPIPE) {
+		fprintf(stderr, PROG ": writing the dump: %s\n", strerror(-werr));
+		ret = werr;
+	}
+	if (diag_log__summary(&log, msg, sizeof(msg)))
+		fprintf(stderr, PROG ": warning: %s\n", msg);
 	cw_reader__free(r);
+	diag_log__free(&log);
 	return ret < 0 ? 1 : 0;
 }
 
@@ -316,7 +476,7 @@ static void print_summary(const struct cw_join_stats *js, const struct cw_scan *
 }
 
 static int write_meta(struct cw_db *db, const struct cw_join_stats *js, const struct cw_scan *scan,
-		      const struct meta_ctx *m, uint64_t late)
+		      const struct meta_ctx *m, const struct cw_order_stats *os)
 {
 	char ver[16];
 	int err = 0;
@@ -350,9 +510,13 @@ static int write_meta(struct cw_db *db, const struct cw_join_stats *js, const st
 	err = err ?: cw_db__meta_u64(db, "truncated_tail", scan->rs.truncated_tail);
 	err = err ?: cw_db__meta_u64(db, "records_unknown", js->unknown_records);
 	err = err ?: cw_db__meta_u64(db, "records_malformed", js->bad_records);
-	err = err ?: cw_db__meta_u64(db, "events_late", late);
+	err = err ?: cw_db__meta_u64(db, "events_late", os->late);
 	err = err ?: cw_db__meta_u64(db, "reorder_window_ns", CW_ORDER_WINDOW_NS);
 	err = err ?: cw_db__meta_u64(db, "reorder_window_events", CW_ORDER_MAX_EVENTS);
+	err = err ?: cw_db__meta_u64(db, "reorder_window_bytes", CW_ORDER_MAX_BYTES);
+	/* Released before their 10 ms because a bound was reached: where
+	 * late events come from, when there are any. */
+	err = err ?: cw_db__meta_u64(db, "events_released_early", os->forced);
 	err = err ?: cw_db__meta_u64(db, "tid_reuse_unseen_exit", js->tid_reuse_unseen_exit);
 	err = err ?: cw_db__meta_u64(db, "identity_mismatch", js->identity_mismatch);
 	err = err ?: cw_db__meta_u64(db, "hints_dropped", js->hints_dropped);
@@ -366,6 +530,7 @@ int main(int argc, char **argv)
 	struct cw_scan scan = { 0 };
 	struct meta_ctx meta = { 0 };
 	struct cw_join_stats js;
+	struct cw_order_stats ost;
 	struct cw_reader *r = NULL;
 	struct cw_order *ord = NULL;
 	struct cw_join *join = NULL;
@@ -373,11 +538,14 @@ int main(int argc, char **argv)
 	struct cw_sink sink;
 	struct cw_segment seg;
 	struct cw_reader_opts ropts = { .diag = diag_cb, .diag_ctx = &log };
-	char *out = NULL, *tmp = NULL, errbuf[512];
-	struct stat st;
+	char *out = NULL, *tmp = NULL, errbuf[512], diagmsg[128];
 	int err, ret = 1, show_progress;
 	uint64_t done = 0;
 
+	/* A closed pipe on stdout (| head) makes writes fail with EPIPE, which
+	 * the dump and the summary ignore; it must not kill the analyzer and
+	 * change its exit code. */
+	signal(SIGPIPE, SIG_IGN);
 	if (parse_args(argc, argv))
 		return 2;
 	if (env.dump)
@@ -385,17 +553,19 @@ int main(int argc, char **argv)
 	out = env.out ? strdup(env.out) : default_out(env.trace);
 	if (!out)
 		goto oom;
-	if (!lstat(out, &st) && !env.force) {
-		fprintf(stderr, PROG ": %s exists (use --force to replace it)\n", out);
+	if (check_out(out)) {
 		free(out);
 		return 2;
 	}
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
+	remove_stale_tmp(out);
 	show_progress = !env.quiet && isatty(STDERR_FILENO);
 
 	/* Pass 1: where is evidence missing? */
 	err = cw_scan__run(env.trace, &ropts, &scan);
+	if (diag_log__summary(&log, diagmsg, sizeof(diagmsg)))
+		fprintf(stderr, PROG ": warning: %s\n", diagmsg);
 	if (err) {
 		if (err != -EPROTO && err != -EINVAL)
 			fprintf(stderr, PROG ": %s: %s\n", env.trace, strerror(-err));
@@ -420,7 +590,7 @@ int main(int argc, char **argv)
 
 		join = cw_join__new(&sink, &jo);
 	}
-	ord = join ? cw_order__new(to_join, join) : NULL;
+	ord = join ? cw_order__new(to_join, join, NULL) : NULL;
 	if (!ord)
 		goto oom;
 
@@ -472,7 +642,11 @@ int main(int argc, char **argv)
 		err = cw_db__break(db, cw_breaks__get(scan.breaks, i));
 	for (size_t i = 0; i < log.n && !err; i++)
 		err = cw_db__diag(db, level_names[log.level[i]], log.msg[i]);
-	err = err ?: write_meta(db, &js, &scan, &meta, cw_order__late(ord));
+	if (!err && diag_log__summary(&log, diagmsg, sizeof(diagmsg)))
+		err = cw_db__diag(db, level_names[CW_DIAG_WARN], diagmsg);
+	err = err ?: cw_db__meta_u64(db, "diagnostics_suppressed", log.suppressed);
+	cw_order__stats(ord, &ost);
+	err = err ?: write_meta(db, &js, &scan, &meta, &ost);
 	if (err)
 		goto failed;
 	err = cw_db__finish(db, errbuf, sizeof(errbuf));
@@ -481,12 +655,22 @@ int main(int argc, char **argv)
 		fprintf(stderr, PROG ": %s\n", errbuf);
 		goto cleanup;
 	}
+	/* The data reaches the disk before the name does, and the name
+	 * before we say it was written: a crash then leaves the old OUT or
+	 * the whole new one, never a renamed empty file. */
+	if ((err = sync_path(tmp, 0))) {
+		fprintf(stderr, PROG ": cannot sync %s: %s\n", tmp, strerror(-err));
+		goto cleanup;
+	}
 	if (rename(tmp, out)) {
 		fprintf(stderr, PROG ": cannot rename %s to %s: %s\n", tmp, out, strerror(errno));
 		goto cleanup;
 	}
 	free(tmp);
 	tmp = NULL;
+	if ((err = sync_dir_of(out)))
+		fprintf(stderr, PROG ": warning: cannot sync the directory of %s: %s\n", out,
+			strerror(-err));
 	if (show_progress)
 		progress(1, 1, 1);
 	if (!env.quiet)

@@ -1,66 +1,83 @@
 // SPDX-License-Identifier: MIT
 /*
- * The reorder window: a binary min-heap on (ts, arrival sequence). Records
- * are copied into fixed slots so that memory is bounded by the window, not
- * by the trace; the rare record larger than a slot gets its own
- * allocation.
+ * The reorder window: a binary min-heap on (ts, arrival position) over
+ * records copied into one byte arena.
+ *
+ * The arena is a ring used as a bump allocator: a record is appended at
+ * the head, behind an 8-byte block header {length, live}, so records of
+ * any size cost their size and no allocation of their own (stack samples
+ * are about 1 KiB, accounting records 48 bytes). Records leave in
+ * timestamp order, not arrival order, so a released record only marks its
+ * block dead; the tail moves over dead blocks. Arrival order is timestamp
+ * order give or take the window, so the dead blocks behind a live one at
+ * the tail are few, and the ring stays about as large as what the window
+ * holds.
+ *
+ * Positions are virtual byte offsets that only grow (reset when the
+ * window is empty), so the arena can double without moving any heap entry:
+ * a block at position p lives at p mod capacity, before and after. A block
+ * never wraps: the space left before the end of the ring is skipped with
+ * a dead filler block when a record does not fit in it. The arrival
+ * position is also the tie-break of equal timestamps: file order.
+ *
+ * Bounds: at most max_events records, and an arena of at most max_bytes.
+ * When a record does not fit in either, the oldest record by timestamp is
+ * released early (counted as forced); it is never dropped.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include "order.h"
 
-#define SLOT 192
-/* Records bigger than a slot (metadata with long strings) may hold at most
- * this much memory in the window; past it the window releases early. A
- * hostile file of 64 KiB records must not make the window 4 GiB. */
-#define MAX_BIG_BYTES (32u << 20)
+/* The block header: 8 bytes, so records stay 8-byte aligned. */
+struct block {
+	uint32_t len; /* block bytes, header included, a multiple of 8 */
+	uint32_t live;
+};
+
+#define REC_MAX 65528u
+#define BLOCK_MAX (sizeof(struct block) + REC_MAX)
+/* Two of the largest blocks: one may be waiting at the tail while the
+ * other is appended. */
+#define ARENA_MIN (2 * 65536u)
+#define ARENA_START (256u << 10)
+
+_Static_assert(BLOCK_MAX <= 65536u, "a block fits in half of the smallest arena");
 
 struct item {
-	uint64_t ts, seq;
-	uint8_t *rec; /* a slot, or a private allocation when big */
+	uint64_t ts;
+	uint64_t pos; /* virtual position of the block: arrival order */
 };
 
 struct cw_order {
 	cw_order_fn fn;
 	void *ctx;
 	struct item *heap;
-	size_t n;
-	uint8_t *slots;
-	uint8_t **free_slots;
-	size_t nfree;
-	uint64_t seq;
+	size_t n, max_events;
+	uint8_t *arena;
+	size_t cap, max_bytes; /* powers of two */
+	uint64_t head, tail;   /* virtual positions; tail..head is in use */
+	size_t live_bytes;
 	uint64_t max_ts;   /* newest timestamp pushed */
 	uint64_t last_out; /* timestamp of the last record released */
 	int released_any;
-	uint64_t late;
-	size_t big_bytes;
+	struct cw_order_stats st;
 };
 
 static int item_less(const struct item *a, const struct item *b)
 {
-	return a->ts < b->ts || (a->ts == b->ts && a->seq < b->seq);
+	return a->ts < b->ts || (a->ts == b->ts && a->pos < b->pos);
 }
 
-static int is_slot(const struct cw_order *o, const uint8_t *p)
+static struct block *block_at(const struct cw_order *o, uint64_t pos)
 {
-	return p >= o->slots && p < o->slots + (size_t)CW_ORDER_MAX_EVENTS * SLOT;
-}
-
-static void put_back(struct cw_order *o, uint8_t *rec)
-{
-	if (is_slot(o, rec)) {
-		o->free_slots[o->nfree++] = rec;
-	} else {
-		o->big_bytes -= ((const struct cw_hdr *)rec)->size;
-		free(rec);
-	}
+	return (struct block *)(o->arena + (pos & (o->cap - 1)));
 }
 
 static int emit(struct cw_order *o, const struct cw_hdr *h)
 {
 	if (o->released_any && h->ts < o->last_out) {
-		o->late++;
+		o->st.late++;
 	} else {
 		o->last_out = h->ts;
 		o->released_any = 1;
@@ -71,8 +88,8 @@ static int emit(struct cw_order *o, const struct cw_hdr *h)
 static int pop(struct cw_order *o)
 {
 	struct item top = o->heap[0], last = o->heap[--o->n];
+	struct block *b = block_at(o, top.pos);
 	size_t i = 0;
-	int err;
 
 	while (o->n) {
 		size_t c = 2 * i + 1;
@@ -88,12 +105,95 @@ static int pop(struct cw_order *o)
 	}
 	if (o->n)
 		o->heap[i] = last;
-	err = emit(o, (const struct cw_hdr *)top.rec);
-	put_back(o, top.rec);
-	return err;
+	b->live = 0;
+	o->live_bytes -= b->len;
+	return emit(o, (const struct cw_hdr *)(b + 1));
 }
 
-struct cw_order *cw_order__new(cw_order_fn fn, void *ctx)
+/* Move the tail over dead blocks; an empty ring starts again at 0. */
+static void reclaim(struct cw_order *o)
+{
+	while (o->tail != o->head) {
+		const struct block *b = block_at(o, o->tail);
+
+		if (b->live)
+			break;
+		o->tail += b->len;
+	}
+	if (o->tail == o->head)
+		o->tail = o->head = 0;
+}
+
+/* Double the arena. Blocks keep their virtual positions: a block that did
+ * not cross a multiple of the old capacity crosses none of the new. */
+static int grow(struct cw_order *o)
+{
+	size_t cap = o->cap * 2;
+	uint8_t *a = malloc(cap);
+
+	if (!a)
+		return -ENOMEM;
+	for (uint64_t p = o->tail; p < o->head;) {
+		size_t from = p & (o->cap - 1), to = p & (cap - 1);
+		size_t n = o->head - p;
+
+		if (n > o->cap - from)
+			n = o->cap - from;
+		memcpy(a + to, o->arena + from, n);
+		p += n;
+	}
+	free(o->arena);
+	o->arena = a;
+	o->cap = cap;
+	o->st.arena_bytes = cap;
+	return 0;
+}
+
+/*
+ * Room for a block of @need bytes at the head, releasing records early
+ * when a bound says so. @return 0 with o->head at the block, or an error
+ * from grow or from the callback.
+ */
+static int reserve(struct cw_order *o, size_t need)
+{
+	for (;;) {
+		size_t to_end, gap;
+		int err;
+
+		reclaim(o);
+		to_end = o->cap - (o->head & (o->cap - 1));
+		gap = to_end < need ? to_end : 0;
+		if (o->head - o->tail + gap + need <= o->cap) {
+			if (o->n < o->max_events) {
+				if (gap) {
+					*block_at(o, o->head) = (struct block){ (uint32_t)gap, 0 };
+					o->head += gap;
+				}
+				return 0;
+			}
+		} else if (o->cap < o->max_bytes) {
+			if ((err = grow(o)))
+				return err;
+			continue;
+		}
+		/* A bound is reached: the earliest record goes now. The ring
+		 * is never full while it is empty (need <= ARENA_MIN / 2). */
+		o->st.forced++;
+		if ((err = pop(o)))
+			return err;
+	}
+}
+
+static size_t pow2_at_least(size_t v, size_t min)
+{
+	size_t p = min;
+
+	while (p < v && p < ((size_t)1 << 40))
+		p *= 2;
+	return p;
+}
+
+struct cw_order *cw_order__new(cw_order_fn fn, void *ctx, const struct cw_order_opts *opts)
 {
 	struct cw_order *o = calloc(1, sizeof(*o));
 
@@ -101,45 +201,45 @@ struct cw_order *cw_order__new(cw_order_fn fn, void *ctx)
 		return NULL;
 	o->fn = fn;
 	o->ctx = ctx;
-	o->heap = malloc(CW_ORDER_MAX_EVENTS * sizeof(*o->heap));
-	o->slots = malloc((size_t)CW_ORDER_MAX_EVENTS * SLOT);
-	o->free_slots = malloc(CW_ORDER_MAX_EVENTS * sizeof(*o->free_slots));
-	if (!o->heap || !o->slots || !o->free_slots) {
+	o->max_events = opts && opts->max_events ? opts->max_events : CW_ORDER_MAX_EVENTS;
+	o->max_bytes = pow2_at_least(opts && opts->max_bytes ? opts->max_bytes : CW_ORDER_MAX_BYTES,
+				     ARENA_MIN);
+	o->cap = o->max_bytes < ARENA_START ? o->max_bytes : ARENA_START;
+	o->st.arena_bytes = o->cap;
+	o->heap = malloc(o->max_events * sizeof(*o->heap));
+	o->arena = malloc(o->cap);
+	if (!o->heap || !o->arena) {
 		cw_order__free(o);
 		errno = ENOMEM;
 		return NULL;
 	}
-	/* Hand out low slots first: fewer pages touched for small traces. */
-	for (size_t i = 0; i < CW_ORDER_MAX_EVENTS; i++)
-		o->free_slots[i] = o->slots + (CW_ORDER_MAX_EVENTS - 1 - i) * (size_t)SLOT;
-	o->nfree = CW_ORDER_MAX_EVENTS;
 	return o;
 }
 
 int cw_order__push(struct cw_order *o, const struct cw_hdr *rec)
 {
+	size_t need = sizeof(struct block) + rec->size, i;
+	struct block *b;
 	struct item it;
-	size_t i;
 	int err;
 
-	if (o->n == CW_ORDER_MAX_EVENTS && (err = pop(o)))
+	if (rec->size < sizeof(*rec) || rec->size > REC_MAX || rec->size % 8)
+		return -EINVAL;
+	if ((err = reserve(o, need)))
 		return err;
-	if (rec->size <= SLOT) {
-		it.rec = o->free_slots[--o->nfree];
-	} else {
-		while (o->n && o->big_bytes + rec->size > MAX_BIG_BYTES)
-			if ((err = pop(o)))
-				return err;
-		if (!(it.rec = malloc(rec->size)))
-			return -ENOMEM;
-		o->big_bytes += rec->size;
-	}
-	memcpy(it.rec, rec, rec->size);
+	b = block_at(o, o->head);
+	b->len = (uint32_t)need;
+	b->live = 1;
+	memcpy(b + 1, rec, rec->size);
 	it.ts = rec->ts;
-	it.seq = o->seq++;
+	it.pos = o->head;
+	o->head += need;
+	o->live_bytes += need;
+	if (o->live_bytes > o->st.peak_bytes)
+		o->st.peak_bytes = o->live_bytes;
 	if (rec->ts > o->max_ts)
 		o->max_ts = rec->ts;
-	for (i = o->n++; i > 0; ) {
+	for (i = o->n++; i > 0;) {
 		size_t p = (i - 1) / 2;
 
 		if (!item_less(&it, &o->heap[p]))
@@ -148,7 +248,11 @@ int cw_order__push(struct cw_order *o, const struct cw_hdr *rec)
 		i = p;
 	}
 	o->heap[i] = it;
-	while (o->n && o->heap[0].ts + CW_ORDER_WINDOW_NS < o->max_ts)
+	if (o->n > o->st.peak_events)
+		o->st.peak_events = o->n;
+	/* Written so that a timestamp near 2^64 cannot wrap the window. */
+	while (o->n && o->max_ts > CW_ORDER_WINDOW_NS &&
+	       o->heap[0].ts < o->max_ts - CW_ORDER_WINDOW_NS)
 		if ((err = pop(o)))
 			return err;
 	return 0;
@@ -167,17 +271,19 @@ int cw_order__drain(struct cw_order *o)
 
 uint64_t cw_order__late(const struct cw_order *o)
 {
-	return o->late;
+	return o->st.late;
+}
+
+void cw_order__stats(const struct cw_order *o, struct cw_order_stats *st)
+{
+	*st = o->st;
 }
 
 void cw_order__free(struct cw_order *o)
 {
 	if (!o)
 		return;
-	while (o->n)
-		put_back(o, o->heap[--o->n].rec);
 	free(o->heap);
-	free(o->slots);
-	free(o->free_slots);
+	free(o->arena);
 	free(o);
 }

@@ -17,7 +17,12 @@ CREATE TABLE nodes(
   start_ns   INTEGER,
   end_ns     INTEGER,
   start_seen INTEGER NOT NULL,
+  -- 1: a task of the traced set (-p, COMMAND, or every task of a
+  -- system-wide capture); 0: a task seen only at the other end of an
+  -- edge with a traced one; NULL: not a task, or not known.
   traced     INTEGER);
+-- (type, scope, key, generation) is unique: the index that says so is
+-- built after the load, below, with the generations.
 
 CREATE TABLE edges(
   id         INTEGER PRIMARY KEY,
@@ -94,10 +99,28 @@ CREATE VIEW edges_named AS
     FROM edges e LEFT JOIN nodes s ON s.id = e.src JOIN nodes d ON d.id = e.dst;
 
 -- @@INDEXES@@ (everything below runs after the bulk load)
-CREATE UNIQUE INDEX nodes_identity ON nodes(type, scope, key, generation);
+
+-- Generations are numbered here rather than in the join, which would
+-- otherwise keep a counter for every key it ever saw (unbounded memory on
+-- a trace of millions of short-lived keys). Node ids are assigned when a
+-- generation is born, so within one (type, scope, key) id order is birth
+-- order and the numbering is exact. Only rows that change are written.
+UPDATE nodes SET generation = g.gen
+  FROM (SELECT id, row_number() OVER (PARTITION BY type, scope, key ORDER BY id) - 1 AS gen
+          FROM nodes) AS g
+ WHERE nodes.id = g.id AND nodes.generation != g.gen;
+
+-- The identity, unique. key before scope: queries name a type and a key
+-- (a tid) far more often than a scope.
+CREATE UNIQUE INDEX nodes_identity ON nodes(type, key, scope, generation);
+CREATE INDEX nodes_tid ON nodes(type, tid);
 CREATE INDEX edges_src ON edges(src);
-CREATE INDEX edges_dst ON edges(dst);
+-- The causes of a node, by type, in time order: one seek per step of the
+-- README's wake chain (ORDER BY ts DESC LIMIT 1); also serves edges(dst).
+CREATE INDEX edges_dst_type_ts ON edges(dst, type, ts);
+-- The process tree (spawn edges in time order) without reading the
+-- wakes: partial, so it costs only the spawn edges.
+CREATE INDEX edges_spawn_ts ON edges(ts) WHERE type = 'spawn';
 -- No index on edges(type, confidence): every query by type reads most of
 -- the table anyway, and building it cost a quarter of the analyzer's time.
-CREATE INDEX nodes_tid ON nodes(type, tid);
 CREATE INDEX samples_node ON samples(node);

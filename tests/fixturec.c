@@ -7,13 +7,13 @@
  *   fixturec IN.events OUT.cwt
  *
  * One record or directive per line; '#' comments. Record lines use the
- * record text syntax of analyze/dump.h (the output of
+ * record text syntax of analyze/text.h (the output of
  * `causeway-analyze --dump` compiles back with this tool):
  *
  *   kv ts=0 key=kernel_release value="6.18.0"
  *   task ts=0 tid=1 pid=1 ppid=0 comm=init exe=/sbin/init
- *   switch ts=1000 cpu=0 prev=100/100 next=0/0 prev_state=1 prev_prio=120 next_prio=120
- *   waking|wakeup|wakeup_new ts= cpu= ctx=task|softirq|hardirq|nmi waker=T wakee=T target_cpu= prio=
+ *   switch ts=1000 cpu=0 prev=100/100 next=0/0 prev_state=1 [preempt=1] prev_prio=120 next_prio=120
+ *   waking|wakeup|wakeup_new ts= cpu= ctx=task|softirq|hardirq|nmi|unknown waker=T wakee=T target_cpu= prio=
  *   fork ts= cpu= parent=T child=T thread=0|1 clone_flags=0x11 comm=worker [fork_flags=]
  *   exec ts= cpu= task=T old_tid= comm= filename=
  *   exit ts= cpu= task=T group_dead=0|1 code= [exit_flags=]
@@ -21,7 +21,8 @@
  *   account ts= cpu= window= ring=edge|sample|map class=meta|sched|... written= lost=
  *   raw type=0x7f size=24 ts= cpu= [body=HEX]   (any type, zero body by default)
  *
- * Every record also takes ctx= and flags= (the cw_hdr fields).
+ * Every record also takes ctx= and flags= (the cw_hdr fields); the sched
+ * records take their witnesses (prev_start=, waker_start=, start=, ...).
  *
  * Directives:
  *   !seal meta|events|final   seal the pending records as that segment type
@@ -56,7 +57,7 @@
 #include "schema/events.h"
 #include "schema/format.h"
 #include "capture/segwriter.h"
-#include "analyze/dump.h"
+#include "analyze/text.h"
 
 struct env {
 	const char *in, *out;
@@ -272,7 +273,7 @@ static void directive(struct cw_tok *tok, int n)
 
 int main(int argc, char **argv)
 {
-	static uint8_t rec[65536];
+	static uint8_t rec[CW_TEXT_REC_MAX];
 	struct cw_tok tok[CW_TEXT_MAXTOK];
 	char *line = NULL, msg[256];
 	size_t cap = 0;

@@ -12,9 +12,9 @@
  *
  * Not part of `make test`. Build and run (clang 14, libclang-rt-dev):
  *
- *   clang -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -I. \
- *       tests/fuzz_reader.c analyze/segreader.c analyze/dump.c \
- *       -llz4 -lz -o build/fuzz_reader
+ *   make fuzz     (or by hand: clang -g -O1 -fsanitize=fuzzer,address,undefined
+ *                 -D_GNU_SOURCE -I. tests/fuzz_reader.c analyze/segreader.c
+ *                 analyze/dump.c analyze/text.c -llz4 -lz -o build/fuzz_reader)
  *   mkdir -p build/fuzz-corpus && cp fixtures/ *.cwt build/fuzz-corpus/ (prefix each with
  *       a mode byte, or let the fuzzer find one)
  *   build/fuzz_reader -max_total_time=120 -max_len=65536 build/fuzz-corpus
@@ -58,6 +58,7 @@ static void repair(uint8_t *p, size_t n)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static FILE *devnull;
+	static struct cw_text *text;
 	struct cw_reader_opts o = { quiet, NULL };
 	struct cw_reader_stats st;
 	struct cw_segment seg;
@@ -70,6 +71,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	if (!devnull)
 		devnull = fopen("/dev/null", "w");
+	if (!text)
+		text = cw_text__new();
+	if (!devnull || !text)
+		abort();
 	copy = malloc(size);
 	if (!copy)
 		return 0;
@@ -96,7 +101,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		/* the reader promised: every record walked, sizes valid */
 		if (n != seg.nrec || pos != seg.len)
 			abort();
-		if (cw_dump_segment(devnull, &seg))
+		if (cw_dump_segment(devnull, text, &seg))
 			abort();
 	}
 	/* sticky end */

@@ -1,19 +1,25 @@
 #!/bin/bash
 # Runs causeway's tests against one build directory.
-#   tests/run.sh BUILD [--no-live] [--only unit|fixtures|live]
+#   tests/run.sh BUILD [--no-live] [--only KIND] [--live NAME[,NAME...]]
 # unit:     every BUILD/tests/test_* program
 # fixtures: every fixtures/*.events, compiled, analyzed and compared with
 #           fixtures/*.expect (UPDATE=1 rewrites the .expect files)
+# cli:      tests/analyze_cli.sh, the analyzer's command line (no BPF)
 # live:     every tests/live/*.sh, real BPF captures (exit 77 = skipped,
-#           allowed only where BPF cannot be loaded; the test says why)
+#           allowed only where BPF cannot be loaded; the test says why);
+#           --live NAMES runs only those (e.g. --live wake)
+# hostile:  tests/hostile.sh, memory under hostile traces; not in the
+#           default list until the join bounds its state: --only hostile
 set -u
-BUILD=${1:?usage: tests/run.sh BUILD [--no-live] [--only KIND]}
+BUILD=${1:?usage: tests/run.sh BUILD [--no-live] [--only KIND] [--live NAMES]}
 shift
-live=1 only=""
+DEFAULT_KINDS="unit fixtures cli live"
+live=1 only="" live_names=""
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--no-live) live=0 ;;
-	--only) only=$2; shift ;;
+	--only) only=${2:?--only needs a kind}; shift ;;
+	--live) live_names=${2:?--live needs test names}; shift ;;
 	*) echo "run.sh: unknown option $1" >&2; exit 2 ;;
 	esac
 	shift
@@ -30,7 +36,14 @@ result() { # name rc
 	esac
 }
 
-want() { [ -z "$only" ] || [ "$only" = "$1" ]; }
+want() {
+	if [ -n "$only" ]; then
+		[ "$only" = "$1" ]
+	else
+		case " $DEFAULT_KINDS " in *" $1 "*) return 0 ;; esac
+		return 1
+	fi
+}
 
 if want unit; then
 	for t in "$BUILD"/tests/test_*; do
@@ -50,13 +63,30 @@ if want fixtures; then
 	done
 fi
 
+if want cli; then
+	bash "$top/tests/analyze_cli.sh" "$BUILD"
+	result cli/analyze $?
+fi
+
 if want live && [ $live = 1 ]; then
 	for t in "$top"/tests/live/*.sh; do
 		[ -e "$t" ] || continue
+		if [ -n "$live_names" ]; then
+			case ",$live_names," in *",$(basename "$t" .sh),"*) ;; *) continue ;; esac
+		fi
 		bash "$t" "$BUILD"
 		rc=$?
 		result "live/$(basename "$t" .sh)" $rc
 	done
+	# A name that matches no test must not pass as "nothing failed".
+	for n in ${live_names//,/ }; do
+		[ -e "$top/tests/live/$n.sh" ] || result "live/$n (no such test)" 1
+	done
+fi
+
+if want hostile; then
+	bash "$top/tests/hostile.sh" "$BUILD"
+	result hostile $?
 fi
 
 echo

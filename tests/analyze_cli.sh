@@ -1,0 +1,146 @@
+#!/bin/bash
+# The analyzer's command line, as a careful user meets it (no BPF needed):
+#  - --force replaces only a regular file: a device node (as /dev/full),
+#    a FIFO, a directory and a symlink are refused with exit 2 and left as
+#    they were;
+#  - OUT may never be the input trace: same path, another path, a hard
+#    link or a symlink to it, with or without --force;
+#  - stale OUT.tmp.PID files of analyzers that are gone are removed, and
+#    nothing else is (live pid, other names, directories);
+#  - a closed pipe on stdout does not change the exit code (summary and
+#    --dump), and the dump still says what the reader found;
+#  - --version;
+#  - a trace with thousands of damaged segments: the messages printed and
+#    kept are capped, and the rest are counted.
+#   tests/analyze_cli.sh BUILD
+set -u
+BUILD=$(cd "${1:?usage: tests/analyze_cli.sh BUILD}" && pwd)
+top=$(cd "$(dirname "$0")/.." && pwd)
+AN=$BUILD/causeway-analyze
+FC=$BUILD/tests/fixturec
+T=$(mktemp -d)
+trap 'exec 4>&- 2>/dev/null; rm -rf "$T"' EXIT
+failed=0
+
+fail() {
+	echo "analyze_cli: FAIL: $*" >&2
+	failed=1
+}
+# expect RC GREP-PATTERN -- analyzer arguments...: exit code and a message
+expect() {
+	local want=$1 pat=$2
+	shift 3
+	"$AN" "$@" >"$T/out" 2>"$T/err"
+	local rc=$?
+	[ "$rc" = "$want" ] || fail "$AN $*: exit $rc, want $want ($(head -3 "$T/err"))"
+	[ -z "$pat" ] || grep -q -- "$pat" "$T/err" || fail "$AN $*: no '$pat' in: $(cat "$T/err")"
+}
+
+"$FC" "$top/fixtures/pingpong.events" "$T/t.cwt" || { echo "analyze_cli: fixturec failed" >&2; exit 1; }
+sum=$(md5sum <"$T/t.cwt")
+cd "$T" || exit 1
+
+# --- --force and what OUT may be
+# A device node of our own (/dev/full's numbers): an analyzer that gets
+# this wrong must not destroy the real one.
+if mknod full c 1 7 2>/dev/null; then
+	expect 2 "is not a regular file (a device)" -- -q --force -o full t.cwt
+	[ -c full ] || fail "the device node was replaced"
+else
+	echo "analyze_cli: not root: cannot make a device node; the device case is not checked" >&2
+fi
+mkfifo fifo.db
+expect 2 "is not a regular file (a FIFO)" -- -q --force -o fifo.db t.cwt
+[ -p fifo.db ] || fail "the FIFO was replaced"
+mkdir dir.db
+expect 2 "is not a regular file (a directory)" -- -q --force -o dir.db t.cwt
+echo keep >target
+ln -s target link.db
+expect 2 "is not a regular file (a symbolic link)" -- -q --force -o link.db t.cwt
+[ -L link.db ] && [ "$(cat target)" = keep ] || fail "the symlink or its target changed"
+echo old >exists.db
+expect 2 "exists (use --force" -- -q -o exists.db t.cwt
+[ "$(cat exists.db)" = old ] || fail "exists.db replaced without --force"
+expect 0 "" -- -q --force -o exists.db t.cwt
+[ "$(sqlite3 exists.db 'select count(*) from nodes')" -gt 0 ] || fail "--force did not write the database"
+
+mkdir sub
+ln t.cwt hard.db
+ln -s t.cwt self.db
+for o in t.cwt ./t.cwt "$T/t.cwt" sub/../t.cwt hard.db self.db; do
+	expect 2 "is the input trace" -- -q --force -o "$o" t.cwt
+	expect 2 "is the input trace" -- -q -o "$o" t.cwt
+done
+[ "$(md5sum <t.cwt)" = "$sum" ] || fail "the input trace changed"
+
+# --- stale temporary files
+dead=$(sh -c 'echo $$')
+while kill -0 "$dead" 2>/dev/null; do dead=$(sh -c 'echo $$'); done
+touch "s.db.tmp.$dead" "s.db.tmp.$$" "s.db.tmp.${dead}x" "s.db.tmp.0$dead" "other.db.tmp.$dead" \
+	"s.db.tmp.$dead.db"
+mkdir "s.db.tmp.1$dead"
+kill -0 "1$dead" 2>/dev/null && rmdir "s.db.tmp.1$dead" # not dead after all: no check
+expect 0 "removed .*s.db.tmp.$dead, left by an analyzer (pid $dead) that is gone" -- -q -o s.db t.cwt
+[ ! -e "s.db.tmp.$dead" ] || fail "stale s.db.tmp.$dead not removed"
+for keep in "s.db.tmp.$$" "s.db.tmp.${dead}x" "s.db.tmp.0$dead" "other.db.tmp.$dead" "s.db.tmp.$dead.db"; do
+	[ -e "$keep" ] || fail "$keep removed"
+done
+[ ! -e "s.db.tmp.1$dead" ] || [ -d "s.db.tmp.1$dead" ] || fail "a directory was removed"
+[ "$(grep -c removed "$T/err")" = 1 ] || fail "removed more than one file: $(cat "$T/err")"
+
+# --- a closed pipe on stdout: a FIFO whose only reader is gone
+mkfifo pipe
+exec 3<>pipe 4>pipe 3<&-
+"$AN" -o p.db t.cwt >&4 2>"$T/err"
+rc=$?
+[ $rc = 0 ] || fail "summary to a closed pipe: exit $rc, want 0 ($(cat "$T/err"))"
+[ -f p.db ] || fail "summary to a closed pipe: no database"
+"$BUILD/bench/gentrace" big.cwt 200000 >/dev/null || fail "gentrace"
+"$AN" --dump big.cwt >&4 2>"$T/err"
+rc=$?
+[ $rc = 0 ] || fail "--dump to a closed pipe: exit $rc, want 0 ($(cat "$T/err"))"
+[ ! -s "$T/err" ] || fail "--dump to a closed pipe said: $(cat "$T/err")"
+head -c $(($(stat -c %s big.cwt) / 2)) big.cwt >cut.cwt
+"$AN" --dump cut.cwt >&4 2>"$T/err"
+rc=$?
+[ $rc = 0 ] && grep -q "truncated" "$T/err" || fail "--dump of a cut trace to a closed pipe: exit $rc: $(cat "$T/err")"
+printf 'not a trace' >junk.cwt
+"$AN" --dump junk.cwt >&4 2>/dev/null
+rc=$?
+[ $rc = 1 ] || fail "--dump of junk to a closed pipe: exit $rc, want 1 as without a pipe"
+exec 4>&-
+"$AN" -q --force -o p.db big.cwt | head -c1 >/dev/null
+[ "${PIPESTATUS[0]}" = 0 ] || fail "| head -c1: exit ${PIPESTATUS[0]}"
+"$AN" --dump big.cwt | head -1 >/dev/null
+[ "${PIPESTATUS[0]}" = 0 ] || fail "--dump | head -1: exit ${PIPESTATUS[0]}"
+
+# --- --version
+expect 0 "" -- --version
+grep -q "^causeway-analyze [0-9]" "$T/out" || fail "--version printed: $(cat "$T/out")"
+
+# --- thousands of damaged segments: messages capped, the rest counted
+{
+	echo "!segment-size 64"
+	for i in $(seq 3000); do
+		echo "waking ts=$((1000 + i)) cpu=0 waker=1/1 wakee=2/2 target_cpu=0 prio=120"
+		echo "!seal events"
+		echo "!corrupt payload"
+	done
+	echo "waking ts=9000 cpu=0 waker=1/1 wakee=2/2 target_cpu=0 prio=120"
+} >damaged.events
+"$FC" damaged.events damaged.cwt || fail "fixturec damaged.events"
+expect 0 "more reader messages not shown (only the first 1000 are)" -- -q -o damaged.db damaged.cwt
+n=$(grep -c "" "$T/err")
+[ "$n" -le 1002 ] || fail "$n lines of messages for 3000 damaged segments"
+[ "$(sqlite3 damaged.db "select count(*) from diagnostics")" = 1001 ] ||
+	fail "diagnostics rows: $(sqlite3 damaged.db "select count(*) from diagnostics")"
+sup=$(sqlite3 damaged.db "select value from meta where key = 'diagnostics_suppressed'")
+[ "$sup" -ge 2000 ] || fail "meta.diagnostics_suppressed = $sup"
+[ "$(sqlite3 damaged.db "select value from meta where key = 'segments_damaged'")" = 3000 ] ||
+	fail "segments_damaged: $(sqlite3 damaged.db "select value from meta where key = 'segments_damaged'")"
+"$AN" --dump damaged.cwt >/dev/null 2>"$T/err"
+[ "$(grep -c "" "$T/err")" -le 1002 ] && grep -q "more reader messages not shown" "$T/err" ||
+	fail "--dump printed $(grep -c "" "$T/err") lines of messages"
+
+[ $failed = 0 ] && echo "analyze_cli: ok"
+exit $failed
