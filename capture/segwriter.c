@@ -74,6 +74,7 @@ struct cw_writer {
 	uint64_t *cpu_ts; /* CPU_SLOTS entries: last ts seen per cpu */
 
 	uint64_t seq;
+	uint64_t limit; /* cw_writer__set_limit; 0: none */
 	struct cw_writer_stats st;
 };
 
@@ -147,6 +148,33 @@ static int write_full(int fd, const uint8_t *p, size_t len, size_t *done)
 	return 0;
 }
 
+uint64_t cw_writer__worst_case(size_t raw, size_t nrec)
+{
+	/* A seal stores the encoded payload raw when LZ4 does not make it
+	 * smaller, so the stored bytes are at most the encoded ones. The
+	 * columnar encoding adds its header, a group entry for at most every
+	 * record and a 2-byte index per record, and takes the 8-byte key off
+	 * every record; the plain encoding adds nothing. */
+	return CW_SEG_HDR_LEN + CW_COL_HDR_LEN + raw +
+	       (uint64_t)nrec * (CW_COL_GROUP_LEN + 2 - CW_COL_KEY_LEN);
+}
+
+int cw_writer__set_limit(struct cw_writer *w, uint64_t max_bytes)
+{
+	if (!w || (max_bytes && w->st.file_bytes + (w->len ? cw_writer__worst_case(w->len, w->nrec)
+							  : 0) > max_bytes))
+		return -EINVAL;
+	w->limit = max_bytes;
+	return 0;
+}
+
+/* Would the pending records plus one of @len bytes still fit the limit? */
+static int fits(const struct cw_writer *w, size_t len)
+{
+	return !w->limit ||
+	       w->st.file_bytes + cw_writer__worst_case(w->len + len, w->nrec + 1) <= w->limit;
+}
+
 int cw_writer__append(struct cw_writer *w, const void *rec, size_t len)
 {
 	const uint8_t *h = rec;
@@ -159,11 +187,13 @@ int cw_writer__append(struct cw_writer *w, const void *rec, size_t len)
 	    cw_get16(h + 2) != len)
 		return -EINVAL;
 
-	if (w->len && w->len + len > w->seg_size) {
+	if (w->len && (w->len + len > w->seg_size || !fits(w, len))) {
 		err = cw_writer__seal(w, CW_SEG_EVENTS);
 		if (err)
 			return err;
 	}
+	if (!fits(w, len))
+		return -EFBIG;
 	err = grow(&w->buf, &w->cap, w->len + len);
 	if (err)
 		return err;
@@ -435,6 +465,10 @@ int cw_writer__seal(struct cw_writer *w, uint16_t seg_type)
 	cw_put32(hdr + 52, (uint32_t)crc32(0L, payload, (uInt)stored));
 	cw_put16(hdr + 56, CW_SEG_HDR_LEN);
 	cw_put32(hdr + 60, (uint32_t)crc32(0L, hdr, 60));
+	/* append() keeps the worst case within the limit; this only guards
+	 * the segments it does not see coming (an empty META or FINAL). */
+	if (w->limit && w->st.file_bytes + CW_SEG_HDR_LEN + stored > w->limit)
+		return -EFBIG;
 
 	start = lseek(w->fd, 0, SEEK_CUR);
 	err = write_full(w->fd, hdr, CW_SEG_HDR_LEN, &done);

@@ -37,11 +37,29 @@ struct cw_writer *cw_writer__new(int fd, const struct cw_writer_opts *opts);
 /*
  * Append one record. @rec starts with a struct cw_hdr whose size equals
  * @len. When the pending payload would pass the segment size, the pending
- * records are first sealed as a CW_SEG_EVENTS segment.
- * @return 0, -EINVAL for a malformed record, or a negative errno from
- * sealing (the record is then not appended).
+ * records are first sealed as a CW_SEG_EVENTS segment; so they are when,
+ * under a limit (cw_writer__set_limit), the record could otherwise take
+ * the file past it.
+ * @return 0, -EINVAL for a malformed record, -EFBIG when the record does
+ * not fit under the limit, or a negative errno from sealing (the record is
+ * then not appended).
  */
 int cw_writer__append(struct cw_writer *w, const void *rec, size_t len);
+
+/*
+ * Never let the file (the bytes this writer appends) pass @max_bytes;
+ * 0: no limit. The writer keeps the worst case of the pending records
+ * (cw_writer__worst_case) within the limit, sealing early when it must,
+ * so a seal never takes the file past it: the limit holds exactly, not
+ * on average. A limit below what is already written is -EINVAL.
+ */
+int cw_writer__set_limit(struct cw_writer *w, uint64_t max_bytes);
+
+/*
+ * The most bytes a segment of @nrec records of @raw bytes in all can take
+ * in the file, header included, however they encode and compress.
+ */
+uint64_t cw_writer__worst_case(size_t raw, size_t nrec);
 
 /*
  * Seal the pending records (possibly none) into one segment of @seg_type
