@@ -4,8 +4,11 @@
  * the preempt count, the traced-set filter, and the edge ring with its
  * batched wakeups and per-CPU, per-class accounting.
  *
- * Include after vmlinux.h, bpf_helpers.h, bpf_core_read.h, bpf_tracing.h
- * and schema/events.h.
+ * Every class object includes it, so every object defines the same maps;
+ * user space creates them once and shares them (bpf/config.h).
+ *
+ * Include after vmlinux.h, bpf_helpers.h, bpf_core_read.h, bpf_tracing.h,
+ * schema/events.h and bpf/config.h.
  */
 #ifndef CAUSEWAY_BPF_H
 #define CAUSEWAY_BPF_H
@@ -20,10 +23,8 @@
 #define CW_NMI_MASK (0xfU << CW_NMI_SHIFT)
 #define CW_SOFTIRQ_OFFSET (1U << CW_SOFTIRQ_SHIFT)
 
-/* Settings, written by user space between __open() and __load(). */
-const volatile __u32 self_tgid = 0;	   /* the capture itself: never recorded */
-const volatile __u8 filter_enabled = 0;	   /* 0: system-wide; 1: traced map */
-const volatile __u64 wakeup_bytes = 1 << 20; /* wake the consumer past this fill */
+/* Settings, written by user space between open and load (bpf/config.h). */
+const volatile struct cw_bpf_config cw_config = { .wakeup_bytes = 1 << 20 };
 
 /*
  * Per-CPU counters, one slot per (ring, class): events written and reserve
@@ -55,12 +56,13 @@ struct {
  * Traced set (filter_enabled): tgids of the -p processes or COMMAND and
  * every process they fork. Threads share the tgid, so only new processes
  * are inserted. Bounded: an insert that fails is counted on CW_RING_MAP.
+ * User space stops a -p capture once it is empty.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 65536);
 	__type(key, __u32);
-	__type(value, __u8);
+	__type(value, struct cw_traced);
 } traced SEC(".maps");
 
 /* ---- interrupt context ---------------------------------------------- */
@@ -68,24 +70,25 @@ struct {
 /*
  * x86 keeps the preempt count in a per-CPU variable: `__preempt_count`
  * (before 6.2, and again from 6.15) or `pcpu_hot.preempt_count` (in
- * between). The obvious route, a typed __ksym and bpf_this_cpu_ptr(), needs
- * the variable in kallsyms, which kernels without CONFIG_KALLSYMS_ALL do not
- * have. So we locate it by arithmetic instead: every static per-CPU
- * variable of one CPU sits at the same distance from that CPU's
- * `runqueues`, and user space reads both offsets in the .data..percpu
- * DATASEC of the kernel's BTF (pc_delta). This CPU's runqueue is found
- * once per CPU through the current task's cfs_rq, checked against
- * rq->cpu, and cached.
+ * between). pc_addr holds each CPU's address of it, found one of two ways
+ * (cw_config.ctx_method):
+ *  - KSYM: bpf/context.bpf.c asks bpf_per_cpu_ptr() for every CPU's
+ *    address before the capture starts. That needs the variable in
+ *    kallsyms, which kernels without CONFIG_KALLSYMS_ALL do not have.
+ *  - RUNQUEUE: every static per-CPU variable of one CPU sits at the same
+ *    distance from that CPU's `runqueues`, and user space reads both
+ *    offsets in the .data..percpu DATASEC of the kernel's BTF
+ *    (cw_config.pc_delta). This CPU's runqueue is found once per CPU
+ *    through the current task's cfs_rq, checked against rq->cpu, and the
+ *    address cached here.
+ * A CPU whose address is still 0 has an unknown context.
  */
-const volatile __s64 pc_delta = 0;
-const volatile __u8 pc_known = 0; /* pc_delta was found */
-
 struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1024); /* possible CPUs, set by user space */
 	__type(key, __u32);
 	__type(value, __u64);
-} rq_cache SEC(".maps");
+} pc_addr SEC(".maps");
 
 /* cfs_rq::rq exists with CONFIG_FAIR_GROUP_SCHED only. */
 struct cfs_rq___grp {
@@ -94,16 +97,10 @@ struct cfs_rq___grp {
 
 static __always_inline __u64 cw_this_rq(void)
 {
-	__u32 zero = 0;
-	__u64 *cached = bpf_map_lookup_elem(&rq_cache, &zero);
 	struct task_struct *t;
 	struct cfs_rq___grp *cfs;
 	struct rq *rq;
 
-	if (!cached)
-		return 0;
-	if (*cached)
-		return *cached;
 	if (!bpf_core_field_exists(struct cfs_rq___grp, rq))
 		return 0;
 	/* set_task_rq() points se.cfs_rq at the task group's cfs_rq of the
@@ -113,29 +110,37 @@ static __always_inline __u64 cw_this_rq(void)
 	rq = BPF_CORE_READ(cfs, rq);
 	if (!rq || BPF_CORE_READ(rq, cpu) != (int)bpf_get_smp_processor_id())
 		return 0;
-	*cached = (__u64)rq;
-	return *cached;
+	return (__u64)rq;
 }
 
 /* @return 0 and *pc, or -1 when the count cannot be read. */
 static __always_inline int cw_preempt_count(__u32 *pc)
 {
-#if defined(__TARGET_ARCH_x86)
-	__u64 rq;
-
-	if (!pc_known)
-		return -1;
-	rq = cw_this_rq();
-	if (!rq)
-		return -1;
-	return bpf_probe_read_kernel(pc, sizeof(*pc), (void *)(rq + pc_delta)) ? -1 : 0;
-#elif defined(__TARGET_ARCH_arm64)
+#if defined(__TARGET_ARCH_arm64)
 	struct task_struct *t = bpf_get_current_task_btf();
 
+	if (cw_config.ctx_method != CW_CTXM_THREAD_INFO)
+		return -1;
 	*pc = BPF_CORE_READ(t, thread_info.preempt.count);
 	return 0;
 #else
-	return -1;
+	__u32 cpu = bpf_get_smp_processor_id();
+	__u64 *addr;
+
+	if (cw_config.ctx_method != CW_CTXM_KSYM && cw_config.ctx_method != CW_CTXM_RUNQUEUE)
+		return -1;
+	addr = bpf_map_lookup_elem(&pc_addr, &cpu);
+	if (!addr)
+		return -1;
+	if (!*addr && cw_config.ctx_method == CW_CTXM_RUNQUEUE) {
+		__u64 rq = cw_this_rq();
+
+		if (rq)
+			*addr = rq + cw_config.pc_delta;
+	}
+	if (!*addr)
+		return -1;
+	return bpf_probe_read_kernel(pc, sizeof(*pc), (void *)*addr) ? -1 : 0;
 #endif
 }
 
@@ -155,11 +160,10 @@ static __always_inline __u8 cw_context(void)
 {
 	__u32 pc = 0, sc;
 
-	/* Without a readable count the context is unknown; task context is
-	 * the only answer the record can give (user space refuses to start
-	 * on x86 when pc_delta cannot be found, so this is a transient). */
+	/* Without a readable count the current task may be an interrupted
+	 * one: say so rather than guess task context and blame it. */
 	if (cw_preempt_count(&pc))
-		return CW_CTX_TASK;
+		return CW_CTX_UNKNOWN;
 	sc = pc & CW_SOFTIRQ_MASK;
 	if (pc & CW_NMI_MASK)
 		return CW_CTX_NMI;
@@ -180,14 +184,14 @@ static __always_inline __u8 cw_context(void)
 
 static __always_inline bool cw_is_self(__u32 tgid)
 {
-	return self_tgid && tgid == self_tgid;
+	return cw_config.self_tgid && tgid == cw_config.self_tgid;
 }
 
 static __always_inline bool cw_tgid_traced(__u32 tgid)
 {
 	if (cw_is_self(tgid))
 		return false;
-	if (!filter_enabled)
+	if (!cw_config.filter_enabled)
 		return true;
 	return bpf_map_lookup_elem(&traced, &tgid) != NULL;
 }
@@ -248,7 +252,7 @@ static __always_inline void cw_submit(void *rec, __u16 type)
 {
 	__u64 avail = bpf_ringbuf_query(&edges, BPF_RB_AVAIL_DATA);
 
-	bpf_ringbuf_submit(rec, avail >= wakeup_bytes ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP);
+	bpf_ringbuf_submit(rec, avail >= cw_config.wakeup_bytes ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP);
 	cw_count(CW_RING_EDGE, CW_CLASS_OF(type), false);
 }
 

@@ -1,49 +1,56 @@
 // SPDX-License-Identifier: MIT
 /*
- * Metadata records: key/value pairs and the /proc snapshot of tasks alive
- * at capture start. The snapshot gives the analyzer names and parents for
- * tasks whose birth predates the trace (start_seen = 0), and gives -p the
- * descendants that already exist.
+ * Metadata records: key/value pairs, and the sets of keys that open and
+ * close a trace (schema/format.md, "Metadata keys").
  */
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/utsname.h>
 
 #include "schema/events.h"
+#include "schema/format.h"
 #include "capture/segwriter.h"
+#include "capture/procsnap.h"
 #include "capture/meta.h"
 
 #define PAD8(n) (((n) + 7u) & ~(size_t)7u)
+/* The largest record cw_hdr.size allows, a multiple of 8. */
+#define KV_MAX 65528u
+#define KEY_MAX 64u
+#define VAL_MAX (KV_MAX - sizeof(struct cw_meta_kv) - KEY_MAX)
 
 int meta__put_kv(struct cw_writer *w, uint64_t ts, const char *key, const char *val)
 {
 	size_t klen = strlen(key), vlen = strlen(val), len;
-	uint8_t buf[sizeof(struct cw_meta_kv) + 4096 + 8];
-	struct cw_meta_kv *kv = (struct cw_meta_kv *)buf;
+	struct cw_meta_kv *kv;
+	int err;
 
-	/* Values are short strings; a longer one (an enormous command line)
+	/* A value longer than a record can hold (an enormous command line)
 	 * is cut rather than failing the capture. */
-	if (klen > 64)
+	if (klen > KEY_MAX)
 		return -EINVAL;
-	if (vlen > sizeof(buf) - sizeof(*kv) - klen - 8)
-		vlen = sizeof(buf) - sizeof(*kv) - klen - 8;
+	if (vlen > VAL_MAX)
+		vlen = VAL_MAX;
 	len = PAD8(sizeof(*kv) + klen + vlen);
-	memset(buf, 0, len);
+	kv = calloc(1, len);
+	if (!kv)
+		return -ENOMEM;
 	kv->hdr.type = CW_REC_META_KV;
 	kv->hdr.size = (uint16_t)len;
 	kv->hdr.cpu = 0xffff;
 	kv->hdr.ts = ts;
 	kv->key_len = (uint16_t)klen;
 	kv->val_len = (uint16_t)vlen;
-	memcpy(buf + sizeof(*kv), key, klen);
-	memcpy(buf + sizeof(*kv) + klen, val, vlen);
-	return cw_writer__append(w, buf, len);
+	memcpy(kv + 1, key, klen);
+	memcpy((char *)(kv + 1) + klen, val, vlen);
+	err = cw_writer__append(w, kv, len);
+	free(kv);
+	return err;
 }
 
 int meta__put_kv_u64(struct cw_writer *w, uint64_t ts, const char *key, uint64_t val)
@@ -54,224 +61,120 @@ int meta__put_kv_u64(struct cw_writer *w, uint64_t ts, const char *key, uint64_t
 	return meta__put_kv(w, ts, key, s);
 }
 
-struct snap_task {
-	uint32_t tid, pid, ppid;
-	char comm[CW_COMM_LEN];
-	char *exe; /* shared by the threads of one process; owned by the leader */
-	uint64_t ts;
-};
 
-struct proc_snap {
-	struct snap_task *t;
-	size_t n, cap;
-};
-
-static uint64_t now_ns(void)
+static uint64_t clock_ns(clockid_t c)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(c, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* "tid (comm) S ppid ...": comm may hold spaces and ')', so split at the
- * last ')'. */
-static int read_stat(const char *path, char comm[CW_COMM_LEN], uint32_t *ppid)
+static int read_line(const char *path, char *buf, size_t len)
 {
-	char buf[1024], *open_p, *close_p;
-	ssize_t n;
-	int fd;
+	FILE *f = fopen(path, "re");
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (!f)
 		return -errno;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
+	if (!fgets(buf, (int)len, f)) {
+		fclose(f);
 		return -EIO;
-	buf[n] = 0;
-	open_p = strchr(buf, '(');
-	close_p = strrchr(buf, ')');
-	if (!open_p || !close_p || close_p < open_p)
-		return -EIO;
-	memset(comm, 0, CW_COMM_LEN);
-	memcpy(comm, open_p + 1,
-	       (size_t)(close_p - open_p - 1) < CW_COMM_LEN - 1 ? (size_t)(close_p - open_p - 1)
-								  : CW_COMM_LEN - 1);
-	if (sscanf(close_p + 1, " %*c %" SCNu32, ppid) != 1)
-		return -EIO;
+	}
+	fclose(f);
+	buf[strcspn(buf, "\n")] = 0;
 	return 0;
 }
 
-static int snap_push(struct proc_snap *s, const struct snap_task *t)
+/*
+ * traced_pids: as many pids as one record holds, and how many did not
+ * fit in traced_pids_omitted, so a reader never takes a cut list for the
+ * whole set.
+ */
+static int put_traced(struct cw_writer *w, uint64_t ts, const pid_t *pids, size_t n)
 {
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 1024;
-		struct snap_task *nt = realloc(s->t, cap * sizeof(*nt));
+	char *buf = malloc(VAL_MAX + 16);
+	size_t off = 0, i;
+	int err;
 
-		if (!nt)
-			return -ENOMEM;
-		s->t = nt;
-		s->cap = cap;
-	}
-	s->t[s->n++] = *t;
-	return 0;
-}
+	if (!buf)
+		return -ENOMEM;
+	buf[0] = 0;
+	for (i = 0; i < n; i++) {
+		char one[16];
+		int k = snprintf(one, sizeof(one), "%s%d", i ? "," : "", pids[i]);
 
-static void snap_process(struct proc_snap *s, uint32_t pid)
-{
-	char path[64], exe[4096];
-	struct dirent *de;
-	ssize_t n;
-	DIR *d;
-	char *exe_copy = NULL;
-	int first = 1;
-
-	snprintf(path, sizeof(path), "/proc/%u/exe", pid);
-	n = readlink(path, exe, sizeof(exe) - 1);
-	if (n > 0) {
-		exe[n] = 0;
-		exe_copy = strdup(exe);
-	}
-	snprintf(path, sizeof(path), "/proc/%u/task", pid);
-	d = opendir(path);
-	if (!d) {
-		free(exe_copy);
-		return;
-	}
-	while ((de = readdir(d))) {
-		struct snap_task t = { 0 };
-		char *end;
-		unsigned long tid = strtoul(de->d_name, &end, 10);
-
-		if (!tid || *end)
-			continue;
-		snprintf(path, sizeof(path), "/proc/%u/task/%lu/stat", pid, tid);
-		if (read_stat(path, t.comm, &t.ppid))
-			continue; /* exited meanwhile */
-		t.tid = (uint32_t)tid;
-		t.pid = pid;
-		t.ts = now_ns();
-		/* the first pushed thread owns the exe string */
-		t.exe = first ? exe_copy : NULL;
-		if (snap_push(s, &t))
+		if (off + (size_t)k > VAL_MAX)
 			break;
-		first = 0;
+		memcpy(buf + off, one, (size_t)k + 1);
+		off += (size_t)k;
 	}
-	closedir(d);
-	if (first)
-		free(exe_copy);
+	err = meta__put_kv(w, ts, "traced_pids", buf);
+	free(buf);
+	if (!err && i < n)
+		err = meta__put_kv_u64(w, ts, "traced_pids_omitted", n - i);
+	return err;
 }
 
-struct proc_snap *proc_snap__new(pid_t skip_pid)
+int meta__write_start(struct cw_writer *w, const struct meta_start *m, const struct proc_snap *snap)
 {
-	struct proc_snap *s = calloc(1, sizeof(*s));
-	struct dirent *de;
-	DIR *d;
+	char buf[4096];
+	struct utsname u;
+	uint64_t mono, real, ts = m->start_ns;
+	size_t off = 0;
+	int err = 0;
 
-	if (!s)
-		return NULL;
-	d = opendir("/proc");
-	if (!d) {
-		int err = errno;
+	uname(&u);
+	/* Back to back, so the analyzer can map capture time to wall time. */
+	mono = clock_ns(CLOCK_MONOTONIC);
+	real = clock_ns(CLOCK_REALTIME);
 
-		free(s);
-		errno = err;
-		return NULL;
-	}
-	while ((de = readdir(d))) {
-		char *end;
-		unsigned long pid = strtoul(de->d_name, &end, 10);
-
-		if (!pid || *end || (pid_t)pid == skip_pid)
-			continue;
-		snap_process(s, (uint32_t)pid);
-	}
-	closedir(d);
-	return s;
+	err = err ?: meta__put_kv(w, ts, "kernel_release", u.release);
+	err = err ?: meta__put_kv(w, ts, "hostname", u.nodename);
+	if (read_line("/proc/sys/kernel/random/boot_id", buf, sizeof(buf)))
+		strcpy(buf, "unknown");
+	err = err ?: meta__put_kv(w, ts, "boot_id", buf);
+	buf[0] = 0;
+	for (int i = 0; i < m->argc && off < sizeof(buf); i++)
+		off += snprintf(buf + off, sizeof(buf) - off, "%s%s", i ? " " : "", m->argv[i]);
+	err = err ?: meta__put_kv(w, ts, "cmdline", buf);
+	err = err ?: meta__put_kv(w, ts, "options", m->options);
+	err = err ?: meta__put_kv_u64(w, ts, "ncpus", (uint64_t)m->ncpus);
+	err = err ?: meta__put_kv(w, ts, "clock", "monotonic");
+	err = err ?: meta__put_kv_u64(w, ts, "anchor_monotonic_ns", mono);
+	err = err ?: meta__put_kv_u64(w, ts, "anchor_realtime_ns", real);
+	err = err ?: meta__put_kv_u64(w, ts, "capture_start_ns", ts);
+	err = err ?: meta__put_kv(w, ts, "version", m->version);
+	err = err ?: meta__put_kv_u64(w, ts, "capture_pid", (uint64_t)getpid());
+	err = err ?: meta__put_kv_u64(w, ts, "ring_edge_bytes", m->ring_edge_bytes);
+	err = err ?: meta__put_kv(w, ts, "classes", m->classes);
+	err = err ?: meta__put_kv(w, ts, "classes_missing", m->classes_missing);
+	err = err ?: meta__put_kv(w, ts, "context_method", m->context_method);
+	if (m->filtered)
+		err = err ?: put_traced(w, ts, m->traced, m->ntraced);
+	err = err ?: proc_snap__write(snap, w);
+	err = err ?: cw_writer__seal(w, CW_SEG_META);
+	return err;
 }
 
-int proc_snap__write(const struct proc_snap *s, struct cw_writer *w)
+int meta__write_final(struct cw_writer *w, const struct meta_final *f)
 {
-	const char *exe = NULL;
-	uint32_t exe_pid = 0;
+	uint64_t ts = f->end_ns;
+	int err = 0;
 
-	for (size_t i = 0; i < s->n; i++) {
-		const struct snap_task *t = &s->t[i];
-		uint8_t buf[sizeof(struct cw_meta_task) + 4096 + 8];
-		struct cw_meta_task *m = (struct cw_meta_task *)buf;
-		size_t elen, len;
-		int err;
-
-		if (t->pid != exe_pid) {
-			exe_pid = t->pid;
-			exe = t->exe;
-		}
-		elen = exe ? strlen(exe) : 0;
-		len = PAD8(sizeof(*m) + elen);
-		memset(buf, 0, len);
-		m->hdr.type = CW_REC_META_TASK;
-		m->hdr.size = (uint16_t)len;
-		m->hdr.cpu = 0xffff;
-		m->hdr.ts = t->ts;
-		m->task.tid = t->tid;
-		m->task.pid = t->pid;
-		m->ppid = t->ppid;
-		m->exe_len = (uint16_t)elen;
-		memcpy(m->comm, t->comm, CW_COMM_LEN);
-		if (elen)
-			memcpy(buf + sizeof(*m), exe, elen);
-		err = cw_writer__append(w, buf, len);
-		if (err)
-			return err;
-	}
-	return 0;
+	err = err ?: meta__put_kv_u64(w, ts, "capture_end_ns", ts);
+	err = err ?: meta__put_kv_u64(w, ts, "events_total", f->events);
+	err = err ?: meta__put_kv_u64(w, ts, "events_lost", f->lost);
+	err = err ?: meta__put_kv_u64(w, ts, "map_overflow", f->map_overflow);
+	if (f->rejected)
+		err = err ?: meta__put_kv_u64(w, ts, "records_rejected", f->rejected);
+	err = err ?: meta__put_kv(w, ts, "stop_reason", f->stop_reason);
+	err = err ?: cw_writer__seal(w, CW_SEG_FINAL);
+	return err;
 }
 
-static int in_set(const pid_t *set, size_t n, pid_t p)
+size_t meta__final_max(void)
 {
-	for (size_t i = 0; i < n; i++)
-		if (set[i] == p)
-			return 1;
-	return 0;
-}
-
-size_t proc_snap__descendants(const struct proc_snap *s, const pid_t *roots, size_t nroots,
-			      pid_t *out, size_t cap)
-{
-	size_t n = 0;
-	int grew = 1;
-
-	/* Fixed point over process leaders: simple, and the snapshot is
-	 * small enough that quadratic time does not matter here. */
-	while (grew) {
-		grew = 0;
-		for (size_t i = 0; i < s->n && n < cap; i++) {
-			const struct snap_task *t = &s->t[i];
-			pid_t pid = (pid_t)t->pid, ppid = (pid_t)t->ppid;
-
-			if (t->tid != t->pid || in_set(roots, nroots, pid) || in_set(out, n, pid))
-				continue;
-			if (in_set(roots, nroots, ppid) || in_set(out, n, ppid)) {
-				out[n++] = pid;
-				grew = 1;
-			}
-		}
-	}
-	return n;
-}
-
-size_t proc_snap__count(const struct proc_snap *s)
-{
-	return s ? s->n : 0;
-}
-
-void proc_snap__free(struct proc_snap *s)
-{
-	if (!s)
-		return;
-	for (size_t i = 0; i < s->n; i++)
-		free(s->t[i].exe);
-	free(s->t);
-	free(s);
+	/* Six keys of at most 20 characters, numbers of at most 20 digits
+	 * or the longest stop reason. */
+	return 6 * PAD8(sizeof(struct cw_meta_kv) + 20 + 20);
 }

@@ -1,45 +1,58 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Metadata records for the capture: key/value pairs and the initial
- * snapshot of processes and threads read from /proc. Writes through the
- * segment writer only; knows nothing of BPF.
+ * Metadata records for the capture: key/value pairs, the keys that open
+ * a trace (the META segment) and those that close it (the FINAL
+ * segment). Writes through the segment writer only; knows nothing of BPF.
  */
 #ifndef CAUSEWAY_CAPTURE_META_H
 #define CAUSEWAY_CAPTURE_META_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
 struct cw_writer;
+struct proc_snap;
 
 /* Append one cw_meta_kv record. @return 0 or a negative errno. */
 int meta__put_kv(struct cw_writer *w, uint64_t ts, const char *key, const char *val);
 int meta__put_kv_u64(struct cw_writer *w, uint64_t ts, const char *key, uint64_t val);
 
-/* Processes and threads alive when it was taken. */
-struct proc_snap;
+/* What the META segment says besides what meta.c finds itself. */
+struct meta_start {
+	int argc;
+	char **argv;
+	const char *options;	     /* the effective options */
+	const char *version;
+	const char *classes;	     /* recorded: "sched,..." */
+	const char *classes_missing; /* requested, not recorded: "name:why,..." */
+	const char *context_method;  /* cw_ctx_method_names */
+	bool filtered;		     /* -p or COMMAND: traced_pids is written */
+	const pid_t *traced;	     /* the initial traced set (tgids) */
+	size_t ntraced;
+	int ncpus;
+	uint64_t start_ns;
+	uint64_t ring_edge_bytes;
+};
 
-/*
- * Read every thread of every process under /proc, except those of
- * @skip_pid (the capture itself). Tasks that vanish while being read are
- * skipped. @return a snapshot, or NULL with errno set.
- */
-struct proc_snap *proc_snap__new(pid_t skip_pid);
+/* The keys, then @snap, sealed as the META segment. @return 0 or a
+ * negative errno. */
+int meta__write_start(struct cw_writer *w, const struct meta_start *m, const struct proc_snap *snap);
 
-/* One cw_meta_task record per thread. @return 0 or a negative errno. */
-int proc_snap__write(const struct proc_snap *s, struct cw_writer *w);
+struct meta_final {
+	uint64_t end_ns;
+	uint64_t events;       /* records written */
+	uint64_t lost;	       /* edge + sample ring loss */
+	uint64_t map_overflow; /* bounded BPF maps */
+	uint64_t rejected;     /* records from BPF that were not passed on */
+	const char *stop_reason;
+};
 
-/*
- * Processes (tgids) in the snapshot that descend from one of @roots,
- * roots excluded, by the ppid chain. @return how many were stored in
- * @out (at most @cap).
- */
-size_t proc_snap__descendants(const struct proc_snap *s, const pid_t *roots, size_t nroots,
-			      pid_t *out, size_t cap);
+/* The keys, sealed as the FINAL segment. @return 0 or a negative errno. */
+int meta__write_final(struct cw_writer *w, const struct meta_final *f);
 
-size_t proc_snap__count(const struct proc_snap *s);
-
-void proc_snap__free(struct proc_snap *s);
+/* Record bytes meta__write_final() appends at most. */
+size_t meta__final_max(void);
 
 #endif /* CAUSEWAY_CAPTURE_META_H */

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <linux/capability.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -60,12 +61,27 @@ static int load_btf(void)
 	return 0;
 }
 
+/* CAUSEWAY_HIDE_TRACEPOINTS=tp1,tp2: the live tests' stand-in for a
+ * kernel that lacks them. */
+static bool hidden(const char *tp)
+{
+	const char *list = getenv("CAUSEWAY_HIDE_TRACEPOINTS");
+	size_t n = strlen(tp);
+
+	for (const char *p = list; p && *p; p += strcspn(p, ","), p += *p == ',')
+		if (!strncmp(p, tp, n) && (p[n] == ',' || !p[n]))
+			return true;
+	return false;
+}
+
 int probe__tp_nargs(const char *tp)
 {
 	char name[128];
 	const struct btf_type *t;
 	int id;
 
+	if (hidden(tp))
+		return -ENOENT;
 	if ((id = load_btf()))
 		return id;
 	snprintf(name, sizeof(name), "btf_trace_%s", tp);
@@ -83,23 +99,25 @@ int probe__tp_nargs(const char *tp)
 	return btf_vlen(t) - 1;
 }
 
-/* Offset of VAR @name in DATASEC @sec, or -1. */
-static long long datasec_var_offset(const char *sec, const char *name, const struct btf_type **vt)
+long long probe__datasec_offset(const struct btf *btf, const char *sec, const char *name,
+				const struct btf_type **vt, size_t *size)
 {
 	const struct btf_type *t;
 	const struct btf_var_secinfo *vs;
-	int id = btf__find_by_name_kind(vmlinux_btf, sec, BTF_KIND_DATASEC);
+	int id = btf__find_by_name_kind(btf, sec, BTF_KIND_DATASEC);
 
 	if (id < 0)
 		return -1;
-	t = btf__type_by_id(vmlinux_btf, id);
+	t = btf__type_by_id(btf, id);
 	vs = btf_var_secinfos(t);
 	for (int i = 0; i < btf_vlen(t); i++, vs++) {
-		const struct btf_type *v = btf__type_by_id(vmlinux_btf, vs->type);
+		const struct btf_type *v = btf__type_by_id(btf, vs->type);
 
-		if (v && btf_is_var(v) && !strcmp(btf__name_by_offset(vmlinux_btf, v->name_off), name)) {
+		if (v && btf_is_var(v) && !strcmp(btf__name_by_offset(btf, v->name_off), name)) {
 			if (vt)
-				*vt = btf__type_by_id(vmlinux_btf, v->type);
+				*vt = btf__type_by_id(btf, v->type);
+			if (size)
+				*size = vs->size;
 			return vs->offset;
 		}
 	}
@@ -140,10 +158,10 @@ int probe__preempt_count_delta(long long *delta)
 
 	if ((err = load_btf()))
 		return err;
-	rq = datasec_var_offset(".data..percpu", "runqueues", NULL);
-	pc = datasec_var_offset(".data..percpu", "__preempt_count", NULL);
+	rq = probe__datasec_offset(vmlinux_btf, ".data..percpu", "runqueues", NULL, NULL);
+	pc = probe__datasec_offset(vmlinux_btf, ".data..percpu", "__preempt_count", NULL, NULL);
 	if (pc < 0) {
-		pc = datasec_var_offset(".data..percpu", "pcpu_hot", &hot);
+		pc = probe__datasec_offset(vmlinux_btf, ".data..percpu", "pcpu_hot", &hot, NULL);
 		if (pc >= 0) {
 			/* 6.2..6.14: struct pcpu_hot, preempt_count inside an
 			 * anonymous union/struct */
@@ -156,6 +174,42 @@ int probe__preempt_count_delta(long long *delta)
 		return -ENOENT;
 	*delta = pc - rq;
 	return 0;
+}
+
+int probe__runqueue_reachable(void)
+{
+	int id, err;
+
+	if ((err = load_btf()))
+		return err;
+	id = btf__find_by_name_kind(vmlinux_btf, "cfs_rq", BTF_KIND_STRUCT);
+	if (id < 0)
+		return id;
+	return member_offset(btf__type_by_id(vmlinux_btf, id), "rq") < 0 ? -ENOENT : 0;
+}
+
+int probe__kallsyms(const char *const *names, size_t n)
+{
+	char line[512];
+	int found = -ENOENT;
+	FILE *f = fopen("/proc/kallsyms", "re");
+
+	if (!f)
+		return -errno;
+	/* "ADDRESS TYPE NAME [MODULE]" */
+	while (found < 0 && fgets(line, sizeof(line), f)) {
+		char *name = strchr(line, ' ');
+
+		name = name ? strchr(name + 1, ' ') : NULL;
+		if (!name++)
+			continue;
+		name[strcspn(name, " \t\n")] = 0;
+		for (size_t i = 0; i < n; i++)
+			if (!strcmp(name, names[i]))
+				found = (int)i;
+	}
+	fclose(f);
+	return found;
 }
 
 void probe__cleanup(void)

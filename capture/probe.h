@@ -10,6 +10,9 @@
 
 #include <stddef.h>
 
+struct btf;
+struct btf_type;
+
 /*
  * 0 when the caller may load and attach tracing BPF programs (root, or
  * CAP_BPF and CAP_PERFMON, or CAP_SYS_ADMIN); otherwise -EPERM with a
@@ -23,7 +26,9 @@ int probe__vmlinux_btf(void);
 /*
  * Number of arguments the running kernel passes to the BTF-enabled raw
  * tracepoint @tp (e.g. "sched_switch"), from its btf_trace_<tp> typedef;
- * a negative errno when the kernel's BTF does not describe it.
+ * a negative errno when the kernel's BTF does not describe it. For tests,
+ * the tracepoints named in the environment variable
+ * CAUSEWAY_HIDE_TRACEPOINTS (comma-separated) are taken as absent.
  */
 int probe__tp_nargs(const char *tp);
 
@@ -34,6 +39,27 @@ int probe__tp_nargs(const char *tp);
  * @return 0 and *delta, or a negative errno when either is not described.
  */
 int probe__preempt_count_delta(long long *delta);
+
+/*
+ * 0 when the kernel's BTF gives struct cfs_rq a member rq (only with
+ * CONFIG_FAIR_GROUP_SCHED), the way the runqueue method finds this CPU's
+ * runqueue from the current task; a negative errno otherwise.
+ */
+int probe__runqueue_reachable(void);
+
+/*
+ * The index in @names of the first of them /proc/kallsyms lists, or a
+ * negative errno (-ENOENT: none). Per-CPU variables are there only with
+ * CONFIG_KALLSYMS_ALL.
+ */
+int probe__kallsyms(const char *const *names, size_t n);
+
+/*
+ * Offset of variable @name in DATASEC @sec of @btf, its type in *@vt and
+ * its size in *@size (either may be NULL); -1 when absent.
+ */
+long long probe__datasec_offset(const struct btf *btf, const char *sec, const char *name,
+				const struct btf_type **vt, size_t *size);
 
 /* Release the kernel BTF kept for probe__tp_nargs(). */
 void probe__cleanup(void);

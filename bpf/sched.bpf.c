@@ -5,22 +5,26 @@
  * one schema/events.h record on the `edges` ring.
  *
  * Filtering (contract 2.2): with filter_enabled, an edge is kept when
- * either end is in the traced set; the set follows fork. The capture's own
- * process is never recorded: an edge with the capture at either end is
- * dropped, and so are its forks.
+ * either end is in the traced set; the set follows fork, and a process
+ * leaves it at the final switch-out of its last thread (see bpf/config.h,
+ * struct cw_traced). The capture's own process is never recorded: an edge
+ * with the capture at either end is dropped, and so are its forks.
  *
  * Only wakeups can be raised in interrupt context; switches, forks, execs,
  * exits and renames run in the task they name, so their ctx is task.
  *
  * Where a tracepoint's arguments changed across kernels, there are two
  * programs and user space autoloads the one that matches the running
- * kernel's BTF (capture/probe.c), never a version check.
+ * kernel's BTF, never a version check: the class descriptor in
+ * capture/classes.c lists every program with its tracepoint and argument
+ * counts.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_tracing.h>
 #include "schema/events.h"
+#include "bpf/config.h"
 #include "causeway.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual MIT/GPL";
@@ -55,11 +59,11 @@ static __always_inline int emit_switch(struct task_struct *prev, struct task_str
 
 	if (cw_is_self(prev_tgid) || cw_is_self(next_tgid))
 		return 0;
-	if (filter_enabled && !cw_tgid_traced(prev_tgid) && !cw_tgid_traced(next_tgid))
+	if (cw_config.filter_enabled && !cw_tgid_traced(prev_tgid) && !cw_tgid_traced(next_tgid))
 		return 0;
 	e = cw_reserve(sizeof(*e), CW_REC_SWITCH, CW_CTX_TASK);
 	if (!e)
-		return 0;
+		goto out;
 	e->prev.tid = prev->pid;
 	e->prev.pid = prev_tgid;
 	e->next.tid = next->pid;
@@ -72,6 +76,15 @@ static __always_inline int emit_switch(struct task_struct *prev, struct task_str
 	if (preempt)
 		e->hdr.flags = CW_SWITCH_PREEMPT;
 	cw_submit(e, CW_REC_SWITCH);
+out:
+	/* The last thread of a traced process is gone: its tgid may now be
+	 * reused by an unrelated process, so forget it. */
+	if (cw_config.filter_enabled && (prev_state & CW_TASK_DEAD)) {
+		struct cw_traced *t = bpf_map_lookup_elem(&traced, &prev_tgid);
+
+		if (t && t->state == CW_TRACED_DYING && t->tid == (__u32)prev->pid)
+			bpf_map_delete_elem(&traced, &prev_tgid);
+	}
 	return 0;
 }
 
@@ -105,12 +118,14 @@ static __always_inline int emit_wake(struct task_struct *p, __u16 type)
 	if (ctx == CW_CTX_TASK) {
 		if (cw_is_self(cur_tgid))
 			return 0;
-		if (filter_enabled && !cw_tgid_traced(wakee_tgid) && !cw_tgid_traced(cur_tgid))
+		if (cw_config.filter_enabled && !cw_tgid_traced(wakee_tgid) &&
+		    !cw_tgid_traced(cur_tgid))
 			return 0;
 	} else {
-		/* The interrupted task is not an end of this edge: only the
-		 * wakee decides, and an interrupted capture is not named. */
-		if (filter_enabled && !cw_tgid_traced(wakee_tgid))
+		/* The interrupted task (or, with an unknown context, perhaps
+		 * interrupted) is not an end of this edge: only the wakee
+		 * decides, and an interrupted capture is not named. */
+		if (cw_config.filter_enabled && !cw_tgid_traced(wakee_tgid))
 			return 0;
 		if (cw_is_self(cur_tgid))
 			cur_tgid = cur_tid = 0;
@@ -158,15 +173,15 @@ int BPF_PROG(handle_fork, struct task_struct *parent, struct task_struct *child)
 
 	if (cw_is_self(parent_tgid))
 		return 0;
-	if (filter_enabled) {
-		__u8 one = 1;
+	if (cw_config.filter_enabled) {
+		struct cw_traced live = { .state = CW_TRACED_LIVE };
 
 		if (!cw_tgid_traced(parent_tgid))
 			return 0;
 		/* A new process joins the traced set; a thread is already in
 		 * through its tgid. */
 		if (child_pid == child_tgid &&
-		    bpf_map_update_elem(&traced, &child_tgid, &one, BPF_ANY))
+		    bpf_map_update_elem(&traced, &child_tgid, &live, BPF_ANY))
 			cw_count(CW_RING_MAP, CW_CLASS_SCHED, true);
 	}
 	e = cw_reserve(sizeof(*e), CW_REC_FORK, CW_CTX_TASK);
@@ -224,9 +239,13 @@ static __always_inline int emit_exit(struct task_struct *p, bool group_dead)
 		e->task_start = p->start_time;
 		cw_submit(e, CW_REC_EXIT);
 	}
-	/* The tgid may be reused by an unrelated process: forget it. */
-	if (filter_enabled && group_dead)
-		bpf_map_delete_elem(&traced, &tgid);
+	/* The process is gone once this thread has switched out for the
+	 * last time (emit_switch); until then its switches are recorded. */
+	if (cw_config.filter_enabled && group_dead) {
+		struct cw_traced dying = { .state = CW_TRACED_DYING, .tid = p->pid };
+
+		bpf_map_update_elem(&traced, &tgid, &dying, BPF_EXIST);
+	}
 	return 0;
 }
 

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the capture and its BPF objects share besides the records of
+ * schema/events.h: the settings user space writes into every object's
+ * .rodata before loading it, the value of the traced set, the ways of
+ * reading the preempt count, and the maps every object shares. Fixed-width
+ * fields only, as in events.h: both compilers must agree on the layout.
+ */
+#ifndef CAUSEWAY_BPF_CONFIG_H
+#define CAUSEWAY_BPF_CONFIG_H
+
+#ifndef __bpf__
+#include <linux/types.h>
+#endif
+
+/*
+ * How a program learns the context (task, softirq, hardirq, NMI) it runs
+ * in, which decides whether the current task may be blamed for a wakeup
+ * (contract 5.6). Chosen by user space at start; see capture/tracer.c.
+ */
+enum {
+	CW_CTXM_NONE = 0,	 /* unknown: wakes are recorded as CW_CTX_UNKNOWN */
+	CW_CTXM_KSYM = 1,	 /* x86: per-CPU addresses from a typed __ksym */
+	CW_CTXM_RUNQUEUE = 2,	 /* x86: this CPU's runqueue + a BTF offset */
+	CW_CTXM_THREAD_INFO = 3, /* arm64: the count is in the task */
+	CW_CTXM_MAX = 4,
+};
+
+/*
+ * Settings, one copy in each object's .rodata (variable cw_config), so
+ * the verifier sees them as constants and prunes what they switch off.
+ */
+struct cw_bpf_config {
+	__u64 wakeup_bytes;  /* wake the consumer past this much unread data */
+	__s64 pc_delta;	     /* CW_CTXM_RUNQUEUE: preempt count - runqueues */
+	__u32 self_tgid;     /* the capture itself: never recorded */
+	__u8 filter_enabled; /* 0: system-wide; 1: only the traced set */
+	__u8 ctx_method;     /* CW_CTXM_* */
+	__u8 __pad[2];
+};
+
+/*
+ * A traced process (key: tgid). A process whose last thread has exited
+ * (group dead) stays in the set as DYING until that thread's final
+ * switch-out in TASK_DEAD, so that switch is recorded too; then it goes.
+ */
+#define CW_TRACED_LIVE 1
+#define CW_TRACED_DYING 2
+struct cw_traced {
+	__u32 state; /* CW_TRACED_* */
+	__u32 tid;   /* DYING: the thread whose final switch ends it */
+};
+
+/* include/linux/sched.h; part of the ABI of the sched_switch prev_state. */
+#define CW_TASK_DEAD 0x80
+
+#ifndef __bpf__
+/* Indexed by CW_CTXM_*; the metadata key context_method holds them. */
+static const char *const cw_ctx_method_names[CW_CTXM_MAX] = {
+	[CW_CTXM_NONE] = "none",
+	[CW_CTXM_KSYM] = "ksym",
+	[CW_CTXM_RUNQUEUE] = "runqueue",
+	[CW_CTXM_THREAD_INFO] = "thread_info",
+};
+
+/* The maps every object defines (bpf/causeway.bpf.h) and user space
+ * creates once: the first object loaded creates them, the others reuse
+ * its file descriptors. */
+static const char *const cw_shared_maps[] = { "edges", "counters", "traced", "pc_addr" };
+#endif
+
+#endif /* CAUSEWAY_BPF_CONFIG_H */

@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: MIT
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <bpf/bpf.h>
+
+#include "capture/account.h"
+#include "capture/segwriter.h"
+
+struct counter {
+	uint64_t written, lost;
+};
+
+/* One (ring, class) the counters map has a slot for: key = ring *
+ * CW_CLASS_MAX + class, as in bpf/causeway.bpf.h. */
+struct slot {
+	uint32_t key;
+	uint16_t ring, class;
+	bool always;
+	struct counter *prev; /* [cpu]: values at the last flush */
+};
+
+struct account {
+	int fd;
+	int ncpus;
+	uint64_t last_ns;
+	struct slot slots[CW_RING_MAX * CW_CLASS_MAX];
+	size_t nslots;
+	struct counter *cur; /* [cpu] */
+	struct account_totals tot;
+};
+
+struct account *account__new(int counters_fd, int ncpus, uint64_t start_ns,
+			     const struct cw_class_sel *sel)
+{
+	struct account *a = calloc(1, sizeof(*a));
+
+	if (!a)
+		return NULL;
+	a->fd = counters_fd;
+	a->ncpus = ncpus;
+	a->last_ns = start_ns;
+	a->cur = calloc((size_t)ncpus, sizeof(*a->cur));
+	if (!a->cur)
+		goto nomem;
+	for (size_t i = 0; i < cw_nclasses; i++) {
+		const struct cw_class_desc *c = &cw_classes[i];
+
+		if (sel->c[c->id].status != CW_CLS_OK)
+			continue;
+		for (uint16_t ring = 0; ring < CW_RING_MAX; ring++) {
+			struct slot *s = &a->slots[a->nslots];
+
+			if (!(c->rings & (1u << ring)))
+				continue;
+			s->key = (uint32_t)ring * CW_CLASS_MAX + (uint32_t)c->id;
+			s->ring = ring;
+			s->class = (uint16_t)c->id;
+			s->always = ring == CW_RING_EDGE;
+			s->prev = calloc((size_t)ncpus, sizeof(*s->prev));
+			if (!s->prev)
+				goto nomem;
+			a->nslots++;
+		}
+	}
+	return a;
+nomem:
+	account__free(a);
+	errno = ENOMEM;
+	return NULL;
+}
+
+int account__flush(struct account *a, struct cw_writer *w, uint64_t now)
+{
+	for (size_t i = 0; i < a->nslots; i++) {
+		struct slot *s = &a->slots[i];
+
+		if (bpf_map_lookup_elem(a->fd, &s->key, a->cur))
+			continue;
+		for (int cpu = 0; cpu < a->ncpus; cpu++) {
+			uint64_t dw = a->cur[cpu].written - s->prev[cpu].written;
+			uint64_t dl = a->cur[cpu].lost - s->prev[cpu].lost;
+			struct cw_account r = { 0 };
+			int err;
+
+			if (!dw && !dl && !s->always)
+				continue;
+			r.hdr.type = CW_REC_ACCOUNT;
+			r.hdr.size = sizeof(r);
+			r.hdr.cpu = (uint16_t)cpu;
+			r.hdr.ts = now;
+			r.window_ns = now - a->last_ns;
+			r.written = dw;
+			r.lost = dl;
+			r.ring = s->ring;
+			r.class = s->class;
+			err = cw_writer__append(w, &r, sizeof(r));
+			if (err)
+				return err;
+			s->prev[cpu] = a->cur[cpu];
+			if (s->ring == CW_RING_EDGE)
+				a->tot.lost_edge += dl;
+			else if (s->ring == CW_RING_SAMPLE)
+				a->tot.lost_sample += dl;
+			else
+				a->tot.lost_map += dl;
+		}
+	}
+	a->last_ns = now;
+	return 0;
+}
+
+void account__flush_max(const struct account *a, size_t *bytes, size_t *records)
+{
+	*records = a->nslots * (size_t)a->ncpus;
+	*bytes = *records * sizeof(struct cw_account);
+}
+
+void account__totals(const struct account *a, struct account_totals *t)
+{
+	*t = a->tot;
+}
+
+void account__free(struct account *a)
+{
+	if (!a)
+		return;
+	for (size_t i = 0; i < a->nslots; i++)
+		free(a->slots[i].prev);
+	free(a->cur);
+	free(a);
+}

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Capture accounting (contract 2.1): the BPF counters of events written
+ * and lost, per ring, per class and per CPU, turned into cw_account
+ * records of deltas, periodically and at the close.
+ */
+#ifndef CAUSEWAY_CAPTURE_ACCOUNT_H
+#define CAUSEWAY_CAPTURE_ACCOUNT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "capture/classes.h"
+
+struct cw_writer;
+struct account;
+
+struct account_totals {
+	uint64_t lost_edge, lost_sample, lost_map;
+};
+
+/*
+ * Account for the classes @sel records on the rings their descriptors
+ * name, from the per-CPU counters map @counters_fd, starting at
+ * @start_ns. @return NULL with errno set on failure.
+ */
+struct account *account__new(int counters_fd, int ncpus, uint64_t start_ns,
+			     const struct cw_class_sel *sel);
+
+/*
+ * Append one cw_account record per (ring, class, CPU) with the deltas
+ * since the last flush. Edge-ring records of the recorded classes are
+ * written even when zero: a window with nothing lost is evidence too.
+ * A delta that could not be appended is kept for the next flush.
+ * @return 0 or the writer's negative errno.
+ */
+int account__flush(struct account *a, struct cw_writer *w, uint64_t now);
+
+/* Record bytes and records one flush writes at most. */
+void account__flush_max(const struct account *a, size_t *bytes, size_t *records);
+
+/* Loss flushed so far. */
+void account__totals(const struct account *a, struct account_totals *t);
+
+void account__free(struct account *a);
+
+#endif /* CAUSEWAY_CAPTURE_ACCOUNT_H */

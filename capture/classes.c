@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The class table (see classes.h for how to add a class) and what the
+ * capture decides from it before loading anything.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "schema/names.h"
+#include "bpf/config.h" /* the skeletons' .rodata type */
+#include "capture/classes.h"
+#include "capture/log.h"
+#include "capture/probe.h"
+#include "sched.skel.h"
+
+/* sched_switch gained prev_state in 5.18 and sched_process_exit
+ * group_dead in 6.16: one program for each side of the change. */
+static const struct cw_prog_desc sched_progs[] = {
+	{ .name = "handle_switch", .tp = "sched_switch", .min_args = 4 },
+	{ .name = "handle_switch_v0", .tp = "sched_switch", .min_args = 3, .max_args = 3 },
+	{ .name = "handle_waking", .tp = "sched_waking" },
+	{ .name = "handle_wakeup", .tp = "sched_wakeup" },
+	{ .name = "handle_wakeup_new", .tp = "sched_wakeup_new" },
+	{ .name = "handle_fork", .tp = "sched_process_fork" },
+	{ .name = "handle_exec", .tp = "sched_process_exec" },
+	{ .name = "handle_exit", .tp = "sched_process_exit", .min_args = 2 },
+	{ .name = "handle_exit_v0", .tp = "sched_process_exit", .min_args = 1, .max_args = 1 },
+	{ .name = "handle_rename", .tp = "task_rename", .optional = true },
+	{ .name = NULL },
+};
+
+static const struct cw_rec_desc sched_records[] = {
+	{ CW_REC_SWITCH, sizeof(struct cw_switch) },
+	{ CW_REC_WAKING, sizeof(struct cw_wake) },
+	{ CW_REC_WAKEUP, sizeof(struct cw_wake) },
+	{ CW_REC_WAKEUP_NEW, sizeof(struct cw_wake) },
+	{ CW_REC_FORK, sizeof(struct cw_fork) },
+	{ CW_REC_EXEC, sizeof(struct cw_exec) },
+	{ CW_REC_EXIT, sizeof(struct cw_exit) },
+	{ CW_REC_RENAME, sizeof(struct cw_rename) },
+	{ .type = 0 },
+};
+
+/* In the contract's order of -e. The ones without an object are the next
+ * issues' work; listing them lets -e name them and the capture say that
+ * they are missing instead of calling them unknown. */
+const struct cw_class_desc cw_classes[] = {
+	{
+		.id = CW_CLASS_SCHED,
+		.elf_bytes = sched_bpf__elf_bytes,
+		.progs = sched_progs,
+		.records = sched_records,
+		.rings = 1u << CW_RING_EDGE | 1u << CW_RING_MAP,
+	},
+	{ .id = CW_CLASS_IO_URING },
+	{ .id = CW_CLASS_WORKQUEUE },
+	{ .id = CW_CLASS_TIMER },
+	{ .id = CW_CLASS_FUTEX },
+	{ .id = CW_CLASS_ADAPTER, .alias = "usdt" },
+};
+const size_t cw_nclasses = sizeof(cw_classes) / sizeof(cw_classes[0]);
+
+static const char *class_name(const struct cw_class_desc *c)
+{
+	return cw_name_of(cw_class_names, CW_CLASS_MAX, (unsigned)c->id);
+}
+
+const struct cw_class_desc *classes__find(const char *name)
+{
+	for (size_t i = 0; i < cw_nclasses; i++)
+		if (!strcmp(name, class_name(&cw_classes[i])) ||
+		    (cw_classes[i].alias && !strcmp(name, cw_classes[i].alias)))
+			return &cw_classes[i];
+	return NULL;
+}
+
+void classes__names(char *buf, size_t len)
+{
+	size_t off = 0;
+
+	buf[0] = 0;
+	for (size_t i = 0; i < cw_nclasses && off < len; i++)
+		off += snprintf(buf + off, len - off, "%s%s", i ? "," : "",
+				cw_classes[i].alias ? cw_classes[i].alias : class_name(&cw_classes[i]));
+}
+
+bool classes__prog_fits(const struct cw_prog_desc *p)
+{
+	int n = probe__tp_nargs(p->tp);
+
+	return n >= 0 && n >= p->min_args && (!p->max_args || n <= p->max_args);
+}
+
+/* 0, or -ENOENT with @why naming the first required tracepoint that no
+ * program of @c fits. */
+static int kernel_supports(const struct cw_class_desc *c, char *why, size_t len)
+{
+	for (const struct cw_prog_desc *p = c->progs; p->name; p++) {
+		bool fitted = false;
+		int n;
+
+		if (p->optional)
+			continue;
+		for (const struct cw_prog_desc *q = c->progs; q->name && !fitted; q++)
+			fitted = !strcmp(q->tp, p->tp) && classes__prog_fits(q);
+		if (fitted)
+			continue;
+		n = probe__tp_nargs(p->tp);
+		if (n < 0)
+			snprintf(why, len, "the kernel's BTF has no tracepoint %s", p->tp);
+		else
+			snprintf(why, len, "tracepoint %s has %d arguments, a layout this build does not know",
+				 p->tp, n);
+		return -ENOENT;
+	}
+	return 0;
+}
+
+void classes__select(struct cw_class_sel *sel, const bool *requested)
+{
+	memset(sel, 0, sizeof(*sel));
+	for (size_t i = 0; i < cw_nclasses; i++) {
+		const struct cw_class_desc *c = &cw_classes[i];
+		struct cw_class_state *s = &sel->c[c->id];
+
+		if (requested && !requested[c->id])
+			continue;
+		if (!c->elf_bytes)
+			s->status = CW_CLS_NO_BUILD;
+		else if (kernel_supports(c, s->why, sizeof(s->why)))
+			s->status = CW_CLS_NO_KERNEL;
+		else
+			s->status = CW_CLS_OK;
+	}
+}
+
+int classes__list(const struct cw_class_sel *sel, bool missing, char *buf, size_t len)
+{
+	size_t off = 0;
+	int n = 0;
+
+	buf[0] = 0;
+	for (size_t i = 0; i < cw_nclasses && off < len; i++) {
+		const struct cw_class_desc *c = &cw_classes[i];
+		enum cw_class_status s = sel->c[c->id].status;
+
+		if (s == CW_CLS_OFF || (s == CW_CLS_OK) == missing)
+			continue;
+		off += snprintf(buf + off, len - off, "%s%s%s", n++ ? "," : "", class_name(c),
+				s == CW_CLS_NO_BUILD ? ":build" : s == CW_CLS_NO_KERNEL ? ":kernel" : "");
+	}
+	return n;
+}
+
+int classes__choose(struct cw_class_sel *sel, const bool *requested, char *recorded,
+		    char *missing, size_t len)
+{
+	char unbuilt[256] = "", why[512] = "";
+	size_t uoff = 0, woff = 0;
+
+	classes__select(sel, requested);
+	classes__list(sel, true, missing, len);
+	for (size_t i = 0; i < cw_nclasses; i++) {
+		const struct cw_class_state *s = &sel->c[cw_classes[i].id];
+		const char *name = class_name(&cw_classes[i]);
+
+		if (s->status == CW_CLS_NO_BUILD && uoff < sizeof(unbuilt))
+			uoff += snprintf(unbuilt + uoff, sizeof(unbuilt) - uoff, "%s%s",
+					 uoff ? "," : "", name);
+		if (s->status != CW_CLS_NO_KERNEL)
+			continue;
+		if (woff < sizeof(why))
+			woff += snprintf(why + woff, sizeof(why) - woff, "; %s: %s", name, s->why);
+		cw_notice("not recording %s: %s", name, s->why);
+	}
+	if (!classes__list(sel, false, recorded, len)) {
+		cw_msg("cannot start: none of the requested classes can be recorded (%s%s%s)",
+		       *unbuilt ? "not implemented yet: " : "", unbuilt, *unbuilt ? why : why + 2);
+		return -1;
+	}
+	if (*unbuilt)
+		cw_notice("recording %s; not implemented yet: %s", recorded, unbuilt);
+	return 0;
+}

@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Edge classes: the unit of -e, of loading and of loss accounting. The
+ * table in classes.c is the only place the capture lists them; -e, the
+ * notice of missing classes, the metadata and the accounting all iterate
+ * it.
+ *
+ * Adding a class (capture side):
+ *  1. schema/: its CW_CLASS_* (with its name in names.h) and record
+ *     layouts in events.h, documented in format.md.
+ *  2. bpf/CLASS.bpf.c: its programs, including bpf/causeway.bpf.h (the
+ *     shared maps, cw_reserve/cw_submit, cw_context). The Makefile turns
+ *     it into CLASS.skel.h by itself.
+ *  3. One entry in cw_classes[] (classes.c): the CLASS_bpf__elf_bytes of
+ *     that skeleton, every program with the tracepoint it attaches to
+ *     (the probe for kernel support), its record types and the rings it
+ *     counts on.
+ * Nothing else in the capture names a class.
+ */
+#ifndef CAUSEWAY_CAPTURE_CLASSES_H
+#define CAUSEWAY_CAPTURE_CLASSES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "schema/events.h"
+
+/*
+ * One BPF program of a class. It is loaded when the kernel's BTF has its
+ * tp_btf tracepoint with between min_args and max_args arguments (0, 0:
+ * any), which is how variants for different kernels are told apart. A
+ * class is supported when each tracepoint it does not mark optional has a
+ * program that fits.
+ */
+struct cw_prog_desc {
+	const char *name; /* the program, as named in the BPF object */
+	const char *tp;	  /* tracepoint, without the btf_trace_ prefix */
+	int min_args, max_args;
+	bool optional;
+};
+
+/* A record type a class writes, and its exact size. */
+struct cw_rec_desc {
+	uint16_t type;
+	uint16_t size;
+};
+
+struct cw_class_desc {
+	int id;		   /* CW_CLASS_*: the name is cw_class_names[id] */
+	const char *alias; /* another name -e accepts, or NULL */
+	/* The class's BPF object (a bpftool skeleton's *_bpf__elf_bytes);
+	 * NULL: not in this build yet. */
+	const void *(*elf_bytes)(size_t *sz);
+	const struct cw_prog_desc *progs; /* ends with a NULL name */
+	const struct cw_rec_desc *records; /* ends with type 0 */
+	unsigned rings; /* bit per CW_RING_* it counts written/lost on */
+};
+
+extern const struct cw_class_desc cw_classes[];
+extern const size_t cw_nclasses;
+
+/* What became of a class in this capture. */
+enum cw_class_status {
+	CW_CLS_OFF = 0,	 /* not requested */
+	CW_CLS_OK,	 /* requested, will be recorded */
+	CW_CLS_NO_BUILD, /* requested, not in this build */
+	CW_CLS_NO_KERNEL /* requested, the kernel lacks what it needs */
+};
+
+struct cw_class_state {
+	enum cw_class_status status;
+	char why[128]; /* NO_KERNEL: what is missing */
+};
+
+/* Indexed by CW_CLASS_*. */
+struct cw_class_sel {
+	struct cw_class_state c[CW_CLASS_MAX];
+};
+
+/* The class -e calls @name (its name or alias), or NULL. */
+const struct cw_class_desc *classes__find(const char *name);
+
+/* The -e spelling of the classes: "sched,io_uring,...". */
+void classes__names(char *buf, size_t len);
+
+/*
+ * Mark @sel's requested classes (all when @requested is NULL) OK, or why
+ * they cannot be recorded, from the build and the kernel's BTF.
+ */
+void classes__select(struct cw_class_sel *sel, const bool *requested);
+
+/*
+ * The requested classes of @sel that will be recorded ("sched,..."), or
+ * with @missing those that will not, each with why: "name:build" (not in
+ * this build) or "name:kernel" (the kernel lacks what it needs).
+ * @return how many there were.
+ */
+int classes__list(const struct cw_class_sel *sel, bool missing, char *buf, size_t len);
+
+/*
+ * classes__select(), then say which requested classes will not be
+ * recorded and why (notices), and fill @recorded and @missing as
+ * classes__list() does. @return 0, or -1 when none can be recorded,
+ * after a message naming them and why (printed even under -q).
+ */
+int classes__choose(struct cw_class_sel *sel, const bool *requested, char *recorded,
+		    char *missing, size_t len);
+
+/* Should program @p be loaded on this kernel? */
+bool classes__prog_fits(const struct cw_prog_desc *p);
+
+#endif /* CAUSEWAY_CAPTURE_CLASSES_H */

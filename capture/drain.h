@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The edge ring's consumer: records from the BPF programs into the
+ * segment writer, in bounded batches.
+ *
+ * libbpf 1.1's ring_buffer__poll() keeps consuming for as long as the
+ * producers keep up; a loop around it would then never see SIGINT, -d,
+ * COMMAND's exit or the second boundary, and that is exactly when events
+ * are being lost. So the callback stops the call after DRAIN_BATCH records
+ * (having consumed them: libbpf advances past a record before calling
+ * back), and the caller does its checks before asking for more.
+ */
+#ifndef CAUSEWAY_CAPTURE_DRAIN_H
+#define CAUSEWAY_CAPTURE_DRAIN_H
+
+#include <stdint.h>
+
+#include "capture/classes.h"
+
+#define DRAIN_BATCH 16384
+
+struct cw_writer;
+struct drain;
+
+/*
+ * Drain ring @ring_fd into @w. Only records the classes @sel records
+ * declare, at their exact size, are passed on; others are counted
+ * (drain__rejected). @return a drain, or NULL with errno set.
+ */
+struct drain *drain__new(int ring_fd, struct cw_writer *w, const struct cw_class_sel *sel);
+
+/*
+ * Consume up to DRAIN_BATCH records; wait up to @timeout_ms for the first
+ * when none is pending (0: do not wait). @return 0 when the ring is
+ * drained (as far as it has been told), 1 when more is pending, -EFBIG
+ * when the writer's limit stopped it (--max-size), or another negative
+ * errno (writing the file failed).
+ */
+int drain__poll(struct drain *d, int timeout_ms);
+
+/* Records passed to the writer, and records refused, so far. */
+uint64_t drain__events(const struct drain *d);
+uint64_t drain__rejected(const struct drain *d);
+
+void drain__free(struct drain *d);
+
+#endif /* CAUSEWAY_CAPTURE_DRAIN_H */

@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: MIT
+#include <stdio.h>
+#include <bpf/libbpf.h>
+
+#include "capture/log.h"
+
+static bool quiet;
+
+void cw_log_quiet(bool q)
+{
+	quiet = q;
+}
+
+static void vmsg(const char *fmt, va_list ap)
+{
+	fputs(CW_PROG ": ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+void cw_msg(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg(fmt, ap);
+	va_end(ap);
+}
+
+void cw_notice(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (quiet)
+		return;
+	va_start(ap, fmt);
+	vmsg(fmt, ap);
+	va_end(ap);
+}
+
+static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	if (level == LIBBPF_DEBUG)
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+void cw_log_libbpf(void)
+{
+	libbpf_set_print(libbpf_print);
+}

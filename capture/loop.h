@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The drain loop: drain the ring in bounded batches (capture/drain.h) and
+ * between two batches look at what can end the capture: a signal, -d,
+ * COMMAND's exit, every -p process gone, the file full, an error. Once a
+ * second, write the accounting, seal the segment (a flusher thread syncs
+ * it) and refresh the status line.
+ */
+#ifndef CAUSEWAY_CAPTURE_LOOP_H
+#define CAUSEWAY_CAPTURE_LOOP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+enum stop_reason {
+	STOP_NONE,
+	STOP_SIGNAL,
+	STOP_DURATION,
+	STOP_COMMAND,
+	STOP_TARGETS,
+	STOP_MAX_SIZE,
+	STOP_ERROR,
+	STOP_MAX
+};
+
+/* The metadata's stop_reason, by STOP_*. */
+extern const char *const stop_names[STOP_MAX];
+
+struct loop {
+	struct drain *drain;
+	struct cw_writer *w;
+	struct account *acct;
+	struct flusher *flusher;
+	struct tracer *tracer;
+	struct command *cmd;  /* NULL without COMMAND */
+	bool watch_targets;   /* -p: stop once the traced set is empty */
+	uint64_t start_ns;
+	uint64_t duration_ns; /* 0: none */
+	bool tty;	      /* show the status line */
+	const char *output;   /* for messages */
+	bool status_shown;    /* out: a status line was printed */
+};
+
+uint64_t loop__now(void);
+
+/* Run until something ends the capture. @return why. */
+enum stop_reason loop__run(struct loop *l);
+
+/*
+ * Once the programs are detached: drain what the ring still holds,
+ * unless @stop says the file cannot take it; a second signal cuts it
+ * short. @return @stop, or what ended the drain (max-size, error).
+ */
+enum stop_reason loop__drain_rest(struct loop *l, enum stop_reason stop);
+
+#endif /* CAUSEWAY_CAPTURE_LOOP_H */

@@ -1,0 +1,286 @@
+// SPDX-License-Identifier: MIT
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "schema/format.h"
+#include "schema/names.h"
+#include "bpf/config.h"
+#include "capture/classes.h"
+#include "capture/log.h"
+#include "capture/options.h"
+
+static void usage(FILE *f)
+{
+	char classes[128];
+
+	classes__names(classes, sizeof(classes));
+	fprintf(f,
+		"usage: causeway-capture [OPTIONS] [-- COMMAND [ARG...]]\n"
+		"  -o, --output FILE     trace file (default causeway.cwt); an existing file is\n"
+		"                        refused unless --force; never follows a symlink; mode 0600\n"
+		"  -p, --pid PID[,PID]   trace these processes and every descendant they fork;\n"
+		"                        a thread id stands for its process; stops when all exited\n"
+		"  -- COMMAND ...        start COMMAND, trace it and its descendants, stop when it\n"
+		"                        exits, and exit with its status\n"
+		"                        (neither -p nor COMMAND: system-wide)\n"
+		"  -d, --duration SECS   stop after SECS (a COMMAND still running gets SIGTERM,\n"
+		"                        then SIGKILL 2 s later)\n"
+		"  -e, --events LIST     edge classes: %s\n"
+		"                        (default: all that this build and kernel support)\n"
+		"      --segment-size N  uncompressed bytes per segment (default 1M; K/M/G suffixes)\n"
+		"      --max-size N      stop cleanly before the file passes N bytes (K/M/G suffixes)\n"
+		"  -F, --freq HZ         CPU stack sampling: not implemented yet (accepted; 0 = off)\n"
+		"      --no-offcpu       off-CPU stacks: not implemented yet (accepted)\n"
+		"      --context-method M  how interrupt context is told apart: auto (default),\n"
+		"                        ksym, runqueue, thread_info or none (wakes then have an\n"
+		"                        unknown context)\n"
+		"  -q, --quiet           no status line, no notices, no summary\n"
+		"      --force           replace an existing regular file\n"
+		"  -h, --help            this text\n"
+		"      --version         the version and the trace format it writes\n",
+		classes);
+}
+
+static int parse_size(const char *s, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+	uint64_t mul = 1;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || end == s || *s == '-')
+		return -EINVAL;
+	switch (*end) {
+	case 'k': case 'K': mul = 1ull << 10; end++; break;
+	case 'm': case 'M': mul = 1ull << 20; end++; break;
+	case 'g': case 'G': mul = 1ull << 30; end++; break;
+	}
+	if (*end == 'i' && end[1] == 'B')
+		end += 2;
+	else if (*end == 'B')
+		end++;
+	if (*end || (v && mul > UINT64_MAX / v))
+		return -EINVAL;
+	*out = v * mul;
+	return 0;
+}
+
+static int parse_pids(struct env *env, const char *s)
+{
+	char *copy = strdup(s), *tok, *save = NULL;
+	int err = 0;
+
+	if (!copy)
+		return -ENOMEM;
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char *end;
+		long v;
+
+		errno = 0;
+		v = strtol(tok, &end, 10);
+		if (errno || *end || v <= 0 || v > 0x3fffffff) {
+			cw_msg("-p: '%s' is not a process id", tok);
+			err = -EINVAL;
+			break;
+		}
+		if (env->npids == MAX_PIDS) {
+			cw_msg("-p: more than %d processes", MAX_PIDS);
+			err = -EINVAL;
+			break;
+		}
+		env->pids[env->npids++] = (pid_t)v;
+	}
+	free(copy);
+	return err;
+}
+
+static int parse_events(struct env *env, const char *s)
+{
+	char *copy = strdup(s), *tok, *save = NULL, known[128];
+	int err = 0, n = 0;
+
+	if (!copy)
+		return -ENOMEM;
+	memset(env->events, 0, sizeof(env->events));
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		const struct cw_class_desc *c = classes__find(tok);
+
+		if (!c) {
+			classes__names(known, sizeof(known));
+			cw_msg("-e: unknown event class '%s' (known: %s)", tok, known);
+			err = -EINVAL;
+			break;
+		}
+		env->events[c->id] = true;
+		n++;
+	}
+	free(copy);
+	if (!err && !n) {
+		cw_msg("-e: empty class list");
+		err = -EINVAL;
+	}
+	return err;
+}
+
+static void version(void)
+{
+	printf("causeway-capture %s (writes trace format %d.%d)\n", CW_VERSION, CW_FORMAT_MAJOR,
+	       CW_FORMAT_MINOR);
+}
+
+int options__parse(struct env *env, int argc, char **argv)
+{
+	enum {
+		OPT_FORCE = 256,
+		OPT_NO_OFFCPU,
+		OPT_SEGMENT_SIZE,
+		OPT_MAX_SIZE,
+		OPT_CONTEXT,
+		OPT_VERSION
+	};
+	static const struct option opts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "force", no_argument, NULL, OPT_FORCE },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "freq", required_argument, NULL, 'F' },
+		{ "no-offcpu", no_argument, NULL, OPT_NO_OFFCPU },
+		{ "events", required_argument, NULL, 'e' },
+		{ "segment-size", required_argument, NULL, OPT_SEGMENT_SIZE },
+		{ "max-size", required_argument, NULL, OPT_MAX_SIZE },
+		{ "context-method", required_argument, NULL, OPT_CONTEXT },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, OPT_VERSION },
+		{ 0 },
+	};
+	uint64_t v;
+	char *end;
+	double secs;
+	int c;
+
+	memset(env, 0, sizeof(*env));
+	env->output = "causeway.cwt";
+	env->freq = 99;
+	env->segment_size = CW_SEG_DEFAULT_RAW;
+	env->ctx_method = -1;
+	env->argc = argc;
+	env->argv = argv;
+
+	/* '+': the first non-option starts COMMAND, so its own options are
+	 * never taken for ours. */
+	while ((c = getopt_long(argc, argv, "+o:p:d:F:e:qh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			if (!*optarg) {
+				cw_msg("-o: empty file name");
+				return 2;
+			}
+			env->output = optarg;
+			break;
+		case OPT_FORCE:
+			env->force = true;
+			break;
+		case 'p':
+			if (parse_pids(env, optarg))
+				return 2;
+			break;
+		case 'd':
+			errno = 0;
+			secs = strtod(optarg, &end);
+			if (errno || *end || end == optarg || !(secs > 0) || secs > 1e9) {
+				cw_msg("-d: '%s' is not a positive number of seconds", optarg);
+				return 2;
+			}
+			env->duration_ns = (uint64_t)(secs * 1e9);
+			break;
+		case 'F':
+			errno = 0;
+			env->freq = strtoul(optarg, &end, 10);
+			if (errno || *end || end == optarg || *optarg == '-') {
+				cw_msg("-F: '%s' is not a frequency in Hz", optarg);
+				return 2;
+			}
+			break;
+		case OPT_NO_OFFCPU:
+			env->no_offcpu = true;
+			break;
+		case 'e':
+			if (parse_events(env, optarg))
+				return 2;
+			env->events_given = true;
+			break;
+		case OPT_SEGMENT_SIZE:
+			if (parse_size(optarg, &v) || v < 4096 || v > CW_SEG_MAX_RAW) {
+				cw_msg("--segment-size: '%s' is not a size between 4K and %uM", optarg,
+				       CW_SEG_MAX_RAW >> 20);
+				return 2;
+			}
+			env->segment_size = (size_t)v;
+			break;
+		case OPT_MAX_SIZE:
+			if (parse_size(optarg, &v) || v < 64 * 1024) {
+				cw_msg("--max-size: '%s' is not a size of at least 64K", optarg);
+				return 2;
+			}
+			env->max_size = v;
+			break;
+		case OPT_CONTEXT:
+			env->ctx_method = strcmp(optarg, "auto") ?
+				cw_name_find(cw_ctx_method_names, CW_CTXM_MAX, optarg) : -1;
+			if (env->ctx_method < 0 && strcmp(optarg, "auto")) {
+				cw_msg("--context-method: '%s' is not auto, ksym, runqueue, thread_info "
+				       "or none", optarg);
+				return 2;
+			}
+			break;
+		case 'q':
+			env->quiet = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		case OPT_VERSION:
+			version();
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind < argc)
+		env->command = &argv[optind];
+	if (env->command && env->npids) {
+		cw_msg("-p and COMMAND are exclusive");
+		return 2;
+	}
+	if (!env->events_given)
+		for (size_t i = 0; i < CW_CLASS_MAX; i++)
+			env->events[i] = true;
+	return OPTIONS_GO;
+}
+
+void options__string(const struct env *env, const char *classes, char *buf, size_t len)
+{
+	size_t off = 0;
+
+	off += snprintf(buf + off, len - off, "mode=%s",
+			env->command ? "command" : env->npids ? "pid" : "system");
+	if (env->npids) {
+		off += snprintf(buf + off, len - off, " pids=");
+		for (size_t i = 0; i < env->npids && off < len; i++)
+			off += snprintf(buf + off, len - off, "%s%d", i ? "," : "", env->pids[i]);
+	}
+	if (off < len)
+		snprintf(buf + off, len - off,
+			 " events=%s freq=%lu offcpu=%d duration_ns=%" PRIu64
+			 " segment_size=%zu max_size=%" PRIu64 " context_method=%s",
+			 classes, env->freq, !env->no_offcpu, env->duration_ns, env->segment_size,
+			 env->max_size,
+			 env->ctx_method < 0 ? "auto" : cw_ctx_method_names[env->ctx_method]);
+}

@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The command line (contract section 2): one struct env, filled by
+ * options__parse(), read by everything else.
+ */
+#ifndef CAUSEWAY_CAPTURE_OPTIONS_H
+#define CAUSEWAY_CAPTURE_OPTIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "schema/events.h"
+
+#define CW_VERSION "0.1.0"
+#define MAX_PIDS 1024
+
+struct env {
+	const char *output;
+	bool force;
+	pid_t pids[MAX_PIDS]; /* -p, as given; main resolves threads */
+	size_t npids;
+	char **command;
+	uint64_t duration_ns;
+	unsigned long freq;
+	bool no_offcpu;
+	bool events[CW_CLASS_MAX]; /* -e, by CW_CLASS_* */
+	bool events_given;
+	size_t segment_size;
+	uint64_t max_size;
+	int ctx_method; /* CW_CTXM_*, or -1: auto */
+	bool quiet;
+	int argc;
+	char **argv;
+};
+
+/* What options__parse() leaves for main(): go on, or exit. */
+#define OPTIONS_GO (-1)
+
+/*
+ * Parse @argv into @env (defaults first). --help and --version print and
+ * @return 0 (exit 0); bad arguments @return 2 after a message; otherwise
+ * OPTIONS_GO.
+ */
+int options__parse(struct env *env, int argc, char **argv);
+
+/* The effective options as "key=value ..." for the metadata; @classes is
+ * the list of classes recorded. */
+void options__string(const struct env *env, const char *classes, char *buf, size_t len);
+
+#endif /* CAUSEWAY_CAPTURE_OPTIONS_H */

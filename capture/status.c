@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: MIT
+#include <inttypes.h>
+#include <stdio.h>
+
+#include "capture/log.h"
+#include "capture/segwriter.h"
+#include "capture/status.h"
+
+static void human_bytes(uint64_t b, char *buf, size_t len)
+{
+	if (b >= 1ull << 30)
+		snprintf(buf, len, "%.2f GiB", b / (double)(1ull << 30));
+	else if (b >= 1ull << 20)
+		snprintf(buf, len, "%.1f MiB", b / (double)(1ull << 20));
+	else
+		snprintf(buf, len, "%.1f KiB", b / 1024.0);
+}
+
+static double ratio(const struct cw_writer_stats *st)
+{
+	return st->file_bytes ? (double)st->raw_bytes / st->file_bytes : 0.0;
+}
+
+void status__line(const struct cw_writer *w, const struct account_totals *lost, uint64_t elapsed_ns,
+		  double rate)
+{
+	struct cw_writer_stats st;
+	char bytes[32];
+
+	cw_writer__stats(w, &st);
+	human_bytes(st.file_bytes, bytes, sizeof(bytes));
+	fprintf(stderr, "\r[%5.0fs] %9.0f ev/s  %s written  ratio %.1fx  lost edge %" PRIu64
+			" sample %" PRIu64 "\033[K",
+		elapsed_ns / 1e9, rate, bytes, ratio(&st), lost->lost_edge, lost->lost_sample);
+}
+
+void status__end_line(void)
+{
+	fputc('\n', stderr);
+}
+
+void status__summary(const struct cw_writer *w, const struct summary *s)
+{
+	struct cw_writer_stats st;
+	char bytes[32];
+
+	cw_writer__stats(w, &st);
+	human_bytes(st.file_bytes, bytes, sizeof(bytes));
+	cw_notice("%s: %.1fs, %" PRIu64 " events, %" PRIu64 " lost (edge %" PRIu64
+		  ", sample %" PRIu64 ", map overflow %" PRIu64 "), %s in %" PRIu64
+		  " segments (ratio %.1fx), stop: %s%s%s%s",
+		  s->output, s->elapsed_ns / 1e9, s->events, s->lost.lost_edge + s->lost.lost_sample,
+		  s->lost.lost_edge, s->lost.lost_sample, s->lost.lost_map, bytes, st.segments,
+		  ratio(&st), s->stop_reason, s->stop_detail ? " (" : "",
+		  s->stop_detail ? s->stop_detail : "", s->stop_detail ? ")" : "");
+	if (s->rejected)
+		cw_notice("%" PRIu64 " records from the BPF programs were malformed and not written",
+			  s->rejected);
+	if (s->command)
+		cw_notice("command %s", s->command);
+}

@@ -1,0 +1,488 @@
+// SPDX-License-Identifier: MIT
+/*
+ * One BPF object per class, rather than one object for all: an object is
+ * loaded whole or not at all, so a class whose tracepoints this kernel
+ * lacks would otherwise need its programs switched off one by one, and
+ * its CO-RE relocations could still fail the others. Each object defines
+ * the shared maps (bpf/causeway.bpf.h); the first one loaded creates
+ * them and the others reuse its file descriptors (bpf_map__reuse_fd), so
+ * every class writes into one ring, one set of counters and one traced
+ * set. Objects are handled through their ELF bytes, never their typed
+ * skeletons: adding a class needs no code here.
+ *
+ * Interrupt context (contract 5.6) needs the preempt count; the methods
+ * are described in bpf/causeway.bpf.h. In order of preference: ksym (no
+ * assumptions about the scheduler's layout, but it needs the variable in
+ * kallsyms), runqueue (needs CONFIG_FAIR_GROUP_SCHED), thread_info on
+ * arm64, else none: wakes are then recorded with an unknown context,
+ * never as task context.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+
+#include "schema/names.h"
+#include "bpf/config.h"
+#include "capture/log.h"
+#include "capture/probe.h"
+#include "capture/tracer.h"
+#include "context.skel.h"
+
+#define NSHARED (sizeof(cw_shared_maps) / sizeof(cw_shared_maps[0]))
+enum { SHARED_EDGES, SHARED_COUNTERS, SHARED_TRACED, SHARED_PC_ADDR };
+
+struct tracer {
+	struct tracer_opts opts;
+	struct bpf_object *objs[CW_CLASS_MAX + 1]; /* the classes, then context */
+	size_t nobjs;
+	int shared[NSHARED]; /* ours (dup'd), -1 until the first load */
+	struct bpf_link **links;
+	size_t nlinks;
+	int ncpus;
+	int ctx_method;
+	char ctx_why[400];
+	struct cw_bpf_config cfg;
+	pid_t *keys; /* scratch for tracer__traced_count */
+};
+
+static int shared_index(const char *name)
+{
+	for (size_t i = 0; i < NSHARED; i++)
+		if (!strcmp(name, cw_shared_maps[i]))
+			return (int)i;
+	return -1;
+}
+
+/* Write the settings into @obj's .rodata variable cw_config. */
+static int set_config(struct bpf_object *obj, const struct cw_bpf_config *cfg)
+{
+	struct bpf_map *map;
+	long long off;
+	size_t size, var_size = 0;
+	const void *cur;
+	char *data;
+	int err;
+
+	bpf_object__for_each_map(map, obj) {
+		const char *name = bpf_map__name(map);
+		size_t n = strlen(name);
+
+		if (bpf_map__is_internal(map) && n >= 7 && !strcmp(name + n - 7, ".rodata"))
+			break;
+	}
+	off = map ? probe__datasec_offset(bpf_object__btf(obj), ".rodata", "cw_config", NULL,
+					  &var_size)
+		  : -1;
+	cur = map ? bpf_map__initial_value(map, &size) : NULL;
+	/* Both sides compile bpf/config.h; a size mismatch means a stale
+	 * object, never something to write into. */
+	if (off < 0 || !cur || var_size != sizeof(*cfg) || (size_t)off + sizeof(*cfg) > size)
+		return -ENOENT;
+	data = malloc(size);
+	if (!data)
+		return -ENOMEM;
+	memcpy(data, cur, size);
+	memcpy(data + off, cfg, sizeof(*cfg));
+	err = bpf_map__set_initial_value(map, data, size);
+	free(data);
+	return err;
+}
+
+/*
+ * Open @elf as @name: settings written, shared maps sized or reused.
+ * @return the object, or NULL after a message with errno set.
+ */
+static struct bpf_object *open_object(struct tracer *t, const char *name, const void *elf,
+				      size_t size)
+{
+	LIBBPF_OPTS(bpf_object_open_opts, oo, .object_name = name);
+	struct bpf_object *obj;
+	struct bpf_map *map;
+	int err;
+
+	obj = bpf_object__open_mem(elf, size, &oo);
+	if (!obj) {
+		err = -errno;
+		cw_msg("cannot open the BPF object of %s: %s", name, strerror(-err));
+		errno = -err;
+		return NULL;
+	}
+	err = set_config(obj, &t->cfg);
+	if (err) {
+		cw_msg("BPF object %s has no cw_config settings (bpf/causeway.bpf.h not included?)", name);
+		goto fail;
+	}
+	bpf_object__for_each_map(map, obj) {
+		int i = shared_index(bpf_map__name(map));
+
+		if (i < 0)
+			continue;
+		if (t->shared[i] >= 0)
+			err = bpf_map__reuse_fd(map, t->shared[i]);
+		else if (i == SHARED_EDGES)
+			err = bpf_map__set_max_entries(map, t->opts.edge_ring_bytes);
+		else if (i == SHARED_TRACED)
+			err = bpf_map__set_max_entries(map, t->opts.traced_max);
+		else if (i == SHARED_PC_ADDR)
+			err = bpf_map__set_max_entries(map, (uint32_t)t->ncpus);
+		if (err) {
+			cw_msg("BPF object %s: cannot set up map %s: %s", name, bpf_map__name(map),
+			       strerror(-err));
+			goto fail;
+		}
+	}
+	return obj;
+fail:
+	bpf_object__close(obj);
+	errno = -err;
+	return NULL;
+}
+
+/* Load @obj; the first object loaded provides the shared maps. */
+static int load_object(struct tracer *t, struct bpf_object *obj, const char *name)
+{
+	int err = bpf_object__load(obj);
+
+	if (err) {
+		cw_msg("cannot load the BPF programs of %s: %s%s", name, strerror(-err),
+		       err == -EPERM ? " (bpf() denied: needs root or CAP_BPF and CAP_PERFMON)" : "");
+		return err;
+	}
+	for (size_t i = 0; i < NSHARED; i++) {
+		struct bpf_map *map;
+
+		if (t->shared[i] >= 0)
+			continue;
+		map = bpf_object__find_map_by_name(obj, cw_shared_maps[i]);
+		if (!map) {
+			cw_msg("BPF object %s lacks the shared map %s", name, cw_shared_maps[i]);
+			return -ENOENT;
+		}
+		t->shared[i] = fcntl(bpf_map__fd(map), F_DUPFD_CLOEXEC, 0);
+		if (t->shared[i] < 0)
+			return -errno;
+	}
+	return 0;
+}
+
+/* Autoload the programs of @c that fit this kernel; a program the
+ * descriptor does not list is a mistake in the table, said loudly. */
+static int choose_programs(struct bpf_object *obj, const struct cw_class_desc *c,
+			   const char *name)
+{
+	struct bpf_program *prog;
+
+	bpf_object__for_each_program(prog, obj) {
+		const struct cw_prog_desc *p = c->progs;
+
+		while (p->name && strcmp(p->name, bpf_program__name(prog)))
+			p++;
+		if (!p->name) {
+			cw_msg("program %s of class %s is not in its descriptor (capture/classes.c)",
+			       bpf_program__name(prog), name);
+			return -EINVAL;
+		}
+		bpf_program__set_autoload(prog, classes__prog_fits(p));
+	}
+	return 0;
+}
+
+/*
+ * The ksym method: load bpf/context.bpf.c and run its program once per
+ * CPU to store that CPU's preempt count address in pc_addr.
+ * @return 0, or a negative errno with @why said.
+ */
+static int locate_with_ksym(struct tracer *t, char *why, size_t len)
+{
+	size_t size;
+	const void *elf = context_bpf__elf_bytes(&size);
+	struct bpf_object *obj = open_object(t, "cw_context", elf, size);
+	struct bpf_program *prog;
+	int err, fd;
+
+	if (!obj)
+		return -errno;
+	t->objs[t->nobjs++] = obj;
+	err = load_object(t, obj, "the ksym context method");
+	if (err) {
+		snprintf(why, len, "its program did not load: %s", strerror(-err));
+		return err;
+	}
+	prog = bpf_object__next_program(obj, NULL);
+	fd = prog ? bpf_program__fd(prog) : -1;
+	for (int cpu = 0; cpu < t->ncpus; cpu++) {
+		__u64 args[1] = { (__u64)cpu };
+		LIBBPF_OPTS(bpf_test_run_opts, ro, .ctx_in = args, .ctx_size_in = sizeof(args));
+
+		err = fd < 0 ? -ENOENT : bpf_prog_test_run_opts(fd, &ro);
+		if (!err && ro.retval)
+			err = -ENOENT;
+		if (err) {
+			snprintf(why, len, "no address for CPU %d: %s", cpu, strerror(-err));
+			return err;
+		}
+	}
+	return 0;
+}
+
+static void forget_addresses(struct tracer *t)
+{
+	__u64 zero = 0;
+
+	for (__u32 cpu = 0; cpu < (__u32)t->ncpus; cpu++)
+		bpf_map_update_elem(t->shared[SHARED_PC_ADDR], &cpu, &zero, BPF_ANY);
+}
+
+/*
+ * Which methods could work here: bit per CW_CTXM_*, and for those that
+ * cannot, why, in @why[method].
+ */
+static unsigned ctx_candidates(struct cw_bpf_config *cfg, char why[][160])
+{
+	unsigned ok = 1u << CW_CTXM_NONE;
+#if defined(__x86_64__)
+	static const char *const syms[] = { "__preempt_count", "pcpu_hot" };
+	long long delta;
+
+	if (probe__kallsyms(syms, 2) >= 0)
+		ok |= 1u << CW_CTXM_KSYM;
+	else
+		snprintf(why[CW_CTXM_KSYM], 160,
+			 "/proc/kallsyms lists neither __preempt_count nor pcpu_hot "
+			 "(kernel without CONFIG_KALLSYMS_ALL)");
+	if (probe__preempt_count_delta(&delta))
+		snprintf(why[CW_CTXM_RUNQUEUE], 160,
+			 "the kernel's BTF does not place the preempt count and runqueues "
+			 "in .data..percpu");
+	else if (probe__runqueue_reachable())
+		snprintf(why[CW_CTXM_RUNQUEUE], 160,
+			 "struct cfs_rq has no rq member (kernel without CONFIG_FAIR_GROUP_SCHED)");
+	else {
+		ok |= 1u << CW_CTXM_RUNQUEUE;
+		cfg->pc_delta = delta;
+	}
+	snprintf(why[CW_CTXM_THREAD_INFO], 160, "only arm64 keeps the preempt count in the task");
+#elif defined(__aarch64__)
+	ok |= 1u << CW_CTXM_THREAD_INFO;
+	snprintf(why[CW_CTXM_KSYM], 160, "x86 only");
+	snprintf(why[CW_CTXM_RUNQUEUE], 160, "x86 only");
+#else
+	for (int m = 1; m < CW_CTXM_MAX; m++)
+		snprintf(why[m], 160, "not known how to read the preempt count on this architecture");
+#endif
+	return ok;
+}
+
+/* Settle t->ctx_method and t->cfg.ctx_method before the classes load. */
+static int choose_ctx_method(struct tracer *t)
+{
+	char why[CW_CTXM_MAX][160] = { { 0 } };
+	unsigned ok = ctx_candidates(&t->cfg, why);
+	int forced = t->opts.ctx_method, m;
+
+	if (forced >= 0 && !(ok & (1u << forced))) {
+		cw_msg("cannot start: context method %s is not available: %s",
+		       cw_ctx_method_names[forced], why[forced]);
+		return -ENOTSUP;
+	}
+	if ((forced < 0 && (ok & 1u << CW_CTXM_KSYM)) || forced == CW_CTXM_KSYM) {
+		int err = locate_with_ksym(t, why[CW_CTXM_KSYM], sizeof(why[0]));
+
+		if (!err) {
+			t->ctx_method = CW_CTXM_KSYM;
+			snprintf(t->ctx_why, sizeof(t->ctx_why), "per-CPU addresses from kallsyms");
+			goto done;
+		}
+		if (forced == CW_CTXM_KSYM) {
+			cw_msg("cannot start: context method ksym failed: %s", why[CW_CTXM_KSYM]);
+			return err;
+		}
+		if (t->shared[SHARED_PC_ADDR] >= 0)
+			forget_addresses(t);
+		ok &= ~(1u << CW_CTXM_KSYM);
+	}
+	for (m = forced >= 0 ? forced : CW_CTXM_MAX - 1; m > CW_CTXM_NONE; m--)
+		if (ok & (1u << m))
+			break;
+	t->ctx_method = m;
+	if (m == CW_CTXM_RUNQUEUE)
+		snprintf(t->ctx_why, sizeof(t->ctx_why), "this CPU's runqueue and a BTF offset%s%s",
+			 forced < 0 ? "; ksym: " : "", forced < 0 ? why[CW_CTXM_KSYM] : "");
+	else if (m == CW_CTXM_THREAD_INFO)
+		snprintf(t->ctx_why, sizeof(t->ctx_why), "the task's thread_info");
+	else if (forced == CW_CTXM_NONE)
+		snprintf(t->ctx_why, sizeof(t->ctx_why), "as asked (--context-method none)");
+	else
+		snprintf(t->ctx_why, sizeof(t->ctx_why), "%s",
+			 why[CW_CTXM_RUNQUEUE][0] ? why[CW_CTXM_RUNQUEUE] : why[CW_CTXM_THREAD_INFO]);
+done:
+	t->cfg.ctx_method = (__u8)t->ctx_method;
+	return 0;
+}
+
+static int load_class(struct tracer *t, const struct cw_class_desc *c)
+{
+	const char *name = cw_class_names[c->id];
+	char oname[32];
+	size_t size;
+	const void *elf = c->elf_bytes(&size);
+	struct bpf_object *obj;
+	int err;
+
+	snprintf(oname, sizeof(oname), "cw_%s", name);
+	obj = open_object(t, oname, elf, size);
+	if (!obj)
+		return -errno;
+	t->objs[t->nobjs++] = obj;
+	err = choose_programs(obj, c, name);
+	return err ?: load_object(t, obj, name);
+}
+
+struct tracer *tracer__load(const struct tracer_opts *opts, const struct cw_class_sel *sel)
+{
+	struct tracer *t = calloc(1, sizeof(*t));
+	int err = 0;
+
+	if (!t)
+		return NULL;
+	t->opts = *opts;
+	for (size_t i = 0; i < NSHARED; i++)
+		t->shared[i] = -1;
+	t->ncpus = libbpf_num_possible_cpus();
+	t->cfg.self_tgid = (__u32)opts->self;
+	t->cfg.filter_enabled = opts->filter;
+	/* Wake the consumer at 1/8 fill: early enough that a burst between
+	 * two polls cannot fill the ring. */
+	t->cfg.wakeup_bytes = opts->edge_ring_bytes / 8;
+	t->keys = calloc(opts->traced_max, sizeof(*t->keys));
+	if (t->ncpus <= 0 || !t->keys) {
+		err = t->ncpus <= 0 ? t->ncpus : -ENOMEM;
+		cw_msg("cannot start: %s", strerror(-err));
+		goto fail;
+	}
+	err = choose_ctx_method(t);
+	for (size_t i = 0; i < cw_nclasses && !err; i++)
+		if (sel->c[cw_classes[i].id].status == CW_CLS_OK)
+			err = load_class(t, &cw_classes[i]);
+	if (err)
+		goto fail;
+	probe__cleanup();
+	return t;
+fail:
+	probe__cleanup();
+	tracer__free(t);
+	errno = -err;
+	return NULL;
+}
+
+int tracer__ctx_method(const struct tracer *t, const char **why)
+{
+	if (why)
+		*why = t->ctx_why;
+	return t->ctx_method;
+}
+
+int tracer__trace(struct tracer *t, pid_t tgid)
+{
+	struct cw_traced live = { .state = CW_TRACED_LIVE };
+	__u32 key = (__u32)tgid;
+
+	return bpf_map_update_elem(t->shared[SHARED_TRACED], &key, &live, BPF_ANY) ? -errno : 0;
+}
+
+long tracer__traced_count(struct tracer *t)
+{
+	int fd = t->shared[SHARED_TRACED];
+	size_t n = 0, live = 0;
+	__u32 key, *prev = NULL;
+
+	/* Collect first: deleting while walking could restart the walk. */
+	while (n < t->opts.traced_max && !bpf_map_get_next_key(fd, prev, &key)) {
+		t->keys[n++] = (pid_t)key;
+		prev = &key;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (kill(t->keys[i], 0) && errno == ESRCH) {
+			key = (__u32)t->keys[i];
+			bpf_map_delete_elem(fd, &key);
+		} else {
+			live++;
+		}
+	}
+	return (long)live;
+}
+
+int tracer__attach(struct tracer *t)
+{
+	for (size_t i = 0; i < t->nobjs; i++) {
+		struct bpf_program *prog;
+
+		bpf_object__for_each_program(prog, t->objs[i]) {
+			struct bpf_link *link, **links;
+			int err;
+
+			/* context.bpf.c's program is run, not attached. */
+			if (!bpf_program__autoload(prog) ||
+			    bpf_program__type(prog) == BPF_PROG_TYPE_RAW_TRACEPOINT)
+				continue;
+			link = bpf_program__attach(prog);
+			if (!link) {
+				err = -errno;
+				cw_msg("cannot attach BPF program %s: %s", bpf_program__name(prog),
+				       strerror(-err));
+				return err;
+			}
+			links = realloc(t->links, (t->nlinks + 1) * sizeof(*links));
+			if (!links) {
+				bpf_link__destroy(link);
+				cw_msg("out of memory");
+				return -ENOMEM;
+			}
+			t->links = links;
+			t->links[t->nlinks++] = link;
+		}
+	}
+	return 0;
+}
+
+void tracer__detach(struct tracer *t)
+{
+	if (!t)
+		return;
+	for (size_t i = 0; i < t->nlinks; i++)
+		bpf_link__destroy(t->links[i]);
+	t->nlinks = 0;
+}
+
+int tracer__ring_fd(const struct tracer *t)
+{
+	return t->shared[SHARED_EDGES];
+}
+
+int tracer__counters_fd(const struct tracer *t)
+{
+	return t->shared[SHARED_COUNTERS];
+}
+
+void tracer__free(struct tracer *t)
+{
+	if (!t)
+		return;
+	tracer__detach(t);
+	free(t->links);
+	for (size_t i = 0; i < t->nobjs; i++)
+		bpf_object__close(t->objs[i]);
+	for (size_t i = 0; i < NSHARED; i++)
+		if (t->shared[i] >= 0)
+			close(t->shared[i]);
+	free(t->keys);
+	free(t);
+}

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The BPF side of a capture: one object per recorded class (classes.c),
+ * sharing the edge ring, the counters, the traced set and the preempt
+ * count addresses; the way interrupt context is told apart; attaching and
+ * detaching; the traced set. Knows nothing of the trace file.
+ */
+#ifndef CAUSEWAY_CAPTURE_TRACER_H
+#define CAUSEWAY_CAPTURE_TRACER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "capture/classes.h"
+
+struct tracer_opts {
+	pid_t self;		  /* never recorded */
+	bool filter;		  /* record only the traced set */
+	uint32_t edge_ring_bytes; /* a power of two */
+	uint32_t traced_max;	  /* traced set capacity */
+	int ctx_method;		  /* CW_CTXM_*, or -1: the best the kernel allows */
+};
+
+struct tracer;
+
+/*
+ * Choose the context method, open and load the objects of the classes
+ * @sel marks OK. @return a tracer, or NULL after a message with errno
+ * set (then the capture cannot start).
+ */
+struct tracer *tracer__load(const struct tracer_opts *opts, const struct cw_class_sel *sel);
+
+/* The context method in use (CW_CTXM_*), and in words why, for the
+ * notice at start. */
+int tracer__ctx_method(const struct tracer *t, const char **why);
+
+/* Put process @tgid in the traced set. @return 0 or a negative errno. */
+int tracer__trace(struct tracer *t, pid_t tgid);
+
+/*
+ * Forget traced processes that no longer exist (a final switch the
+ * programs did not see), then @return how many are left, or a negative
+ * errno.
+ */
+long tracer__traced_count(struct tracer *t);
+
+/* @return 0, or a negative errno after a message. */
+int tracer__attach(struct tracer *t);
+/* Stop every program; events already in the ring stay there. */
+void tracer__detach(struct tracer *t);
+
+int tracer__ring_fd(const struct tracer *t);
+int tracer__counters_fd(const struct tracer *t);
+
+void tracer__free(struct tracer *t);
+
+#endif /* CAUSEWAY_CAPTURE_TRACER_H */
