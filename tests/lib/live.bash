@@ -2,6 +2,8 @@
 # header comment:  . "$(dirname "$0")/../lib/live.bash" "$@"
 # Sets BUILD, NAME, CAP, AN, WL and a scratch directory T removed at exit;
 # processes a test starts go into pids so that they are stopped by pid.
+# Helpers: capture, expect_rc, analyze, q, meta, kv, wait_for,
+# wait_nonempty, start_capture.
 set -u
 BUILD=${1:?usage: $0 BUILD}
 NAME=$(basename "$0" .sh)
@@ -62,4 +64,48 @@ analyze() { # trace db
 
 q() { # SQL against $DB: one value per line
 	sqlite3 -batch -noheader "$DB" "$1" || fail "query failed: $1"
+}
+
+# Run a command, expecting exit code $1 and a message matching /$2/ on
+# stderr (empty: any); its output is left in $T/out and $T/err.
+expect_rc() { # rc pattern description -- command...
+	local want=$1 pat=$2 what=$3 rc
+	shift 4
+	"$@" >"$T/out" 2>"$T/err"
+	rc=$?
+	[ "$rc" = "$want" ] || { cat "$T/err" >&2; fail "$what: exit $rc, expected $want"; }
+	[ -z "$pat" ] || grep -qE -e "$pat" "$T/err" || { cat "$T/err" >&2; fail "$what: message lacks /$pat/"; }
+}
+
+# A metadata key as the analyzer stored it in database $2.
+meta() { DB=$2 q "select value from meta where key = '$1'"; }
+
+# A metadata key straight from trace $2 (the last value written), without
+# the analyzer's join: the capture's own word.
+kv() { # key trace
+	"$AN" --dump "$2" 2>/dev/null | sed -n "s/^kv .* key=$1 value=//p" | tail -1 | sed 's/^"\(.*\)"$/\1/'
+}
+
+wait_for() { # seconds condition...
+	local i
+	for ((i = 0; i < $1 * 20; i++)); do
+		"${@:2}" && return 0
+		sleep 0.05
+	done
+	return 1
+}
+nonempty() { [ -s "$1" ]; }
+wait_nonempty() { wait_for 10 nonempty "$1"; }
+
+# A capture in the background (its pid in CP), once it has started: the
+# trace appears at its name only then. Extra arguments go to the capture.
+start_capture() { # file [capture arguments...]
+	local f=$1
+	shift
+	"$CAP" -q -F 0 --no-offcpu -o "$f" "$@" 2>"$T/capture.err" &
+	CP=$!
+	pids+=("$CP")
+	wait_for 20 nonempty "$f" && return 0
+	kill -0 "$CP" 2>/dev/null || { wait "$CP"; check_capture_rc $? "$T/capture.err"; }
+	fail "capture did not start"
 }

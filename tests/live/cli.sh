@@ -7,37 +7,9 @@
 #  - -e with classes not implemented yet says so and records sched;
 #  - SIGTERM drains and closes cleanly (exit 0, final segment,
 #    stop_reason signal); SIGKILL loses at most the in-flight segment;
-#    --max-size stops cleanly near the limit;
 #  - not privileged: exit 2 naming CAP_BPF / CAP_PERFMON.
 
 . "$(dirname "$0")/../lib/live.bash" "$@"
-
-expect_rc() { # rc pattern description -- command...
-	local want=$1 pat=$2 what=$3 rc
-	shift 4
-	"$@" >"$T/out" 2>"$T/err"
-	rc=$?
-	[ "$rc" = "$want" ] || { cat "$T/err" >&2; fail "$what: exit $rc, expected $want"; }
-	[ -z "$pat" ] || grep -qE -e "$pat" "$T/err" || { cat "$T/err" >&2; fail "$what: message lacks /$pat/"; }
-}
-wait_nonempty() {
-	for ((i = 0; i < 200; i++)); do
-		[ -s "$1" ] && return 0
-		sleep 0.05
-	done
-	return 1
-}
-meta() { DB=$2 q "select value from meta where key = '$1'"; }
-# A system-wide capture in the background (its pid in CP), once it has
-# written its metadata segment.
-start_capture() { # file
-	"$CAP" -q -F 0 --no-offcpu -o "$1" 2>"$T/capture.err" &
-	CP=$!
-	pids+=("$CP")
-	wait_nonempty "$1" && return 0
-	kill -0 "$CP" 2>/dev/null || { wait "$CP"; check_capture_rc $? "$T/capture.err"; }
-	fail "capture did not start"
-}
 
 expect_rc 2 "unknown event class 'bogus'" "-e bogus" -- "$CAP" -q -e bogus -o "$T/a.cwt" -d 1
 expect_rc 2 "-d" "-d abc" -- "$CAP" -q -d abc -o "$T/a.cwt"
@@ -105,23 +77,9 @@ n=$(grep -c '^raw ' "$T/k.txt")
 span=$(DB=$T/k.db q "select (max(ts) - min(ts)) / 1000000 from edges where reason is null or reason not like 'orphan%'")
 [ "${span:-0}" -ge 2000 ] || fail "SIGKILL after 3.5 s kept only ${span:-0} ms of edges (want >= 2000)"
 
-# --max-size: a busy system-wide capture stops by itself near the limit.
-"$WL/pingpong" - 100000000 0 2 &
-WP=$!
-pids+=("$WP")
-capture -q -F 0 --no-offcpu -d 60 --segment-size 16K --max-size 256K -o "$T/m.cwt"
-kill "$WP"
-wait "$WP" 2>/dev/null
-pids=()
-size=$(stat -c %s "$T/m.cwt")
-[ "$size" -le $((256 * 1024)) ] || fail "--max-size 256K: file is $size bytes"
-analyze "$T/m.cwt" "$T/m.db"
-[ "$(meta capture.stop_reason "$T/m.db")" = max-size ] || fail "--max-size: stop_reason $(meta capture.stop_reason "$T/m.db")"
-[ "$(meta clean_close "$T/m.db")" = 1 ] || fail "--max-size: not closed cleanly"
-
 # Without privilege: exit 2, naming what is missing.
 if command -v setpriv >/dev/null; then
 	expect_rc 2 "CAP_BPF" "unprivileged" -- setpriv --reuid=65534 --regid=65534 --clear-groups \
 		"$CAP" -q -o /nonexistent/x.cwt -d 1
 fi
-echo "live/$NAME: exit codes, output safety, classes, SIGTERM, SIGKILL and --max-size behave"
+echo "live/$NAME: exit codes, output safety, classes, SIGTERM and SIGKILL behave"

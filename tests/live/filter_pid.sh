@@ -7,16 +7,7 @@
 
 . "$(dirname "$0")/../lib/live.bash" "$@"
 
-wait_for() { # seconds condition...
-	local i
-	for ((i = 0; i < $1 * 20; i++)); do
-		"${@:2}" && return 0
-		sleep 0.05
-	done
-	return 1
-}
 has_pid_line() { grep -q '^pid ' "$1" 2>/dev/null; }
-nonempty() { [ -s "$1" ]; }
 
 "$WL/spawn" "$T/truth" "$T/go" 300 &
 TP=$!
@@ -27,20 +18,13 @@ pids+=("$UP")
 wait_for 10 has_pid_line "$T/truth" || fail "traced workload did not start"
 wait_for 10 has_pid_line "$T/other" || fail "unrelated workload did not start"
 
-"$CAP" -q -F 0 --no-offcpu -o "$T/t.cwt" -p "$TP" 2>"$T/capture.err" &
-CP=$!
-pids+=("$CP")
-# The metadata segment is written after the programs are attached and the
+# The trace appears at its name once the programs are attached and the
 # traced set is filled: from then on the capture sees everything.
-if ! wait_for 20 nonempty "$T/t.cwt"; then
-	kill -0 "$CP" 2>/dev/null || { wait "$CP"; check_capture_rc $? "$T/capture.err"; }
-	fail "capture did not start within 20 s"
-fi
+start_capture "$T/t.cwt" -p "$TP"
 touch "$T/go"
 wait "$TP" || fail "traced workload failed"
 wait "$UP" || fail "unrelated workload failed"
-sleep 0.2
-kill -INT "$CP"
+# It stops by itself once the traced processes are gone (live/pid).
 wait "$CP"
 check_capture_rc $? "$T/capture.err"
 pids=()
