@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <time.h>
@@ -48,6 +49,7 @@ struct flusher *flusher__start(int fd)
 {
 	struct flusher *f = calloc(1, sizeof(*f));
 	pthread_condattr_t attr;
+	sigset_t all, old;
 	int err;
 
 	if (!f)
@@ -58,7 +60,13 @@ struct flusher *flusher__start(int fd)
 	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
 	pthread_cond_init(&f->wake, &attr);
 	pthread_condattr_destroy(&attr);
+	/* Signals go to the drain loop's thread, whose poll they cut short;
+	 * taken by this thread they would wait for the poll's timeout. The
+	 * thread inherits the mask it is created with. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
 	err = pthread_create(&f->thread, NULL, flusher_main, f);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (err) {
 		pthread_cond_destroy(&f->wake);
 		pthread_mutex_destroy(&f->lock);
