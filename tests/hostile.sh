@@ -1,0 +1,58 @@
+#!/bin/bash
+# Small hostile traces must not make the analyzer's memory grow with their
+# length (contract 5.8): with --max-live 1000, peak RSS stays under 100 MB
+# for
+#  - 4M wakes, each of a new thread that never ends (a ~600 KB file):
+#    join state, generation counters and node ids are bounded by the
+#    bound, not by the number of keys ever seen;
+#  - 4M accounting records that each report lost events (a ~700 KB
+#    file): coverage breaks on the same stream merge.
+# The analyzer must also finish with exit 0 and account for what it
+# evicted. Peak RSS is read with /usr/bin/time (package time).
+#   tests/hostile.sh BUILD     (N=... overrides the 4M)
+set -u
+BUILD=$(cd "${1:?usage: tests/hostile.sh BUILD}" && pwd)
+N=${N:-4000000}
+LIMIT_KB=$((100 * 1024))
+AN=$BUILD/causeway-analyze
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+failed=0
+
+[ -x /usr/bin/time ] || { echo "hostile: /usr/bin/time missing (apt-get install time)" >&2; exit 1; }
+# Under AddressSanitizer the RSS is the sanitizer's (shadow memory,
+# quarantine), not the analyzer's: nothing to measure.
+if ldd "$AN" 2>/dev/null | grep -q libasan; then
+	echo "*** hostile SKIPPED: $AN is built with AddressSanitizer; peak RSS would be its own ***" >&2
+	exit 77
+fi
+
+run() { # name gentrace-mode meta-check-sql
+	local name=$1 mode=$2 check=$3 rc kb
+	"$BUILD/bench/gentrace" "$mode" "$T/$name.cwt" "$N" || { echo "hostile: gentrace $mode failed" >&2; failed=1; return; }
+	/usr/bin/time -f '%M %e' -o "$T/$name.time" \
+		"$AN" -q --max-live 1000 -o "$T/$name.db" "$T/$name.cwt" 2>"$T/$name.err"
+	rc=$?
+	read -r kb secs <"$T/$name.time"
+	if [ $rc != 0 ]; then
+		echo "hostile: FAIL: $name: exit $rc: $(tail -3 "$T/$name.err")" >&2
+		failed=1
+		return
+	fi
+	if [ "$kb" -ge $LIMIT_KB ]; then
+		echo "hostile: FAIL: $name: peak RSS $((kb / 1024)) MB, limit $((LIMIT_KB / 1024)) MB" >&2
+		failed=1
+	fi
+	if [ "$(sqlite3 "$T/$name.db" "$check")" != 1 ]; then
+		echo "hostile: FAIL: $name: $check is not true" >&2
+		failed=1
+	fi
+	echo "hostile: $name: $(stat -c %s "$T/$name.cwt") bytes, $N records, peak RSS $((kb / 1024)) MB, $secs s"
+	rm -f "$T/$name.db" "$T/$name.cwt"
+}
+
+run new_tids --new-tids \
+	"select (select value from meta where key = 'evicted_total') >= $N - 1000"
+run lossy --lossy \
+	"select (select value from meta where key = 'events_lost') > $N"
+exit $failed
