@@ -1,0 +1,44 @@
+#!/bin/bash
+# live/traced: in filtered mode the capture records an edge when either
+# end is traced, so tasks that merely ran beside the traced ones appear
+# at the other end. They must be nodes with traced = 0 and no orphan
+# spawn edge, kept apart in the summary, so that nobody reads them as
+# missed spawns; every task of the traced command is traced = 1.
+# (COMMAND mode, with a busy unrelated process waking beside it.)
+
+. "$(dirname "$0")/../lib/live.bash" "$@"
+
+# Unrelated wakeups on the same CPUs while the traced command runs.
+"$WL/pingpong" - 100000000 0 2 &
+WP=$!
+pids+=("$WP")
+capture -F 0 --no-offcpu -o "$T/t.cwt" -- "$WL/spawn" "$T/truth" "$T" 300
+kill "$WP"
+wait "$WP" 2>/dev/null
+pids=()
+DB=$T/t.db
+"$AN" -o "$DB" "$T/t.cwt" >"$T/summary" 2>"$T/analyze.err" || {
+	cat "$T/analyze.err" >&2
+	fail "causeway-analyze failed"
+}
+
+[ -n "$(q "select value from meta where key = 'capture.traced_pids'")" ] ||
+	fail "the capture wrote no traced_pids metadata"
+wpids=$(awk '$1 == "pid" { printf "%s%s", sep, $2; sep = "," }' "$T/truth")
+n=$(q "select count(*) from nodes where type = 'thread' and pid in ($wpids) and coalesce(traced, -1) != 1")
+[ "$n" = 0 ] || fail "$n threads of the traced command are not marked traced"
+n=$(q "select count(*) from nodes where type = 'thread' and pid in ($wpids)")
+[ "$n" -ge 7 ] || fail "only $n threads of the traced command"
+n=$(q "select count(*) from edges e join nodes d on d.id = e.dst where e.type = 'spawn' and d.traced = 0")
+[ "$n" = 0 ] || fail "$n spawn edges into tasks outside the traced set"
+n=$(q "select count(*) from edges e join nodes d on d.id = e.dst
+       where e.type = 'spawn' and e.src is null and coalesce(d.traced, -1) != 1")
+[ "$n" = 0 ] || fail "$n orphan spawn edges for tasks not known to be traced"
+untraced=$(q "select count(*) from nodes where type = 'thread' and traced = 0")
+if [ "$untraced" -gt 0 ]; then
+	grep -q "outside the traced set: .*thread $untraced" "$T/summary" ||
+		{ cat "$T/summary" >&2; fail "the summary does not list the $untraced untraced threads apart"; }
+fi
+n=$(q "select count(*) from nodes where type = 'thread' and traced = 0 and pid in ($wpids)")
+[ "$n" = 0 ] || fail "$n threads of the traced command marked untraced"
+echo "live/$NAME: traced command's threads traced, $untraced untraced neighbours without orphan edges"
