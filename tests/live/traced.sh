@@ -4,17 +4,21 @@
 # at the other end. They must be nodes with traced = 0 and no orphan
 # spawn edge, kept apart in the summary, so that nobody reads them as
 # missed spawns; every task of the traced command is traced = 1.
-# (COMMAND mode, with a busy unrelated process waking beside it.)
+# (COMMAND mode.)
 
 . "$(dirname "$0")/../lib/live.bash" "$@"
 
-# Unrelated wakeups on the same CPUs while the traced command runs.
-"$WL/pingpong" - 100000000 0 2 &
+# The traced command runs the spawn workload, then reads a FIFO that an
+# unrelated shell (not traced) writes: that writer wakes a traced task, so
+# it must appear as a node outside the traced set.
+mkfifo "$T/fifo"
+(sleep 1; echo hello >"$T/fifo") &
 WP=$!
 pids+=("$WP")
-capture -F 0 --no-offcpu -o "$T/t.cwt" -- "$WL/spawn" "$T/truth" "$T" 300
-kill "$WP"
-wait "$WP" 2>/dev/null
+capture -F 0 --no-offcpu -o "$T/t.cwt" -- \
+	bash -c '"$1" "$2" "$3" 300 && read -r x <"$4" && [ "$x" = hello ]' traced \
+	"$WL/spawn" "$T/truth" "$T" "$T/fifo"
+wait "$WP"
 pids=()
 DB=$T/t.db
 "$AN" -o "$DB" "$T/t.cwt" >"$T/summary" 2>"$T/analyze.err" || {
@@ -35,10 +39,9 @@ n=$(q "select count(*) from edges e join nodes d on d.id = e.dst
        where e.type = 'spawn' and e.src is null and coalesce(d.traced, -1) != 1")
 [ "$n" = 0 ] || fail "$n orphan spawn edges for tasks not known to be traced"
 untraced=$(q "select count(*) from nodes where type = 'thread' and traced = 0")
-if [ "$untraced" -gt 0 ]; then
-	grep -q "outside the traced set: .*thread $untraced" "$T/summary" ||
-		{ cat "$T/summary" >&2; fail "the summary does not list the $untraced untraced threads apart"; }
-fi
+[ "$untraced" -ge 1 ] || fail "the untraced FIFO writer is not a node outside the traced set"
+grep -q "outside the traced set: .*thread $untraced" "$T/summary" ||
+	{ cat "$T/summary" >&2; fail "the summary does not list the $untraced untraced threads apart"; }
 n=$(q "select count(*) from nodes where type = 'thread' and traced = 0 and pid in ($wpids)")
 [ "$n" = 0 ] || fail "$n threads of the traced command marked untraced"
 echo "live/$NAME: traced command's threads traced, $untraced untraced neighbours without orphan edges"
