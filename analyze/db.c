@@ -210,6 +210,82 @@ fail:
 	return NULL;
 }
 
+/*
+ * nodes.generation = row_number() OVER (PARTITION BY type, scope, key
+ * ORDER BY id) - 1, writing only the rows that change (schema/tables.sql
+ * says why it is done here). The same as that UPDATE ... FROM, in one
+ * sorted scan: a third of its time when nothing changes, four fifths when
+ * every row does. Runs inside the load's transaction, before any index:
+ * the sorter has read every row before the first update.
+ */
+/* Keep a copy of @s in *@buf (grown as needed). */
+static int remember(char **buf, size_t *cap, const char *s)
+{
+	size_t n = strlen(s) + 1;
+
+	if (n > *cap) {
+		char *b = realloc(*buf, n);
+
+		if (!b)
+			return -1;
+		*buf = b;
+		*cap = n;
+	}
+	memcpy(*buf, s, n);
+	return 0;
+}
+
+static int number_generations(struct cw_db *db, char *errbuf, size_t errlen)
+{
+	sqlite3_stmt *q = NULL, *u = NULL;
+	char *type = NULL, *scope = NULL;
+	size_t type_cap = 0, scope_cap = 0;
+	int64_t key = 0, gen = 0;
+	int rc, first = 1, err = 0;
+
+	if (sqlite3_prepare_v2(db->h, "SELECT id, type, scope, key, generation FROM nodes"
+				      " ORDER BY type, scope, key, id", -1, &q, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(db->h, "UPDATE nodes SET generation = ? WHERE id = ?", -1, &u,
+			       NULL) != SQLITE_OK)
+		goto fail;
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		const char *t = (const char *)sqlite3_column_text(q, 1);
+		const char *sc = (const char *)sqlite3_column_text(q, 2);
+		int64_t k = sqlite3_column_int64(q, 3);
+
+		if (!t || !sc)
+			goto fail; /* NOT NULL columns: only out of memory */
+		if (!first && k == key && !strcmp(t, type) && !strcmp(sc, scope)) {
+			gen++;
+		} else {
+			gen = 0;
+			key = k;
+			if (remember(&type, &type_cap, t) || remember(&scope, &scope_cap, sc))
+				goto fail;
+			first = 0;
+		}
+		if (sqlite3_column_int64(q, 4) == gen)
+			continue;
+		sqlite3_bind_int64(u, 1, gen);
+		sqlite3_bind_int64(u, 2, sqlite3_column_int64(q, 0));
+		if (sqlite3_step(u) != SQLITE_DONE)
+			goto fail;
+		sqlite3_reset(u);
+	}
+	if (rc != SQLITE_DONE)
+		goto fail;
+	goto done;
+fail:
+	snprintf(errbuf, errlen, "database: numbering generations: %s", sqlite3_errmsg(db->h));
+	err = -EIO;
+done:
+	sqlite3_finalize(q);
+	sqlite3_finalize(u);
+	free(type);
+	free(scope);
+	return err;
+}
+
 int cw_db__finish(struct cw_db *db, char *errbuf, size_t errlen)
 {
 	const char *marker = strstr(cw_tables_sql, INDEX_MARKER);
@@ -219,7 +295,8 @@ int cw_db__finish(struct cw_db *db, char *errbuf, size_t errlen)
 		snprintf(errbuf, errlen, "database: earlier write failed");
 		return -EIO;
 	}
-	err = exec_sql(db, "COMMIT", errbuf, errlen);
+	err = number_generations(db, errbuf, errlen);
+	err = err ?: exec_sql(db, "COMMIT", errbuf, errlen);
 	if (!err)
 		err = exec_sql(db, marker, errbuf, errlen);
 	for (int i = 0; i < ST_N; i++)

@@ -100,15 +100,17 @@ CREATE VIEW edges_named AS
 
 -- @@INDEXES@@ (everything below runs after the bulk load)
 
--- Generations are numbered here rather than in the join, which would
+-- Before it, right after the load, the analyzer (db.c) numbers the
+-- generations in the database rather than in the join, which would
 -- otherwise keep a counter for every key it ever saw (unbounded memory on
 -- a trace of millions of short-lived keys). Node ids are assigned when a
 -- generation is born, so within one (type, scope, key) id order is birth
--- order and the numbering is exact. Only rows that change are written.
-UPDATE nodes SET generation = g.gen
-  FROM (SELECT id, row_number() OVER (PARTITION BY type, scope, key ORDER BY id) - 1 AS gen
-          FROM nodes) AS g
- WHERE nodes.id = g.id AND nodes.generation != g.gen;
+-- order and the numbering is exact. It does what this does, only rewriting
+-- the rows that change, in one sorted scan (about twice as fast):
+--   UPDATE nodes SET generation = g.gen
+--     FROM (SELECT id, row_number() OVER (PARTITION BY type, scope, key ORDER BY id) - 1
+--                  AS gen FROM nodes) AS g
+--    WHERE nodes.id = g.id AND nodes.generation != g.gen;
 
 -- The identity, unique. key before scope: queries name a type and a key
 -- (a tid) far more often than a scope.
