@@ -12,12 +12,12 @@
  * The database is written to a temporary file beside OUT and renamed at
  * the end: an interrupted run leaves no half database at OUT.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
-#include <libgen.h>
-#include <dirent.h>
 #include <inttypes.h>
+#include <libgen.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
