@@ -128,7 +128,7 @@ static int8_t traced_pid(const struct sched *s, uint32_t pid)
 		return 1;
 	if (s->mode == MODE_UNKNOWN)
 		return -1;
-	if (bsearch(&pid, s->initial, s->ninitial, sizeof(pid), u32_cmp))
+	if (s->ninitial && bsearch(&pid, s->initial, s->ninitial, sizeof(pid), u32_cmp))
 		return 1;
 	return s->have_initial ? 0 : -1;
 }

@@ -37,7 +37,6 @@
 
 #define PROG "causeway-analyze"
 /* The same as causeway-capture's: one version for the pair. */
-#define CW_VERSION "0.1.0"
 
 static struct env {
 	const char *trace;

@@ -13,7 +13,6 @@
 
 #include "schema/events.h"
 
-#define CW_VERSION "0.1.0"
 #define MAX_PIDS 1024
 
 struct env {

@@ -39,6 +39,9 @@ _Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
 
 #define CW_MAGIC "CWTRACE\x1a"
 #define CW_MAGIC_LEN 8
+/* The causeway release; both programs print it with --version. */
+#define CW_VERSION "0.1.0"
+
 #define CW_FORMAT_MAJOR 1
 #define CW_FORMAT_MINOR 1
 #define CW_SEG_HDR_LEN 64
