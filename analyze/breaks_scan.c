@@ -93,7 +93,7 @@ int cw_scan__run(const char *path, const struct cw_reader_opts *ropts, struct cw
 				if (h->size >= sizeof(struct cw_account) &&
 				    ((const struct cw_account *)h)->lost)
 					err = add_account_break(s, (const void *)h);
-			} else if (h->type != CW_REC_META_KV && h->type != CW_REC_META_TASK) {
+			} else if (is_event(h)) {
 				s->events++;
 			}
 			if (is_event(h)) {

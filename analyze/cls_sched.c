@@ -158,7 +158,7 @@ static struct cw_obj *process_of(struct cw_cls *c, uint32_t pid, const struct cw
 		if (cw_ident__hint_take(c->id, CW_NODE_PROCESS, pid, &hpid, name) && hpid == pid)
 			cw_obj__set_name(p, name, CW_NAME_LEN);
 	}
-	cw_ident__touch(c->id, p, h->ts);
+	cw_ident__touch(c->id, p);
 	if (proof)
 		p->n.traced = 1;
 	return p;
@@ -210,7 +210,7 @@ static struct cw_obj *thread_of(struct cw_cls *c, const struct cw_task *t, uint6
 		} else if (witness) {
 			o->witness = witness;
 		}
-		cw_ident__touch(c->id, o, h->ts);
+		cw_ident__touch(c->id, o);
 		if (flags & T_PROOF)
 			prove_traced(c, o);
 		return o;

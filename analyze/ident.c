@@ -242,9 +242,8 @@ static void lru_append(struct cw_ident *id, struct cw_obj *o)
 	id->lru_tail = o;
 }
 
-void cw_ident__touch(struct cw_ident *id, struct cw_obj *o, uint64_t ts)
+void cw_ident__touch(struct cw_ident *id, struct cw_obj *o)
 {
-	(void)ts;
 	if (id->lru_tail != o) {
 		lru_unlink(id, o);
 		lru_append(id, o);

@@ -101,8 +101,8 @@ struct cw_obj *cw_ident__orphan(struct cw_ident *id, uint8_t type, const struct 
 				uint64_t key, const struct cw_hdr *h, int edge_type,
 				const char *reason, int *err);
 
-/* The object was named at @ts: it is the last to be evicted. */
-void cw_ident__touch(struct cw_ident *id, struct cw_obj *o, uint64_t ts);
+/* The object was just named: it is the last to be evicted. */
+void cw_ident__touch(struct cw_ident *id, struct cw_obj *o);
 
 /* Forget @o: no lookup finds it any more. It is written, and its memory
  * reused, only between records, so a handler may go on using it to the

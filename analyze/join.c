@@ -82,23 +82,31 @@ fail:
 	return NULL;
 }
 
+int cw_meta_kv__split(const struct cw_hdr *h, char *key, char **val)
+{
+	const struct cw_meta_kv *kv = (const void *)h;
+
+	if (h->size < sizeof(*kv) || sizeof(*kv) + kv->key_len + kv->val_len > h->size ||
+	    !kv->key_len || kv->key_len >= CW_META_KEY_MAX)
+		return 1;
+	memcpy(key, kv + 1, kv->key_len);
+	key[kv->key_len] = '\0';
+	*val = strndup((const char *)(kv + 1) + kv->key_len, kv->val_len);
+	return *val ? 0 : -ENOMEM;
+}
+
 /* A metadata key/value goes to every class that asked for metadata. */
 static int on_meta_kv(struct cw_join *j, const struct cw_hdr *h)
 {
-	const struct cw_meta_kv *kv = (const void *)h;
-	char key[256], *val;
-	int err = 0;
+	char key[CW_META_KEY_MAX], *val;
+	int err = cw_meta_kv__split(h, key, &val);
 
-	if (sizeof(*kv) + kv->key_len + kv->val_len > h->size || !kv->key_len ||
-	    kv->key_len >= sizeof(key)) {
+	if (err > 0) {
 		j->st.bad_records++;
 		return 0;
 	}
-	memcpy(key, kv + 1, kv->key_len);
-	key[kv->key_len] = '\0';
-	val = strndup((const char *)(kv + 1) + kv->key_len, kv->val_len);
-	if (!val)
-		return -ENOMEM;
+	if (err)
+		return err;
 	for (size_t c = 0; c < NACLASSES && !err; c++)
 		if (aclasses[c]->meta)
 			err = aclasses[c]->meta(&j->cls[c], key, val);
@@ -112,13 +120,8 @@ int cw_join__record(struct cw_join *j, const struct cw_hdr *h)
 	int err;
 
 	j->st.records++;
-	if (h->type == CW_REC_META_KV) {
-		if (h->size < sizeof(struct cw_meta_kv)) {
-			j->st.bad_records++;
-			return 0;
-		}
+	if (h->type == CW_REC_META_KV)
 		return on_meta_kv(j, h);
-	}
 	if (!r || !r->h) {
 		j->st.unknown_records++;
 		return 0;

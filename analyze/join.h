@@ -141,6 +141,15 @@ struct cw_join_stats {
 	uint64_t first_ts, last_ts;
 };
 
+/*
+ * Split a metadata key/value record: its key, NUL-terminated, into @key
+ * (CW_META_KEY_MAX bytes), and a malloc'd NUL-terminated copy of its value
+ * into *val. @return 0, 1 when the record is malformed (nothing read past
+ * it, nothing allocated), or -ENOMEM.
+ */
+#define CW_META_KEY_MAX 256
+int cw_meta_kv__split(const struct cw_hdr *h, char *key, char **val);
+
 struct cw_join;
 struct cw_join *cw_join__new(const struct cw_sink *sink, const struct cw_join_opts *opts);
 /* Feed one record (in timestamp order). @return 0 or a negative errno from

@@ -353,22 +353,12 @@ struct meta_ctx {
 
 static int on_meta_kv(struct meta_ctx *m, const struct cw_hdr *h)
 {
-	const struct cw_meta_kv *kv = (const void *)h;
-	size_t klen, vlen;
-	char key[300], *val;
+	char key[8 + CW_META_KEY_MAX], *val;
+	int err = cw_meta_kv__split(h, key + 8, &val);
 
-	if (h->size < sizeof(*kv))
-		return 0;
-	klen = kv->key_len;
-	vlen = kv->val_len;
-	if (sizeof(*kv) + klen + vlen > h->size || klen == 0 || klen > 255)
-		return 0; /* malformed: skip, never read past the record */
+	if (err)
+		return err > 0 ? 0 : err; /* malformed: skipped (the join counts it) */
 	memcpy(key, "capture.", 8);
-	memcpy(key + 8, (const char *)(kv + 1), klen);
-	key[8 + klen] = '\0';
-	val = strndup((const char *)(kv + 1) + klen, vlen);
-	if (!val)
-		return -ENOMEM;
 	if (!strcmp(key + 8, "kernel_release") || !strcmp(key + 8, "hostname")) {
 		m->err = m->err ?: cw_db__meta(m->db, key + 8, val);
 		*(key[8] == 'k' ? &m->have_release : &m->have_hostname) = 1;

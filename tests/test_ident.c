@@ -143,7 +143,7 @@ static void test_bounds(void)
 
 	for (int i = 0; i < 4; i++)
 		o[i] = cw_ident__new_gen(id, CW_NODE_THREAD, host, (uint64_t)i, (uint64_t)i, 1, &err);
-	cw_ident__touch(id, o[0], 10);
+	cw_ident__touch(id, o[0]);
 	CHECK(cw_ident__enforce(id) == 0 && st.evicted == 1, "one past the bound is evicted");
 	CHECK(cw_ident__live(id, CW_NODE_THREAD, host, 0) && !cw_ident__live(id, CW_NODE_THREAD, host, 1),
 	      "the least recently named goes first");
