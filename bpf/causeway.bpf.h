@@ -256,4 +256,150 @@ static __always_inline void cw_submit(void *rec, __u16 type)
 	cw_count(CW_RING_EDGE, CW_CLASS_OF(type), false);
 }
 
+/* ---- cause slots (format 1.2) ----------------------------------------- */
+
+/*
+ * What this CPU is processing, one slot per context level (task, softirq,
+ * hardirq, NMI): the expiring timer, the work item being executed, the
+ * packet being received, the io_uring request being completed, the futex
+ * being woken. A class sets its slot where the processing begins and
+ * clears it where it ends (an exit tracepoint, or the end of the
+ * interrupt); an event raised meanwhile at that level names the slot's
+ * object as its cause (struct cw_cause). Interrupt levels do not nest
+ * within themselves, so one slot per level is exact. The task level can
+ * be preempted: its slot also holds the thread that set it, and only that
+ * thread's events read it, so a preempted owner makes a missing cause,
+ * never a wrong one.
+ */
+struct cw_slot {
+	__u64 key;
+	__u64 aux;
+	__u32 tid;     /* task level: the thread that set it */
+	__u8 kind;     /* CW_CAUSE_*; NONE: empty */
+	__u8 emitted;  /* class-private: the object's record was written */
+	__u8 __pad[2];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, CW_CTX_NMI + 1);
+	__type(key, __u32);
+	__type(value, struct cw_slot);
+} slots SEC(".maps");
+
+/* The slot of context level @ctx on this CPU; NULL for an unknown one. */
+static __always_inline struct cw_slot *cw_slot_of(__u8 ctx)
+{
+	__u32 key = ctx;
+
+	if (ctx > CW_CTX_NMI)
+		return NULL;
+	return bpf_map_lookup_elem(&slots, &key);
+}
+
+static __always_inline void cw_slot_set(__u8 ctx, __u8 kind, __u64 key, __u64 aux)
+{
+	struct cw_slot *s = cw_slot_of(ctx);
+
+	if (!s)
+		return;
+	s->key = key;
+	s->aux = aux;
+	s->tid = ctx == CW_CTX_TASK ? (__u32)bpf_get_current_pid_tgid() : 0;
+	s->kind = kind;
+	s->emitted = 0;
+}
+
+/* Where processing ends: whatever the slot held, it is over. */
+static __always_inline void cw_slot_clear(__u8 ctx)
+{
+	struct cw_slot *s = cw_slot_of(ctx);
+
+	if (s)
+		s->kind = CW_CAUSE_NONE;
+}
+
+/* The slot an event raised now at level @ctx may name as its cause, or
+ * NULL when there is none. */
+static __always_inline struct cw_slot *cw_slot_get(__u8 ctx)
+{
+	struct cw_slot *s = cw_slot_of(ctx);
+
+	if (!s || s->kind == CW_CAUSE_NONE)
+		return NULL;
+	if (ctx == CW_CTX_TASK && s->tid != (__u32)bpf_get_current_pid_tgid())
+		return NULL;
+	return s;
+}
+
+/* Copy the cause for a record; kind NONE when there is none. */
+static __always_inline void cw_cause_fill(struct cw_cause *c, __u8 ctx)
+{
+	struct cw_slot *s = cw_slot_get(ctx);
+
+	c->key = s ? s->key : 0;
+	c->aux = s ? s->aux : 0;
+	c->kind = s ? s->kind : CW_CAUSE_NONE;
+	__builtin_memset(c->__pad, 0, sizeof(c->__pad));
+}
+
+/* ---- remembered objects (filtered mode) -------------------------------- */
+
+/*
+ * Objects created by traced tasks (timers they arm, work they queue,
+ * packets they send, requests they submit), so that their expiry,
+ * execution, receipt or completion in another context (a kworker, an
+ * io-wq worker, an interrupt) is recorded too (contract 2.2). Bounded: an
+ * insert that fails is counted as lost on CW_RING_MAP for the class, so
+ * the analyzer makes a coverage break of it.
+ */
+struct cw_obj_key {
+	__u64 ptr;
+	__u32 kind; /* CW_CAUSE_* */
+	__u32 __pad;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__type(key, struct cw_obj_key);
+	__type(value, __u32); /* the tgid that created it */
+} objs SEC(".maps");
+
+static __always_inline void cw_obj_remember(__u32 kind, __u64 ptr, __u32 tgid, __u32 class)
+{
+	struct cw_obj_key k = { .ptr = ptr, .kind = kind };
+
+	if (bpf_map_update_elem(&objs, &k, &tgid, BPF_ANY))
+		cw_count(CW_RING_MAP, class, true);
+}
+
+static __always_inline bool cw_obj_known(__u32 kind, __u64 ptr)
+{
+	struct cw_obj_key k = { .ptr = ptr, .kind = kind };
+
+	return bpf_map_lookup_elem(&objs, &k) != NULL;
+}
+
+static __always_inline void cw_obj_forget(__u32 kind, __u64 ptr)
+{
+	struct cw_obj_key k = { .ptr = ptr, .kind = kind };
+
+	bpf_map_delete_elem(&objs, &k);
+}
+
+/* The current task for a record: tid, pid and witness. In interrupt
+ * context it is the interrupted task (context, never a cause); the
+ * capture's own is never named. */
+static __always_inline void cw_current(struct cw_task *t, __u64 *start)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+
+	t->tid = (__u32)id;
+	t->pid = id >> 32;
+	if (cw_is_self(t->pid))
+		t->tid = t->pid = 0;
+	*start = t->tid ? bpf_get_current_task_btf()->start_time : 0;
+}
+
 #endif /* CAUSEWAY_BPF_H */

@@ -66,7 +66,7 @@ static const char *const cw_ctx_method_names[CW_CTXM_MAX] = {
 /* The maps every object defines (bpf/causeway.bpf.h) and user space
  * creates once: the first object loaded creates them, the others reuse
  * its file descriptors. */
-static const char *const cw_shared_maps[] = { "edges", "counters", "traced", "pc_addr" };
+static const char *const cw_shared_maps[] = { "edges", "counters", "traced", "pc_addr", "slots", "objs" };
 #endif
 
 #endif /* CAUSEWAY_BPF_CONFIG_H */

@@ -36,7 +36,8 @@ enum {
 	CW_CLASS_FUTEX = 5,
 	CW_CLASS_SAMPLE = 6,
 	CW_CLASS_ADAPTER = 7,
-	CW_CLASS_MAX = 8,
+	CW_CLASS_NET = 8,
+	CW_CLASS_MAX = 9,
 };
 
 #define CW_CLASS_OF(type) ((type) >> 4)
@@ -48,6 +49,7 @@ enum {
 	CW_REC_META_KV = 0x01,	 /* cw_meta_kv + key\0value\0 */
 	CW_REC_META_TASK = 0x02, /* cw_meta_task + exe path\0 */
 	CW_REC_ACCOUNT = 0x03,	 /* cw_account */
+	CW_REC_META_KSYMS = 0x04, /* cw_meta_blob of /proc/kallsyms lines (format 1.2) */
 
 	/* sched */
 	CW_REC_SWITCH = 0x10,
@@ -58,6 +60,41 @@ enum {
 	CW_REC_EXEC = 0x15,
 	CW_REC_EXIT = 0x16,
 	CW_REC_RENAME = 0x17,
+	/* sched_waking raised while the CPU (or, in task context, the
+	 * thread) was processing an object: cw_wake_caused (format 1.2) */
+	CW_REC_WAKING_CAUSED = 0x18,
+
+	/* io_uring (format 1.2) */
+	CW_REC_URING_CREATE = 0x20,	/* cw_uring_create */
+	CW_REC_URING_SUBMIT = 0x21,	/* cw_uring_req: io_uring_submit_req */
+	CW_REC_URING_PUNT = 0x22,	/* cw_uring_req: io_uring_queue_async_work; aux = rw */
+	CW_REC_URING_POLL_ARM = 0x23,	/* cw_uring_req: aux = mask, aux2 = events */
+	CW_REC_URING_TASK_ADD = 0x24,	/* cw_uring_req: aux = mask */
+	CW_REC_URING_LINK = 0x25,	/* cw_uring_link */
+	CW_REC_URING_FAIL_LINK = 0x26,	/* cw_uring_req */
+	CW_REC_URING_COMPLETE = 0x27,	/* cw_uring_complete */
+	CW_REC_URING_OVERFLOW = 0x28,	/* cw_uring_overflow */
+	CW_REC_URING_FREE = 0x29,	/* cw_uring_free: the ring is destroyed */
+	CW_REC_URING_WORK = 0x2a,	/* cw_uring_req: an io-wq worker starts running it */
+
+	/* workqueue (format 1.2) */
+	CW_REC_WQ_QUEUE = 0x30,	     /* cw_wq_queue */
+	CW_REC_WQ_ACTIVATE = 0x31,   /* cw_wq_work */
+	CW_REC_WQ_EXEC_START = 0x32, /* cw_wq_work */
+	CW_REC_WQ_EXEC_END = 0x33,   /* cw_wq_work */
+
+	/* timer (format 1.2): hrtimers and timer_list timers */
+	CW_REC_TIMER_START = 0x40,	 /* cw_timer_start */
+	CW_REC_TIMER_EXPIRE = 0x41,	 /* cw_timer_event: expire entry */
+	CW_REC_TIMER_EXPIRE_EXIT = 0x42, /* cw_timer_event */
+	CW_REC_TIMER_CANCEL = 0x43,	 /* cw_timer_event */
+
+	/* futex (format 1.2) */
+	CW_REC_FUTEX = 0x50, /* cw_futex: one futex call, written at its return */
+
+	/* net (format 1.2) */
+	CW_REC_NET_XMIT = 0x80, /* cw_net_pkt: net_dev_start_xmit */
+	CW_REC_NET_RX = 0x81,	/* cw_net_pkt: netif_receive_skb */
 };
 
 /*
@@ -190,6 +227,238 @@ struct cw_rename {
 };
 
 /*
+ * ---- format 1.2: the async classes ----------------------------------
+ *
+ * Every record below names the task current when its event fired, with
+ * its witness (task_start). In interrupt context (hdr.ctx) that task was
+ * merely interrupted: it is context, never a cause.
+ */
+
+/*
+ * What a CPU, or in task context a thread, was processing when an event
+ * fired (bpf/causeway.bpf.h, the per-CPU cause slots): the expiring timer,
+ * the work item being executed, the packet being received, the io_uring
+ * request being completed, the futex being woken. An event raised inside
+ * such a window names it here; kind CW_CAUSE_NONE when there was none.
+ */
+enum {
+	CW_CAUSE_NONE = 0,
+	CW_CAUSE_HRTIMER = 1, /* key: struct hrtimer *; aux: its function */
+	CW_CAUSE_TIMER = 2,   /* key: struct timer_list *; aux: its function */
+	CW_CAUSE_WORK = 3,    /* key: struct work_struct *; aux: its function */
+	CW_CAUSE_PACKET = 4,  /* key: struct sk_buff * */
+	CW_CAUSE_IO_REQ = 5,  /* key: struct io_kiocb *; aux: its ring (io_ring_ctx *) */
+	CW_CAUSE_FUTEX = 6,   /* key: uaddr; aux: the futex op */
+	CW_CAUSE_MAX = 7,
+};
+
+struct cw_cause {
+	__u64 key;
+	__u64 aux;
+	__u8 kind; /* CW_CAUSE_* */
+	__u8 __pad[7];
+};
+
+/* sched_waking with its cause: a cw_wake, then the cause. */
+struct cw_wake_caused {
+	struct cw_wake w;
+	struct cw_cause cause;
+};
+
+/* io_uring_create. ring: the io_ring_ctx pointer, the scope of its
+ * requests together with the ring's generation. */
+struct cw_uring_create {
+	struct cw_hdr hdr;
+	struct cw_task task;
+	__u64 task_start;
+	__u64 ring;
+	__u32 sq_entries;
+	__u32 cq_entries;
+	__u32 setup_flags;
+	__s32 fd;
+};
+
+/* A request event: submit, punt, poll arm, task-work add, fail link,
+ * io-wq start. req: the io_kiocb pointer; req_flags: the kernel's
+ * REQ_F_* flags; aux, aux2: per type (see the record types). */
+struct cw_uring_req {
+	struct cw_hdr hdr;
+	struct cw_task task;
+	__u64 task_start;
+	__u64 ring;
+	__u64 req;
+	__u64 user_data;
+	__u64 req_flags;
+	__u32 aux;
+	__u32 aux2;
+	__u8 opcode;
+	__u8 sq_thread;
+	__u8 __pad[6];
+};
+
+/* io_uring_link: req is linked after target (the previous request of
+ * its chain). */
+struct cw_uring_link {
+	struct cw_hdr hdr;
+	struct cw_task task;
+	__u64 task_start;
+	__u64 ring;
+	__u64 req;
+	__u64 user_data;
+	__u64 target;
+	__u64 target_user_data;
+};
+
+#define CW_CQE_F_MORE 0x2 /* IORING_CQE_F_MORE: a multishot request goes on */
+
+/* io_uring_complete: a CQE posted. req is 0 for an auxiliary CQE, which
+ * names its request by user_data only. */
+struct cw_uring_complete {
+	struct cw_hdr hdr;
+	struct cw_task task;
+	__u64 task_start;
+	__u64 ring;
+	__u64 req;
+	__u64 user_data;
+	__s32 res;
+	__u32 cflags;
+	__u64 extra1;
+	__u64 extra2;
+};
+
+/* io_uring_cqe_overflow: a CQE that did not fit the CQ ring. */
+struct cw_uring_overflow {
+	struct cw_hdr hdr;
+	struct cw_task task;
+	__u64 task_start;
+	__u64 ring;
+	__u64 user_data;
+	__s32 res;
+	__u32 cflags;
+	__u64 ocqe; /* 0: the CQE was dropped */
+};
+
+/* The ring is being destroyed: its requests' scope ends. */
+struct cw_uring_free {
+	struct cw_hdr hdr;
+	struct cw_task task;
+	__u64 task_start;
+	__u64 ring;
+};
+
+#define CW_WQ_NAME_LEN 32
+
+/* workqueue_queue_work. cause: the object being processed when it was
+ * queued (a timer for delayed work). */
+struct cw_wq_queue {
+	struct cw_hdr hdr;
+	struct cw_task task;
+	__u64 task_start;
+	__u64 work;
+	__u64 function;
+	char workqueue[CW_WQ_NAME_LEN];
+	__s32 req_cpu;
+	__s32 cpu;
+	struct cw_cause cause;
+};
+
+/* workqueue_activate_work, workqueue_execute_start / _end. */
+struct cw_wq_work {
+	struct cw_hdr hdr;
+	struct cw_task task;
+	__u64 task_start;
+	__u64 work;
+	__u64 function;
+};
+
+#define CW_TIMER_HR 1	/* an hrtimer */
+#define CW_TIMER_LIST 2 /* a timer_list timer */
+
+/* hrtimer_start / timer_start. expires, softexpires: ns for an hrtimer
+ * (its clock), jiffies for a timer_list (softexpires: bucket expiry).
+ * mode: the hrtimer mode, or the timer_list flags. */
+struct cw_timer_start {
+	struct cw_hdr hdr;
+	struct cw_task task;
+	__u64 task_start;
+	__u64 timer;
+	__u64 function;
+	__s64 expires;
+	__s64 softexpires;
+	__u32 mode;
+	__u8 kind; /* CW_TIMER_* */
+	__u8 was_armed;
+	__u8 __pad[2];
+	struct cw_cause cause;
+};
+
+/* Expire entry (the expiry window opens on hdr.cpu), expire exit, cancel.
+ * now: the hrtimer's clock at expiry, jiffies for a timer_list; 0 for a
+ * cancel. */
+struct cw_timer_event {
+	struct cw_hdr hdr;
+	struct cw_task task;
+	__u64 task_start;
+	__u64 timer;
+	__u64 function;
+	__s64 now;
+	__u8 kind; /* CW_TIMER_* */
+	__u8 __pad[7];
+};
+
+/* Which syscall a futex record is. */
+#define CW_FUTEX_CALL_FUTEX 0	/* futex(2): op is its op */
+#define CW_FUTEX_CALL_WAIT 1	/* futex_wait(2) */
+#define CW_FUTEX_CALL_WAKE 2	/* futex_wake(2) */
+#define CW_FUTEX_CALL_WAITV 3	/* futex_waitv(2): uaddr is the waiters array */
+#define CW_FUTEX_CALL_REQUEUE 4 /* futex_requeue(2) */
+
+/* One futex call, written when it returns: [enter_ns, hdr.ts] is the
+ * call. ret: the syscall's return (woken count for a wake). */
+struct cw_futex {
+	struct cw_hdr hdr;
+	struct cw_task task;
+	__u64 task_start;
+	__u64 uaddr;
+	__u64 uaddr2;
+	__u64 enter_ns;
+	__s64 ret;
+	__u32 op;
+	__u32 val;
+	__u32 val3;
+	__u8 call; /* CW_FUTEX_CALL_* */
+	__u8 __pad[3];
+};
+
+/* A packet at transmit (net_dev_start_xmit: a birth) or receive
+ * (netif_receive_skb). Addresses in network order; family 0 when the
+ * packet is neither IPv4 nor IPv6 (then addresses and ports are 0). */
+struct cw_net_pkt {
+	struct cw_hdr hdr;
+	struct cw_task task;
+	__u64 task_start;
+	__u64 skb;
+	__u32 len;
+	__u32 ifindex;
+	__u16 protocol; /* ethertype, host order */
+	__u8 l4proto;	/* IPPROTO_* */
+	__u8 family;	/* 4, 6 or 0 */
+	__u16 sport;	/* host order */
+	__u16 dport;
+	__u8 saddr[16]; /* IPv4: the first 4 bytes */
+	__u8 daddr[16];
+};
+
+/* The kallsyms snapshot (metadata): len bytes of /proc/kallsyms lines
+ * ("ADDR TYPE NAME[ [MODULE]]\\n", whole lines only), then zero padding to
+ * a multiple of 8. Text symbols only. */
+struct cw_meta_blob {
+	struct cw_hdr hdr;
+	__u32 len;
+	__u32 __pad;
+};
+
+/*
  * Metadata key/value: followed by key_len bytes of key and val_len bytes
  * of value (no terminators counted), then zero padding to a multiple of
  * 8. Keys are listed in schema/format.md.
@@ -272,6 +541,27 @@ CW_ASSERT_SIZE(cw_meta_kv, 24);
 CW_ASSERT_SIZE(cw_meta_task, 48);
 CW_ASSERT_SIZE(cw_account, 48);
 CW_ASSERT_OFF(cw_account, ring, 40);
+CW_ASSERT_SIZE(cw_cause, 24);
+CW_ASSERT_SIZE(cw_wake_caused, 80);
+CW_ASSERT_OFF(cw_wake_caused, cause, 56);
+CW_ASSERT_SIZE(cw_uring_create, 56);
+CW_ASSERT_SIZE(cw_uring_req, 80);
+CW_ASSERT_OFF(cw_uring_req, aux, 64);
+CW_ASSERT_SIZE(cw_uring_link, 72);
+CW_ASSERT_SIZE(cw_uring_complete, 80);
+CW_ASSERT_OFF(cw_uring_complete, res, 56);
+CW_ASSERT_SIZE(cw_uring_overflow, 64);
+CW_ASSERT_SIZE(cw_uring_free, 40);
+CW_ASSERT_SIZE(cw_wq_queue, 112);
+CW_ASSERT_OFF(cw_wq_queue, cause, 88);
+CW_ASSERT_SIZE(cw_wq_work, 48);
+CW_ASSERT_SIZE(cw_timer_start, 96);
+CW_ASSERT_OFF(cw_timer_start, cause, 72);
+CW_ASSERT_SIZE(cw_timer_event, 64);
+CW_ASSERT_SIZE(cw_futex, 80);
+CW_ASSERT_SIZE(cw_net_pkt, 88);
+CW_ASSERT_OFF(cw_net_pkt, saddr, 56);
+CW_ASSERT_SIZE(cw_meta_blob, 24);
 #endif
 
 #endif /* CAUSEWAY_EVENTS_H */

@@ -23,6 +23,18 @@ static const char *const cw_class_names[CW_CLASS_MAX] = {
 	[CW_CLASS_FUTEX] = "futex",
 	[CW_CLASS_SAMPLE] = "sample",
 	[CW_CLASS_ADAPTER] = "adapter",
+	[CW_CLASS_NET] = "net",
+};
+
+/* Indexed by CW_CAUSE_*. */
+static const char *const cw_cause_names[CW_CAUSE_MAX] = {
+	[CW_CAUSE_NONE] = "none",
+	[CW_CAUSE_HRTIMER] = "hrtimer",
+	[CW_CAUSE_TIMER] = "timer",
+	[CW_CAUSE_WORK] = "work",
+	[CW_CAUSE_PACKET] = "packet",
+	[CW_CAUSE_IO_REQ] = "io_req",
+	[CW_CAUSE_FUTEX] = "futex",
 };
 
 /* Indexed by CW_RING_*. */
@@ -57,6 +69,30 @@ static const struct {
 	{ CW_REC_EXEC, "exec" },
 	{ CW_REC_EXIT, "exit" },
 	{ CW_REC_RENAME, "rename" },
+	{ CW_REC_META_KSYMS, "ksyms" },
+	{ CW_REC_WAKING_CAUSED, "waking_caused" },
+	{ CW_REC_URING_CREATE, "uring_create" },
+	{ CW_REC_URING_SUBMIT, "uring_submit" },
+	{ CW_REC_URING_PUNT, "uring_punt" },
+	{ CW_REC_URING_POLL_ARM, "uring_poll_arm" },
+	{ CW_REC_URING_TASK_ADD, "uring_task_add" },
+	{ CW_REC_URING_LINK, "uring_link" },
+	{ CW_REC_URING_FAIL_LINK, "uring_fail_link" },
+	{ CW_REC_URING_COMPLETE, "uring_complete" },
+	{ CW_REC_URING_OVERFLOW, "uring_overflow" },
+	{ CW_REC_URING_FREE, "uring_free" },
+	{ CW_REC_URING_WORK, "uring_work" },
+	{ CW_REC_WQ_QUEUE, "wq_queue" },
+	{ CW_REC_WQ_ACTIVATE, "wq_activate" },
+	{ CW_REC_WQ_EXEC_START, "wq_exec_start" },
+	{ CW_REC_WQ_EXEC_END, "wq_exec_end" },
+	{ CW_REC_TIMER_START, "timer_start" },
+	{ CW_REC_TIMER_EXPIRE, "timer_expire" },
+	{ CW_REC_TIMER_EXPIRE_EXIT, "timer_expire_exit" },
+	{ CW_REC_TIMER_CANCEL, "timer_cancel" },
+	{ CW_REC_FUTEX, "futex" },
+	{ CW_REC_NET_XMIT, "net_xmit" },
+	{ CW_REC_NET_RX, "net_rx" },
 };
 
 #define CW_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
