@@ -22,13 +22,16 @@ enum {
 	FK_U,	  /* unsigned integer of .size bytes, decimal */
 	FK_HEX,	  /* unsigned integer of .size bytes, printed 0x-hex */
 	FK_S32,	  /* signed 32-bit */
+	FK_S64,	  /* signed 64-bit */
 	FK_TASK,  /* struct cw_task as tid/pid */
 	FK_STR,	  /* char[.size], zero padded */
 	FK_CTX,	  /* __u8 CW_CTX_* by name */
 	FK_RING,  /* __u16 CW_RING_* by name */
 	FK_CLASS, /* __u16 CW_CLASS_* by name */
 	FK_BIT,	  /* 0|1: the bits .arg of the .size-byte field at .off */
-	FK_VAR,	  /* bytes appended after the fixed part; __u16 length at .off */
+	FK_VAR,	  /* bytes appended after the fixed part; .size-byte length at .off */
+	FK_BYTES, /* __u8[.size] as hex digits */
+	FK_CAUSE, /* __u8 CW_CAUSE_* by name */
 	FK_SIZE,  /* raw only: the record size */
 	FK_BODY,  /* raw only: hex bytes after the header */
 };
@@ -152,6 +155,150 @@ static const struct field account_fields[] = {
 	F("lost", FK_U, cw_account, lost, 0, 0),
 	F_END,
 };
+/* format 1.2: the async classes. Each names its current task and witness. */
+#define F_ACTOR(st) F("task", FK_TASK, st, task, 0, 0), F("start", FK_U, st, task_start, 0, FO_NONZERO)
+#define F_CAUSE(st)                                                       \
+	F("cause", FK_CAUSE, st, cause.kind, 0, FO_NONZERO),              \
+	F("cause_key", FK_HEX, st, cause.key, 0, FO_NONZERO),             \
+	F("cause_aux", FK_HEX, st, cause.aux, 0, FO_NONZERO)
+
+static const struct field ksyms_fields[] = {
+	F_HDR,
+	F("lines", FK_VAR, cw_meta_blob, len, 0, 0),
+	F_END,
+};
+static const struct field wake_caused_fields[] = {
+	F_TS, F_CPU,
+	F("ctx", FK_CTX, cw_hdr, ctx, 0, 0),
+	F_FLAGS,
+	F("waker", FK_TASK, cw_wake_caused, w.waker, 0, 0),
+	F("wakee", FK_TASK, cw_wake_caused, w.wakee, 0, 0),
+	F("target_cpu", FK_S32, cw_wake_caused, w.target_cpu, 0, 0),
+	F("prio", FK_S32, cw_wake_caused, w.wakee_prio, 0, 0),
+	F("waker_start", FK_U, cw_wake_caused, w.waker_start, 0, FO_NONZERO),
+	F("wakee_start", FK_U, cw_wake_caused, w.wakee_start, 0, FO_NONZERO),
+	F("cause", FK_CAUSE, cw_wake_caused, cause.kind, 0, 0),
+	F("cause_key", FK_HEX, cw_wake_caused, cause.key, 0, 0),
+	F("cause_aux", FK_HEX, cw_wake_caused, cause.aux, 0, FO_NONZERO),
+	F_END,
+};
+static const struct field uring_create_fields[] = {
+	F_HDR, F_ACTOR(cw_uring_create),
+	F("ring", FK_HEX, cw_uring_create, ring, 0, 0),
+	F("sq_entries", FK_U, cw_uring_create, sq_entries, 0, 0),
+	F("cq_entries", FK_U, cw_uring_create, cq_entries, 0, 0),
+	F("setup_flags", FK_HEX, cw_uring_create, setup_flags, 0, FO_NONZERO),
+	F("fd", FK_S32, cw_uring_create, fd, 0, 0),
+	F_END,
+};
+static const struct field uring_req_fields[] = {
+	F_HDR, F_ACTOR(cw_uring_req),
+	F("ring", FK_HEX, cw_uring_req, ring, 0, 0),
+	F("req", FK_HEX, cw_uring_req, req, 0, 0),
+	F("user_data", FK_HEX, cw_uring_req, user_data, 0, 0),
+	F("opcode", FK_U, cw_uring_req, opcode, 0, 0),
+	F("req_flags", FK_HEX, cw_uring_req, req_flags, 0, FO_NONZERO),
+	F("aux", FK_HEX, cw_uring_req, aux, 0, FO_NONZERO),
+	F("aux2", FK_HEX, cw_uring_req, aux2, 0, FO_NONZERO),
+	F("sq_thread", FK_U, cw_uring_req, sq_thread, 0, FO_NONZERO),
+	F_END,
+};
+static const struct field uring_link_fields[] = {
+	F_HDR, F_ACTOR(cw_uring_link),
+	F("ring", FK_HEX, cw_uring_link, ring, 0, 0),
+	F("req", FK_HEX, cw_uring_link, req, 0, 0),
+	F("user_data", FK_HEX, cw_uring_link, user_data, 0, 0),
+	F("target", FK_HEX, cw_uring_link, target, 0, 0),
+	F("target_user_data", FK_HEX, cw_uring_link, target_user_data, 0, 0),
+	F_END,
+};
+static const struct field uring_complete_fields[] = {
+	F_HDR, F_ACTOR(cw_uring_complete),
+	F("ring", FK_HEX, cw_uring_complete, ring, 0, 0),
+	F("req", FK_HEX, cw_uring_complete, req, 0, 0),
+	F("user_data", FK_HEX, cw_uring_complete, user_data, 0, 0),
+	F("res", FK_S32, cw_uring_complete, res, 0, 0),
+	F("cflags", FK_HEX, cw_uring_complete, cflags, 0, FO_NONZERO),
+	F("extra1", FK_HEX, cw_uring_complete, extra1, 0, FO_NONZERO),
+	F("extra2", FK_HEX, cw_uring_complete, extra2, 0, FO_NONZERO),
+	F_END,
+};
+static const struct field uring_overflow_fields[] = {
+	F_HDR, F_ACTOR(cw_uring_overflow),
+	F("ring", FK_HEX, cw_uring_overflow, ring, 0, 0),
+	F("user_data", FK_HEX, cw_uring_overflow, user_data, 0, 0),
+	F("res", FK_S32, cw_uring_overflow, res, 0, 0),
+	F("cflags", FK_HEX, cw_uring_overflow, cflags, 0, FO_NONZERO),
+	F("ocqe", FK_HEX, cw_uring_overflow, ocqe, 0, FO_NONZERO),
+	F_END,
+};
+static const struct field uring_free_fields[] = {
+	F_HDR, F_ACTOR(cw_uring_free),
+	F("ring", FK_HEX, cw_uring_free, ring, 0, 0),
+	F_END,
+};
+static const struct field wq_queue_fields[] = {
+	F_HDR, F_ACTOR(cw_wq_queue),
+	F("work", FK_HEX, cw_wq_queue, work, 0, 0),
+	F("function", FK_HEX, cw_wq_queue, function, 0, 0),
+	F("workqueue", FK_STR, cw_wq_queue, workqueue, 0, 0),
+	F("req_cpu", FK_S32, cw_wq_queue, req_cpu, 0, 0),
+	F("wq_cpu", FK_S32, cw_wq_queue, cpu, 0, 0),
+	F_CAUSE(cw_wq_queue),
+	F_END,
+};
+static const struct field wq_work_fields[] = {
+	F_HDR, F_ACTOR(cw_wq_work),
+	F("work", FK_HEX, cw_wq_work, work, 0, 0),
+	F("function", FK_HEX, cw_wq_work, function, 0, FO_NONZERO),
+	F_END,
+};
+static const struct field timer_start_fields[] = {
+	F_HDR, F_ACTOR(cw_timer_start),
+	F("timer", FK_HEX, cw_timer_start, timer, 0, 0),
+	F("kind", FK_U, cw_timer_start, kind, 0, 0),
+	F("function", FK_HEX, cw_timer_start, function, 0, 0),
+	F("expires", FK_S64, cw_timer_start, expires, 0, 0),
+	F("softexpires", FK_S64, cw_timer_start, softexpires, 0, FO_NONZERO),
+	F("mode", FK_HEX, cw_timer_start, mode, 0, FO_NONZERO),
+	F("was_armed", FK_U, cw_timer_start, was_armed, 0, FO_NONZERO),
+	F_CAUSE(cw_timer_start),
+	F_END,
+};
+static const struct field timer_event_fields[] = {
+	F_HDR, F_ACTOR(cw_timer_event),
+	F("timer", FK_HEX, cw_timer_event, timer, 0, 0),
+	F("kind", FK_U, cw_timer_event, kind, 0, 0),
+	F("function", FK_HEX, cw_timer_event, function, 0, FO_NONZERO),
+	F("now", FK_S64, cw_timer_event, now, 0, FO_NONZERO),
+	F_END,
+};
+static const struct field futex_fields[] = {
+	F_HDR, F_ACTOR(cw_futex),
+	F("call", FK_U, cw_futex, call, 0, 0),
+	F("op", FK_HEX, cw_futex, op, 0, 0),
+	F("uaddr", FK_HEX, cw_futex, uaddr, 0, 0),
+	F("uaddr2", FK_HEX, cw_futex, uaddr2, 0, FO_NONZERO),
+	F("val", FK_U, cw_futex, val, 0, FO_NONZERO),
+	F("val3", FK_HEX, cw_futex, val3, 0, FO_NONZERO),
+	F("enter", FK_U, cw_futex, enter_ns, 0, 0),
+	F("ret", FK_S64, cw_futex, ret, 0, 0),
+	F_END,
+};
+static const struct field net_pkt_fields[] = {
+	F_HDR, F_ACTOR(cw_net_pkt),
+	F("skb", FK_HEX, cw_net_pkt, skb, 0, 0),
+	F("len", FK_U, cw_net_pkt, len, 0, 0),
+	F("ifindex", FK_U, cw_net_pkt, ifindex, 0, FO_NONZERO),
+	F("protocol", FK_HEX, cw_net_pkt, protocol, 0, FO_NONZERO),
+	F("family", FK_U, cw_net_pkt, family, 0, FO_NONZERO),
+	F("l4", FK_U, cw_net_pkt, l4proto, 0, FO_NONZERO),
+	F("sport", FK_U, cw_net_pkt, sport, 0, FO_NONZERO),
+	F("dport", FK_U, cw_net_pkt, dport, 0, FO_NONZERO),
+	F("saddr", FK_BYTES, cw_net_pkt, saddr, 0, 0),
+	F("daddr", FK_BYTES, cw_net_pkt, daddr, 0, 0),
+	F_END,
+};
 static const struct field raw_fields[] = {
 	F("type", FK_HEX, cw_hdr, type, 0, 0),
 	F("size", FK_SIZE, cw_hdr, size, 0, 0),
@@ -172,6 +319,30 @@ static const struct rectype rectypes[] = {
 	{ CW_REC_EXEC, sizeof(struct cw_exec), exec_fields },
 	{ CW_REC_EXIT, sizeof(struct cw_exit), exit_fields },
 	{ CW_REC_RENAME, sizeof(struct cw_rename), rename_fields },
+	{ CW_REC_META_KSYMS, sizeof(struct cw_meta_blob), ksyms_fields },
+	{ CW_REC_WAKING_CAUSED, sizeof(struct cw_wake_caused), wake_caused_fields },
+	{ CW_REC_URING_CREATE, sizeof(struct cw_uring_create), uring_create_fields },
+	{ CW_REC_URING_SUBMIT, sizeof(struct cw_uring_req), uring_req_fields },
+	{ CW_REC_URING_PUNT, sizeof(struct cw_uring_req), uring_req_fields },
+	{ CW_REC_URING_POLL_ARM, sizeof(struct cw_uring_req), uring_req_fields },
+	{ CW_REC_URING_TASK_ADD, sizeof(struct cw_uring_req), uring_req_fields },
+	{ CW_REC_URING_LINK, sizeof(struct cw_uring_link), uring_link_fields },
+	{ CW_REC_URING_FAIL_LINK, sizeof(struct cw_uring_req), uring_req_fields },
+	{ CW_REC_URING_COMPLETE, sizeof(struct cw_uring_complete), uring_complete_fields },
+	{ CW_REC_URING_OVERFLOW, sizeof(struct cw_uring_overflow), uring_overflow_fields },
+	{ CW_REC_URING_FREE, sizeof(struct cw_uring_free), uring_free_fields },
+	{ CW_REC_URING_WORK, sizeof(struct cw_uring_req), uring_req_fields },
+	{ CW_REC_WQ_QUEUE, sizeof(struct cw_wq_queue), wq_queue_fields },
+	{ CW_REC_WQ_ACTIVATE, sizeof(struct cw_wq_work), wq_work_fields },
+	{ CW_REC_WQ_EXEC_START, sizeof(struct cw_wq_work), wq_work_fields },
+	{ CW_REC_WQ_EXEC_END, sizeof(struct cw_wq_work), wq_work_fields },
+	{ CW_REC_TIMER_START, sizeof(struct cw_timer_start), timer_start_fields },
+	{ CW_REC_TIMER_EXPIRE, sizeof(struct cw_timer_event), timer_event_fields },
+	{ CW_REC_TIMER_EXPIRE_EXIT, sizeof(struct cw_timer_event), timer_event_fields },
+	{ CW_REC_TIMER_CANCEL, sizeof(struct cw_timer_event), timer_event_fields },
+	{ CW_REC_FUTEX, sizeof(struct cw_futex), futex_fields },
+	{ CW_REC_NET_XMIT, sizeof(struct cw_net_pkt), net_pkt_fields },
+	{ CW_REC_NET_RX, sizeof(struct cw_net_pkt), net_pkt_fields },
 };
 static const struct rectype raw_type = { 0, 0, raw_fields };
 static const char RAW_NAME[] = "raw";
@@ -209,6 +380,9 @@ static const char *const *names_of(int kind, size_t *n)
 	case FK_RING:
 		*n = CW_ARRAY_SIZE(cw_ring_names);
 		return cw_ring_names;
+	case FK_CAUSE:
+		*n = CW_ARRAY_SIZE(cw_cause_names);
+		return cw_cause_names;
 	default:
 		*n = CW_ARRAY_SIZE(cw_class_names);
 		return cw_class_names;
@@ -476,6 +650,11 @@ static int build_field(struct build *b, const struct field *f, const struct cw_t
 			return bad(b, f, "bad number '%s'", t->val);
 		cw_put32(p, neg ? (uint32_t)(0 - (uint32_t)v) : (uint32_t)v);
 		return 0;
+	case FK_S64:
+		if (cw_text_num(t, &v, &neg) || (neg ? v > 0x8000000000000000ull : v > INT64_MAX))
+			return bad(b, f, "bad number '%s'", t->val);
+		cw_put64(p, neg ? 0 - v : v);
+		return 0;
 	case FK_TASK:
 		return build_task(b, f, t);
 	case FK_STR:
@@ -485,6 +664,7 @@ static int build_field(struct build *b, const struct field *f, const struct cw_t
 		return 0;
 	case FK_CTX:
 	case FK_RING:
+	case FK_CAUSE:
 	case FK_CLASS: {
 		size_t nn;
 		const char *const *names = names_of(f->kind, &nn);
@@ -507,8 +687,19 @@ static int build_field(struct build *b, const struct field *f, const struct cw_t
 		if (t->vlen > 65528 - b->cur)
 			return bad(b, f, "too long for a record");
 		memcpy(b->buf + b->cur, t->val, t->vlen);
-		cw_put16(p, (uint16_t)t->vlen);
+		put_n(p, f->size, t->vlen);
 		b->cur += t->vlen;
+		return 0;
+	case FK_BYTES:
+		if (t->vlen != 2u * f->size)
+			return bad(b, f, "must be %u hex digits", 2u * f->size);
+		for (size_t k = 0; k < t->vlen; k += 2) {
+			int hi = hexval(t->val[k]), lo = hexval(t->val[k + 1]);
+
+			if (hi < 0 || lo < 0)
+				return bad(b, f, "bad hex digit");
+			p[k / 2] = (uint8_t)(hi << 4 | lo);
+		}
 		return 0;
 	case FK_SIZE:
 		if (cw_text_num(t, &v, NULL) || v < sizeof(struct cw_hdr) || v > 65528 || v % 8)
@@ -643,6 +834,7 @@ static uint64_t field_value(const struct field *f, const uint8_t *rec)
 	case FK_TASK:
 	case FK_STR:
 	case FK_VAR:
+	case FK_BYTES:
 	case FK_BODY:
 		return 0;
 	case FK_BIT:
@@ -666,6 +858,9 @@ static void format_field(struct cw_text *t, const struct field *f, const uint8_t
 	case FK_S32:
 		put(t, "%d", (int32_t)(uint32_t)v);
 		break;
+	case FK_S64:
+		put(t, "%lld", (long long)(int64_t)v);
+		break;
 	case FK_TASK:
 		put(t, "%u/%u", cw_get32(rec + f->off), cw_get32(rec + f->off + 4));
 		break;
@@ -674,6 +869,7 @@ static void format_field(struct cw_text *t, const struct field *f, const uint8_t
 		break;
 	case FK_CTX:
 	case FK_RING:
+	case FK_CAUSE:
 	case FK_CLASS: {
 		size_t nn;
 		const char *const *names = names_of(f->kind, &nn);
@@ -686,12 +882,16 @@ static void format_field(struct cw_text *t, const struct field *f, const uint8_t
 		break;
 	}
 	case FK_VAR: {
-		size_t n = cw_get16(rec + f->off);
+		size_t n = (size_t)get_n(rec + f->off, f->size);
 
 		put_str(t, rec + *cur, n);
 		*cur += n;
 		break;
 	}
+	case FK_BYTES:
+		for (size_t k = 0; k < f->size; k++)
+			put(t, "%02x", rec[f->off + k]);
+		break;
 	}
 }
 
@@ -706,7 +906,7 @@ static int format_typed(struct cw_text *t, const struct rectype *rt, const uint8
 		return -1;
 	for (f = rt->fields; f->key; f++)
 		if (f->kind == FK_VAR)
-			var += cw_get16(rec + f->off);
+			var += (size_t)get_n(rec + f->off, f->size);
 	if (((rt->base + var + 7) & ~(size_t)7) != len)
 		return -1;
 
