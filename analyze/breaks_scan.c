@@ -53,7 +53,8 @@ static int add_file_break(struct cw_scan *s, uint64_t after, uint64_t before, co
  * events): they say nothing about where in time a gap lies. */
 static int is_event(const struct cw_hdr *h)
 {
-	return h->type != CW_REC_META_KV && h->type != CW_REC_META_TASK;
+	return h->type != CW_REC_META_KV && h->type != CW_REC_META_TASK &&
+	       h->type != CW_REC_META_KSYMS;
 }
 
 int cw_scan__run(const char *path, const struct cw_reader_opts *ropts, struct cw_scan *s)
@@ -68,7 +69,8 @@ int cw_scan__run(const char *path, const struct cw_reader_opts *ropts, struct cw
 
 	memset(s, 0, sizeof(*s));
 	s->breaks = cw_breaks__new();
-	if (!s->breaks) {
+	s->ksyms = cw_ksyms__new();
+	if (!s->breaks || !s->ksyms) {
 		cw_reader__free(r);
 		return -ENOMEM;
 	}
@@ -93,6 +95,11 @@ int cw_scan__run(const char *path, const struct cw_reader_opts *ropts, struct cw
 				if (h->size >= sizeof(struct cw_account) &&
 				    ((const struct cw_account *)h)->lost)
 					err = add_account_break(s, (const void *)h);
+			} else if (h->type == CW_REC_META_KSYMS) {
+				const struct cw_meta_blob *b = (const void *)h;
+
+				if (h->size >= sizeof(*b) && b->len <= h->size - sizeof(*b))
+					err = cw_ksyms__add(s->ksyms, (const char *)(b + 1), b->len);
 			} else if (is_event(h)) {
 				s->events++;
 			}
@@ -138,6 +145,7 @@ int cw_scan__run(const char *path, const struct cw_reader_opts *ropts, struct cw
 		err = add_file_break(s, hi, CW_BREAK_OPEN, what);
 	}
 	cw_breaks__finish(s->breaks);
+	cw_ksyms__finish(s->ksyms);
 	return err;
 }
 
@@ -145,4 +153,6 @@ void cw_scan__free(struct cw_scan *s)
 {
 	cw_breaks__free(s->breaks);
 	s->breaks = NULL;
+	cw_ksyms__free(s->ksyms);
+	s->ksyms = NULL;
 }

@@ -75,9 +75,9 @@ struct sched {
 	size_t ninitial;
 };
 
-/* thread_of flags */
-#define T_CREATE 0x1 /* make an orphan when there is no live generation */
-#define T_PROOF 0x2  /* the record is only written for traced tasks */
+/* thread_of flags: CW_T_CREATE, CW_T_PROOF (classes.h) */
+#define T_CREATE CW_T_CREATE
+#define T_PROOF CW_T_PROOF
 
 static int u32_cmp(const void *a, const void *b)
 {
@@ -247,6 +247,12 @@ static struct cw_obj *thread_of(struct cw_cls *c, const struct cw_task *t, uint6
 	if (name[0])
 		cw_obj__set_name(o, name, CW_NAME_LEN);
 	return o;
+}
+
+struct cw_obj *cw_sched__thread(struct cw_cls *sched, const struct cw_task *t, uint64_t witness,
+				const struct cw_hdr *h, int flags, int *matched, int *err)
+{
+	return thread_of(sched, t, witness, h, flags, matched, err);
 }
 
 /* A thread's birth at @h: a new generation, whatever is live for the tid. */
@@ -437,9 +443,51 @@ static int on_rename(struct cw_cls *c, const struct cw_hdr *h)
 	return 0;
 }
 
+/*
+ * A wake's cause when the BPF side saw the CPU (or, in task context, the
+ * waker) processing an object (format 1.2, CW_REC_WAKING_CAUSED):
+ *  - a futex wake: the waker thread is still the cause; the edge says
+ *    'futex' and carries the futex word;
+ *  - an expiring timer: a fire edge from the timer;
+ *  - a work item being executed, a packet being received, an io_uring
+ *    request being completed: a wake edge from that object.
+ * The owning class names the object (its live generation, or an orphan
+ * when its birth is not in the trace). When no class can, the wake is
+ * treated as uncaused.
+ */
+struct wake_cause {
+	struct cw_obj *src;
+	uint8_t edge, conf;
+	const char *reason;
+	uint64_t addr;
+};
+
+static int wake_cause(struct cw_cls *c, const struct cw_wake_caused *r, struct wake_cause *wc)
+{
+	const struct cw_cause *k = &r->cause;
+	int err;
+
+	memset(wc, 0, sizeof(*wc));
+	if (k->kind == CW_CAUSE_FUTEX) {
+		wc->reason = "futex";
+		wc->addr = k->key;
+		return 0;
+	}
+	wc->src = cw_cls__cause(c, k, &r->w.hdr, &wc->conf, &wc->reason, &err);
+	if (!wc->src)
+		return err;
+	wc->edge = k->kind == CW_CAUSE_HRTIMER || k->kind == CW_CAUSE_TIMER ? CW_EDGE_FIRE :
+									       CW_EDGE_WAKE;
+	if (!wc->reason)
+		wc->reason = cw_name_of(cw_cause_names, CW_CAUSE_MAX, k->kind);
+	return 0;
+}
+
 static int on_waking(struct cw_cls *c, const struct cw_hdr *h)
 {
 	const struct cw_wake *r = (const void *)h;
+	struct cw_edge_extra x = { .interrupted = -1 };
+	struct wake_cause wc = { 0 };
 	struct cw_obj *src = NULL, *dst;
 	const char *reason = NULL;
 	int err, src_matched = 0, dst_matched;
@@ -447,7 +495,10 @@ static int on_waking(struct cw_cls *c, const struct cw_hdr *h)
 
 	if (r->wakee.tid == 0)
 		return 0;
-	if (h->ctx == CW_CTX_TASK && r->waker.tid != 0) {
+	if (h->type == CW_REC_WAKING_CAUSED &&
+	    (err = wake_cause(c, (const struct cw_wake_caused *)h, &wc)))
+		return err;
+	if (h->ctx == CW_CTX_TASK && r->waker.tid != 0 && !wc.src) {
 		src = thread_of(c, &r->waker, WITNESS(r, waker_start), h, T_CREATE, &src_matched,
 				&err);
 		if (!src)
@@ -456,6 +507,17 @@ static int on_waking(struct cw_cls *c, const struct cw_hdr *h)
 	dst = thread_of(c, &r->wakee, WITNESS(r, wakee_start), h, T_CREATE, &dst_matched, &err);
 	if (!dst)
 		return err;
+	if (h->ctx != CW_CTX_TASK)
+		x.interrupted = r->waker.tid; /* context, never the cause */
+	if (wc.src) {
+		/* The object is the cause, in whatever context it ran. */
+		conf = wc.conf;
+		if (conf == CW_CONF_OBSERVED)
+			conf = conf_of(c, dst, dst_matched, h->ts);
+		return cw_ident__edge_x(c->id, wc.edge, wc.src, dst, h, CW_SRC_KERNEL, conf,
+					conf == CW_CONF_RECONSTRUCTED && wc.conf == CW_CONF_OBSERVED ?
+						R_ACROSS_BREAK : wc.reason, &x);
+	}
 	if (h->ctx != CW_CTX_TASK) {
 		/* Interrupt context, or the capture could not tell: the
 		 * current task was only interrupted. */
@@ -472,8 +534,11 @@ static int on_waking(struct cw_cls *c, const struct cw_hdr *h)
 			conf = conf_of(c, dst, dst_matched, h->ts);
 		if (conf == CW_CONF_RECONSTRUCTED)
 			reason = R_ACROSS_BREAK;
+		else if (wc.reason)
+			reason = wc.reason; /* 'futex' */
+		x.addr = wc.addr;
 	}
-	return cw_ident__edge(c->id, CW_EDGE_WAKE, src, dst, h, CW_SRC_KERNEL, conf, reason);
+	return cw_ident__edge_x(c->id, CW_EDGE_WAKE, src, dst, h, CW_SRC_KERNEL, conf, reason, &x);
 }
 
 static int on_switch(struct cw_cls *c, const struct cw_hdr *h)
@@ -532,6 +597,7 @@ static const struct cw_handler handlers[] = {
 	{ CW_REC_META_TASK, sizeof(struct cw_meta_task), on_task_snapshot },
 	{ CW_REC_SWITCH, offsetof(struct cw_switch, prev_start), on_switch },
 	{ CW_REC_WAKING, offsetof(struct cw_wake, waker_start), on_waking },
+	{ CW_REC_WAKING_CAUSED, sizeof(struct cw_wake_caused), on_waking },
 	{ CW_REC_WAKEUP, offsetof(struct cw_wake, waker_start), on_touch_wakee },
 	{ CW_REC_WAKEUP_NEW, offsetof(struct cw_wake, waker_start), on_touch_wakee },
 	{ CW_REC_FORK, offsetof(struct cw_fork, parent_start), on_fork },

@@ -15,8 +15,8 @@ enum { ST_NODE, ST_EDGE, ST_EXEC, ST_BREAK, ST_DIAG, ST_META, ST_N };
 static const char *const stmt_sql[ST_N] = {
 	[ST_NODE] = "INSERT INTO nodes(id,type,scope,key,generation,pid,tid,name,start_ns,end_ns,"
 		    "start_seen,traced) VALUES(?,?,?,?,?,?,?,?,?,?,?,?)",
-	[ST_EDGE] = "INSERT INTO edges(type,src,dst,ts,cpu,source,confidence,reason)"
-		    " VALUES(?,?,?,?,?,?,?,?)",
+	[ST_EDGE] = "INSERT INTO edges(type,src,dst,ts,cpu,source,confidence,reason,"
+		    "interrupted_tid,addr) VALUES(?,?,?,?,?,?,?,?,?,?)",
 	[ST_EXEC] = "INSERT INTO execs(node,ts,comm,filename) VALUES(?,?,?,?)",
 	[ST_BREAK] = "INSERT INTO coverage_breaks(start_ns,end_ns,cpu,stream,lost_events,reason)"
 		     " VALUES(?,?,?,?,?,?)",
@@ -96,6 +96,11 @@ static int db_edge(void *ctx, const struct cw_edge *e)
 	sqlite3_bind_text(s, 6, cw_source_names[e->source], -1, SQLITE_STATIC);
 	sqlite3_bind_text(s, 7, cw_confidence_names[e->confidence], -1, SQLITE_STATIC);
 	bind_text(s, 8, e->reason);
+	bind_opt_i64(s, 9, e->interrupted);
+	if (e->addr)
+		sqlite3_bind_int64(s, 10, (int64_t)e->addr);
+	else
+		sqlite3_bind_null(s, 10);
 	return step(db, s);
 }
 

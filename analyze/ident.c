@@ -371,6 +371,13 @@ int cw_ident__edge(struct cw_ident *id, uint8_t type, const struct cw_obj *src,
 		   const struct cw_obj *dst, const struct cw_hdr *h, uint8_t source, uint8_t conf,
 		   const char *reason)
 {
+	return cw_ident__edge_x(id, type, src, dst, h, source, conf, reason, NULL);
+}
+
+int cw_ident__edge_x(struct cw_ident *id, uint8_t type, const struct cw_obj *src,
+		     const struct cw_obj *dst, const struct cw_hdr *h, uint8_t source, uint8_t conf,
+		     const char *reason, const struct cw_edge_extra *x)
+{
 	struct cw_edge e = {
 		.type = type,
 		.src = src ? src->n.id : 0,
@@ -380,6 +387,8 @@ int cw_ident__edge(struct cw_ident *id, uint8_t type, const struct cw_obj *src,
 		.source = source,
 		.confidence = conf,
 		.reason = reason,
+		.interrupted = x ? x->interrupted : -1,
+		.addr = x ? x->addr : 0,
 	};
 
 	id->st->edges[type][conf]++;

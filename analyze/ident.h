@@ -117,6 +117,17 @@ int cw_ident__edge(struct cw_ident *id, uint8_t type, const struct cw_obj *src,
 		   const struct cw_obj *dst, const struct cw_hdr *h, uint8_t source, uint8_t conf,
 		   const char *reason);
 
+/* What an edge may carry besides its ends (struct cw_edge). */
+struct cw_edge_extra {
+	int64_t interrupted; /* tid, or -1 */
+	uint64_t addr;	     /* 0: none */
+};
+
+/* cw_ident__edge with @x (NULL: none). */
+int cw_ident__edge_x(struct cw_ident *id, uint8_t type, const struct cw_obj *src,
+		     const struct cw_obj *dst, const struct cw_hdr *h, uint8_t source, uint8_t conf,
+		     const char *reason, const struct cw_edge_extra *x);
+
 /*
  * Confidence of a join to @o at @ts (contract 5.7): observed, unless a
  * coverage break overlaps (o->est_ns, ts], which could hide an end and a

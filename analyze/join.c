@@ -13,10 +13,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include "classes.h"
+#include "ksyms.h"
 
 const char *const cw_node_type_names[CW_NODE_NTYPES] = {
 	"process", "thread", "runtime_task", "io_request",
-	"work_item", "timer", "resource", "request",
+	"work_item", "timer", "resource", "request", "packet",
 };
 const char *const cw_edge_type_names[CW_EDGE_NTYPES] = {
 	"spawn", "wake", "submit", "punt", "complete", "queue", "execute",
@@ -44,6 +45,9 @@ struct cw_join {
 	struct cw_ident *id;
 	struct cw_cls cls[NACLASSES];
 	struct route routes[NTYPES];
+	uint8_t cause_owner[CW_CAUSE_MAX]; /* class index + 1; 0: none */
+	uint8_t sched;			   /* index of the sched class */
+	const struct cw_ksyms *ksyms;
 	int have_event_ts;
 	struct cw_join_stats st;
 };
@@ -59,6 +63,7 @@ struct cw_join *cw_join__new(const struct cw_sink *sink, const struct cw_join_op
 	io.breaks = opts ? opts->breaks : NULL;
 	io.max_live = opts ? opts->max_live : 0;
 	io.st = &j->st;
+	j->ksyms = opts ? opts->ksyms : NULL;
 	j->id = cw_ident__new(&io);
 	if (!j->id)
 		goto fail;
@@ -67,6 +72,16 @@ struct cw_join *cw_join__new(const struct cw_sink *sink, const struct cw_join_op
 
 		j->cls[c].id = j->id;
 		j->cls[c].st = &j->st;
+		j->cls[c].j = j;
+		if (ac == &cw_aclass_sched)
+			j->sched = (uint8_t)c;
+		for (unsigned k = 0; k < CW_CAUSE_MAX; k++) {
+			if (!(ac->cause_kinds >> k & 1))
+				continue;
+			if (j->cause_owner[k] || !ac->cause)
+				abort(); /* two owners, or no hook: a build error */
+			j->cause_owner[k] = (uint8_t)(c + 1);
+		}
 		if (ac->init && !(j->cls[c].state = ac->init(j->id, &err)))
 			goto fail;
 		for (const struct cw_handler *h = ac->handlers; h && h->type; h++) {
@@ -80,6 +95,30 @@ fail:
 	cw_join__free(j);
 	errno = err ? -err : ENOMEM;
 	return NULL;
+}
+
+struct cw_obj *cw_cls__thread(struct cw_cls *c, const struct cw_task *t, uint64_t witness,
+			      const struct cw_hdr *h, int flags, int *matched, int *err)
+{
+	return cw_sched__thread(&c->j->cls[c->j->sched], t, witness, h, flags, matched, err);
+}
+
+struct cw_obj *cw_cls__cause(struct cw_cls *c, const struct cw_cause *k, const struct cw_hdr *h,
+			     uint8_t *conf, const char **reason, int *err)
+{
+	unsigned owner = k->kind < CW_CAUSE_MAX ? c->j->cause_owner[k->kind] : 0;
+
+	*err = 0;
+	*reason = NULL;
+	*conf = CW_CONF_UNKNOWN;
+	if (!owner)
+		return NULL;
+	return aclasses[owner - 1]->cause(&c->j->cls[owner - 1], k, h, conf, reason, err);
+}
+
+char *cw_cls__ksym(const struct cw_cls *c, uint64_t addr, char *buf, size_t len)
+{
+	return cw_ksyms__name(c->j->ksyms, addr, buf, len);
 }
 
 int cw_meta_kv__split(const struct cw_hdr *h, char *key, char **val)
@@ -132,7 +171,7 @@ int cw_join__record(struct cw_join *j, const struct cw_hdr *h)
 	}
 	/* The snapshot is stamped when /proc was read, after the first
 	 * events: it says nothing about the trace's time range. */
-	if (h->type != CW_REC_META_TASK) {
+	if (h->type != CW_REC_META_TASK && h->type != CW_REC_META_KSYMS) {
 		if (!j->have_event_ts || h->ts < j->st.first_ts)
 			j->st.first_ts = h->ts;
 		if (!j->have_event_ts || h->ts > j->st.last_ts)

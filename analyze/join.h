@@ -21,6 +21,7 @@ enum cw_node_type {
 	CW_NODE_TIMER,
 	CW_NODE_RESOURCE,
 	CW_NODE_REQUEST,
+	CW_NODE_PACKET, /* a network packet: one generation per transmit */
 	CW_NODE_NTYPES,
 };
 
@@ -78,6 +79,10 @@ struct cw_edge {
 	uint8_t source;	  /* cw_source */
 	uint8_t confidence;
 	const char *reason; /* static string or NULL */
+	/* An interrupt-context edge: the tid of the task the interrupt
+	 * interrupted (context, never the cause); -1 when none. */
+	int64_t interrupted;
+	uint64_t addr; /* the futex word of a reason 'futex' edge; 0: none */
 };
 
 /* end_ns of a break that runs to the end of the trace (stored as NULL). */
@@ -120,8 +125,11 @@ const struct cw_break *cw_breaks__get(const struct cw_breaks *b, size_t i);
 int cw_breaks__overlap(const struct cw_breaks *b, uint64_t from, uint64_t to);
 void cw_breaks__free(struct cw_breaks *b);
 
+struct cw_ksyms;
+
 struct cw_join_opts {
 	const struct cw_breaks *breaks; /* may be NULL */
+	const struct cw_ksyms *ksyms;	/* may be NULL: kernel functions stay addresses */
 	size_t max_live;		/* join-state bound; 0: default */
 };
 

@@ -575,7 +575,8 @@ int main(int argc, char **argv)
 	meta.db = db;
 	cw_db__sink(db, &sink);
 	{
-		struct cw_join_opts jo = { .breaks = scan.breaks, .max_live = env.max_live };
+		struct cw_join_opts jo = { .breaks = scan.breaks, .ksyms = scan.ksyms,
+					   .max_live = env.max_live };
 
 		join = cw_join__new(&sink, &jo);
 	}

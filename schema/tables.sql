@@ -33,7 +33,13 @@ CREATE TABLE edges(
   cpu        INTEGER,
   source     TEXT NOT NULL,
   confidence TEXT NOT NULL,
-  reason     TEXT);
+  reason     TEXT,
+  -- An edge raised in interrupt context: the tid of the task that the
+  -- interrupt happened to interrupt. Context only, never the cause.
+  interrupted_tid INTEGER,
+  -- The address the handoff went through where it is not a node: the
+  -- futex word (user address) of a reason 'futex' wake.
+  addr       INTEGER);
 
 CREATE TABLE stacks(id INTEGER PRIMARY KEY, depth INTEGER NOT NULL);
 
