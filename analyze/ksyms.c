@@ -21,11 +21,23 @@ struct cw_ksyms {
 	char *names;
 	size_t used, room;
 	uint64_t dropped;
+	size_t max_syms, max_bytes;
 };
+
+struct cw_ksyms *cw_ksyms__new_bounded(size_t max_syms, size_t max_bytes)
+{
+	struct cw_ksyms *k = calloc(1, sizeof(*k));
+
+	if (!k)
+		return NULL;
+	k->max_syms = max_syms && max_syms < CW_KSYMS_MAX ? max_syms : CW_KSYMS_MAX;
+	k->max_bytes = max_bytes && max_bytes < CW_KSYMS_BYTES ? max_bytes : CW_KSYMS_BYTES;
+	return k;
+}
 
 struct cw_ksyms *cw_ksyms__new(void)
 {
-	return calloc(1, sizeof(struct cw_ksyms));
+	return cw_ksyms__new_bounded(0, 0);
 }
 
 void cw_ksyms__free(struct cw_ksyms *k)
@@ -77,15 +89,15 @@ static int add_line(struct cw_ksyms *k, const char *s, size_t len)
 		;
 	if (!nlen)
 		return 0;
-	if (k->n >= CW_KSYMS_MAX || k->used + nlen + 1 > CW_KSYMS_BYTES) {
+	if (k->n >= k->max_syms || k->used + nlen + 1 > k->max_bytes) {
 		k->dropped++;
 		return 0;
 	}
 	if (k->n == k->cap && grow((void **)&k->syms, &k->cap, k->n + 1, sizeof(*k->syms),
-				   CW_KSYMS_MAX))
+				   k->max_syms))
 		return -ENOMEM;
 	if (k->used + nlen + 1 > k->room &&
-	    grow((void **)&k->names, &k->room, k->used + nlen + 1, 1, CW_KSYMS_BYTES))
+	    grow((void **)&k->names, &k->room, k->used + nlen + 1, 1, k->max_bytes))
 		return -ENOMEM;
 	memcpy(k->names + k->used, name, nlen);
 	k->names[k->used + nlen] = '\0';

@@ -21,6 +21,8 @@
 struct cw_ksyms;
 
 struct cw_ksyms *cw_ksyms__new(void);
+/* With smaller bounds (tests); 0 keeps a default. */
+struct cw_ksyms *cw_ksyms__new_bounded(size_t max_syms, size_t max_bytes);
 void cw_ksyms__free(struct cw_ksyms *k);
 
 /* Add the lines of one snapshot record. @return 0 or -ENOMEM. */
