@@ -7,6 +7,10 @@
  * events it affects have been read by then. Knowing every break up front
  * lets the join downgrade exactly the joins whose evidence could lie
  * inside one (contract 5.7).
+ *
+ * A break may concern one io_uring ring only (a CQE overflow, contract
+ * 5.4): cw_break.ring names it, only that ring's joins ask about it
+ * (cw_breaks__overlap_ring), and the other classes' joins never see it.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -23,11 +27,20 @@
  * windows of all CPUs and classes interleave in the file. */
 #define MERGE_LOOKBACK 64
 
+/* A break's place in the index: sorted by (ring, start), so the breaks
+ * that concern every join (ring 0) are the first run and each ring's
+ * breaks a run of their own. */
+struct span {
+	uint64_t ring, start_ns, end_ns;
+	/* the largest end_ns from the start of its run to here */
+	uint64_t max_end;
+};
+
 struct cw_breaks {
 	struct cw_break *v;
-	uint64_t *max_end; /* max_end[i] = max end_ns of v[0..i], after finish */
 	size_t n, cap;
 	uint64_t coarsened; /* breaks merged away by the bound */
+	struct span *idx;   /* after finish; NULL: queries scan v */
 };
 
 struct cw_breaks *cw_breaks__new(void)
@@ -54,36 +67,54 @@ static int touches(const struct cw_break *a, const struct cw_break *b)
 	return a->start_ns <= b->end_ns + 1 && b->start_ns <= a->end_ns + 1;
 }
 
-static int stream_cmp(const struct cw_break *x, const struct cw_break *y)
+/* Coarsening order: by stream, then (unless @across) ring, then start. */
+static int coarse_cmp(const struct cw_break *x, const struct cw_break *y, int across)
 {
 	int c = strcmp(x->stream, y->stream);
 
 	if (c)
 		return c;
+	if (!across && x->ring != y->ring)
+		return x->ring < y->ring ? -1 : 1;
 	return x->start_ns < y->start_ns ? -1 : x->start_ns > y->start_ns;
 }
 
-static int stream_qcmp(const void *a, const void *b)
+static int coarse_qcmp(const void *a, const void *b)
 {
-	return stream_cmp(a, b);
+	return coarse_cmp(a, b, 0);
 }
 
-/* Merge neighbours on one stream until at most half the bound is left,
- * widening the gap that may be merged across each round. */
+static int coarse_across_qcmp(const void *a, const void *b)
+{
+	return coarse_cmp(a, b, 1);
+}
+
+/*
+ * Merge neighbours on one stream until at most half the bound is left,
+ * widening the gap that may be merged across each round. Breaks scoped to
+ * different rings merge only when merging within each ring, whatever the
+ * gap, is not enough; a break merged from two rings concerns every join:
+ * wider, so still honest.
+ */
 static void coarsen(struct cw_breaks *b)
 {
 	uint64_t gap = 1000000; /* 1 ms */
+	int across = 0;
 
 	while (b->n > MAX_BREAKS / 2) {
 		size_t w = 0;
 
-		qsort(b->v, b->n, sizeof(*b->v), stream_qcmp);
+		qsort(b->v, b->n, sizeof(*b->v), across ? coarse_across_qcmp : coarse_qcmp);
 		for (size_t i = 1; i < b->n; i++) {
 			struct cw_break *last = &b->v[w], *cur = &b->v[i];
 
-			if (!strcmp(last->stream, cur->stream) && cur->start_ns <= last->end_ns + gap) {
+			/* Sorted by start within a run: cur starts no earlier. */
+			if (!strcmp(last->stream, cur->stream) && (across || last->ring == cur->ring) &&
+			    (cur->start_ns <= last->end_ns || cur->start_ns - last->end_ns <= gap)) {
 				if (last->cpu != cur->cpu)
 					last->cpu = -1;
+				if (last->ring != cur->ring)
+					last->ring = 0;
 				if (strcmp(last->reason, cur->reason))
 					snprintf(last->reason, sizeof(last->reason), "%s: many breaks, coarsened",
 						 last->stream);
@@ -94,7 +125,14 @@ static void coarsen(struct cw_breaks *b)
 			}
 		}
 		b->n = w + 1;
-		gap = gap > UINT64_MAX / 4 ? UINT64_MAX : gap * 4;
+		if (gap == UINT64_MAX && !across) {
+			/* Merging within rings is not enough: merge across
+			 * them, again from the narrowest gap. */
+			across = 1;
+			gap = 1000000;
+		} else {
+			gap = gap > UINT64_MAX / 4 ? UINT64_MAX : gap * 4;
+		}
 	}
 }
 
@@ -102,12 +140,13 @@ int cw_breaks__add(struct cw_breaks *b, const struct cw_break *br)
 {
 	size_t from = b->n > MERGE_LOOKBACK ? b->n - MERGE_LOOKBACK : 0;
 
-	/* Adjacent or overlapping windows of one stream, CPU and cause are
-	 * one break: a long lossy stretch must not cost a row a second. */
+	/* Adjacent or overlapping windows of one stream, CPU, cause and
+	 * ring are one break: a long lossy stretch must not cost a row a
+	 * second. */
 	for (size_t i = b->n; i-- > from;) {
 		struct cw_break *e = &b->v[i];
 
-		if (e->cpu == br->cpu && !strcmp(e->stream, br->stream) &&
+		if (e->cpu == br->cpu && e->ring == br->ring && !strcmp(e->stream, br->stream) &&
 		    !strcmp(e->reason, br->reason) && touches(e, br)) {
 			absorb(e, br);
 			return 0;
@@ -136,6 +175,7 @@ uint64_t cw_breaks__coarsened(const struct cw_breaks *b)
 static int break_cmp(const void *a, const void *b)
 {
 	const struct cw_break *x = a, *y = b;
+	int c;
 
 	if (x->start_ns != y->start_ns)
 		return x->start_ns < y->start_ns ? -1 : 1;
@@ -143,24 +183,38 @@ static int break_cmp(const void *a, const void *b)
 		return x->end_ns < y->end_ns ? -1 : 1;
 	if (x->cpu != y->cpu)
 		return x->cpu < y->cpu ? -1 : 1;
-	return strcmp(x->reason, y->reason);
+	if ((c = strcmp(x->reason, y->reason)))
+		return c;
+	return x->ring < y->ring ? -1 : x->ring > y->ring;
+}
+
+static int span_cmp(const void *a, const void *b)
+{
+	const struct span *x = a, *y = b;
+
+	if (x->ring != y->ring)
+		return x->ring < y->ring ? -1 : 1;
+	return x->start_ns < y->start_ns ? -1 : x->start_ns > y->start_ns;
 }
 
 void cw_breaks__finish(struct cw_breaks *b)
 {
-	uint64_t m = 0;
-
 	if (!b->n)
 		return;
 	qsort(b->v, b->n, sizeof(*b->v), break_cmp);
-	free(b->max_end);
-	b->max_end = malloc(b->n * sizeof(*b->max_end));
-	if (!b->max_end)
+	free(b->idx);
+	b->idx = malloc(b->n * sizeof(*b->idx));
+	if (!b->idx)
 		return; /* queries then fall back to a linear scan */
+	for (size_t i = 0; i < b->n; i++)
+		b->idx[i] = (struct span){ b->v[i].ring, b->v[i].start_ns, b->v[i].end_ns, 0 };
+	qsort(b->idx, b->n, sizeof(*b->idx), span_cmp);
 	for (size_t i = 0; i < b->n; i++) {
-		if (b->v[i].end_ns > m)
-			m = b->v[i].end_ns;
-		b->max_end[i] = m;
+		struct span *s = &b->idx[i];
+
+		s->max_end = s->end_ns;
+		if (i && s[-1].ring == s->ring && s[-1].max_end > s->max_end)
+			s->max_end = s[-1].max_end;
 	}
 }
 
@@ -174,30 +228,50 @@ const struct cw_break *cw_breaks__get(const struct cw_breaks *b, size_t i)
 	return &b->v[i];
 }
 
-int cw_breaks__overlap(const struct cw_breaks *b, uint64_t from, uint64_t to)
+/* Does a break of @ring (0: those that concern every join) overlap
+ * [from, to]? */
+static int overlap_in(const struct cw_breaks *b, uint64_t ring, uint64_t from, uint64_t to)
 {
-	size_t lo = 0, hi;
+	size_t lo = 0, hi = b->n, run;
 
-	if (!b || !b->n)
-		return 0;
-	if (!b->max_end) {
+	if (!b->idx) {
 		for (size_t i = 0; i < b->n; i++)
-			if (b->v[i].start_ns <= to && b->v[i].end_ns >= from)
+			if (b->v[i].ring == ring && b->v[i].start_ns <= to && b->v[i].end_ns >= from)
 				return 1;
 		return 0;
 	}
-	/* Breaks starting at or before @to are a prefix; one of them reaches
-	 * @from iff the prefix's largest end does. */
-	hi = b->n;
+	/* The run of @ring starts at the first span not below (ring, 0)... */
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (b->v[mid].start_ns <= to)
+		if (b->idx[mid].ring < ring)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return lo > 0 && b->max_end[lo - 1] >= from;
+	run = lo;
+	/* ...and its spans starting at or before @to are a prefix of it; one
+	 * of them reaches @from iff the prefix's largest end does. */
+	hi = b->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (b->idx[mid].ring == ring && b->idx[mid].start_ns <= to)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo > run && b->idx[lo - 1].max_end >= from;
+}
+
+int cw_breaks__overlap(const struct cw_breaks *b, uint64_t from, uint64_t to)
+{
+	return b && b->n && overlap_in(b, 0, from, to);
+}
+
+int cw_breaks__overlap_ring(const struct cw_breaks *b, uint64_t ring, uint64_t from, uint64_t to)
+{
+	return cw_breaks__overlap(b, from, to) || (b && b->n && ring && overlap_in(b, ring, from, to));
 }
 
 void cw_breaks__free(struct cw_breaks *b)
@@ -205,6 +279,6 @@ void cw_breaks__free(struct cw_breaks *b)
 	if (!b)
 		return;
 	free(b->v);
-	free(b->max_end);
+	free(b->idx);
 	free(b);
 }

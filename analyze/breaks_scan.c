@@ -24,6 +24,28 @@ static int add_account_break(struct cw_scan *s, const struct cw_account *a)
 }
 
 /*
+ * A CQE that did not fit its ring's completion queue (contract 5.4): the
+ * kernel posts it later from its overflow list, or drops it (ocqe 0), and
+ * either way no io_uring_complete names it, so any of that ring's
+ * requests may have completed unseen here. Only that ring's joins see
+ * the break.
+ */
+static int add_overflow_break(struct cw_scan *s, const struct cw_uring_overflow *o)
+{
+	struct cw_break br = {
+		.start_ns = o->hdr.ts,
+		.end_ns = o->hdr.ts,
+		.cpu = -1,
+		.stream = "io_uring",
+		.lost = o->ocqe ? 0 : 1,
+		.ring = o->ring,
+	};
+
+	snprintf(br.reason, sizeof(br.reason), "CQE overflow on ring 0x%" PRIx64, (uint64_t)o->ring);
+	return cw_breaks__add(s->breaks, &br);
+}
+
+/*
  * Evidence between two readable segments is gone. @after is the newest
  * event before the gap, @before the oldest after it (CW_BREAK_OPEN when
  * nothing readable follows). Records reach the file in ring order, which
@@ -102,6 +124,9 @@ int cw_scan__run(const char *path, const struct cw_reader_opts *ropts, struct cw
 					err = cw_ksyms__add(s->ksyms, (const char *)(b + 1), b->len);
 			} else if (is_event(h)) {
 				s->events++;
+				if (h->type == CW_REC_URING_OVERFLOW &&
+				    h->size >= sizeof(struct cw_uring_overflow))
+					err = add_overflow_break(s, (const void *)h);
 			}
 			if (is_event(h)) {
 				lo = h->ts < lo ? h->ts : lo;

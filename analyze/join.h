@@ -91,9 +91,13 @@ struct cw_edge {
 struct cw_break {
 	uint64_t start_ns, end_ns;
 	int32_t cpu;	    /* -1: all / unknown */
-	const char *stream; /* "edge", "sample", "map", "file" */
+	const char *stream; /* "edge", "sample", "map", "file", "io_uring" */
 	int64_t lost;	    /* -1: unknown (file damage) */
 	char reason[96];
+	/* 0: the break concerns every join. Otherwise the io_uring ring
+	 * (io_ring_ctx pointer) whose completions it concerns (a CQE
+	 * overflow): only joins on that ring see it (cw_breaks__overlap_ring). */
+	uint64_t ring;
 };
 
 /* Where the join's conclusions go (the database writer, or a test). */
@@ -112,8 +116,9 @@ struct cw_sink {
  */
 struct cw_breaks;
 struct cw_breaks *cw_breaks__new(void);
-/* Adjacent or overlapping breaks of one stream, CPU and reason merge;
- * past a bound, neighbours are merged into wider breaks (coarsened). */
+/* Adjacent or overlapping breaks of one stream, CPU, reason and ring
+ * merge; past a bound, neighbours are merged into wider breaks
+ * (coarsened). */
 int cw_breaks__add(struct cw_breaks *b, const struct cw_break *br);
 /* Sorts; call once after the last add and before the first query. */
 void cw_breaks__finish(struct cw_breaks *b);
@@ -121,8 +126,12 @@ size_t cw_breaks__count(const struct cw_breaks *b);
 /* Breaks merged into wider ones because there were too many to keep. */
 uint64_t cw_breaks__coarsened(const struct cw_breaks *b);
 const struct cw_break *cw_breaks__get(const struct cw_breaks *b, size_t i);
-/* Does any break overlap [from, to]? */
+/* Does any break that concerns every join overlap [from, to]? Breaks
+ * scoped to a ring are not seen here. */
 int cw_breaks__overlap(const struct cw_breaks *b, uint64_t from, uint64_t to);
+/* Does a break overlap [from, to] that concerns every join or the ring
+ * @ring? */
+int cw_breaks__overlap_ring(const struct cw_breaks *b, uint64_t ring, uint64_t from, uint64_t to);
 void cw_breaks__free(struct cw_breaks *b);
 
 struct cw_ksyms;
