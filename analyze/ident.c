@@ -134,17 +134,26 @@ static uint64_t hint_rehash(const void *p)
 
 /* ---- scopes ----------------------------------------------------------- */
 
+static struct cw_scope *scope_find(const struct cw_ident *id, const char *name, uint64_t h)
+{
+	struct cw_scope *s;
+
+	if (!id->scopes_cap)
+		return NULL;
+	for (s = id->scopes[h & (id->scopes_cap - 1)]; s; s = s->hnext)
+		if (s->hash == h && !strcmp(s->name, name))
+			return s;
+	return NULL;
+}
+
 static struct cw_scope *scope_intern(struct cw_ident *id, const char *name)
 {
 	uint64_t h = str_hash(name);
-	struct cw_scope *s;
+	struct cw_scope *s = scope_find(id, name, h);
 	size_t len = strlen(name);
 
-	if (id->scopes_cap) {
-		for (s = id->scopes[h & (id->scopes_cap - 1)]; s; s = s->hnext)
-			if (s->hash == h && !strcmp(s->name, name))
-				return s;
-	}
+	if (s)
+		return s;
 	if (id->nscopes >= id->scopes_cap &&
 	    rehash((void ***)&id->scopes, &id->scopes_cap, offsetof(struct cw_scope, hnext),
 		   scope_rehash))
@@ -168,6 +177,11 @@ static struct cw_scope *scope_intern(struct cw_ident *id, const char *name)
 const struct cw_scope *cw_ident__scope(struct cw_ident *id, const char *name)
 {
 	return scope_intern(id, name);
+}
+
+const struct cw_scope *cw_ident__scope_find(const struct cw_ident *id, const char *name)
+{
+	return scope_find(id, name, str_hash(name));
 }
 
 const struct cw_scope *cw_ident__host(const struct cw_ident *id)
@@ -398,6 +412,16 @@ int cw_ident__edge_x(struct cw_ident *id, uint8_t type, const struct cw_obj *src
 int cw_ident__break_in(const struct cw_ident *id, uint64_t from, uint64_t to)
 {
 	return cw_breaks__overlap(id->breaks, from, to);
+}
+
+int cw_ident__break_in_ring(const struct cw_ident *id, uint64_t ring, uint64_t from, uint64_t to)
+{
+	return cw_breaks__overlap_ring(id->breaks, ring, from, to);
+}
+
+size_t cw_ident__max_live(const struct cw_ident *id)
+{
+	return id->max_live;
 }
 
 uint8_t cw_ident__conf(const struct cw_ident *id, const struct cw_obj *o, uint64_t ts)

@@ -71,6 +71,9 @@ void cw_ident__free(struct cw_ident *id);
  */
 const struct cw_scope *cw_ident__scope(struct cw_ident *id, const char *name);
 const struct cw_scope *cw_ident__host(const struct cw_ident *id);
+/* The scope @name if it is interned now, else NULL: a lookup that never
+ * allocates (no object can live in a scope that is not interned). */
+const struct cw_scope *cw_ident__scope_find(const struct cw_ident *id, const char *name);
 const char *cw_scope__name(const struct cw_scope *s);
 
 /* Where nodes and edges go; for the records a class writes itself. */
@@ -137,6 +140,11 @@ uint8_t cw_ident__conf(const struct cw_ident *id, const struct cw_obj *o, uint64
 
 /* Does a coverage break lie anywhere in [from, to]? */
 int cw_ident__break_in(const struct cw_ident *id, uint64_t from, uint64_t to);
+/* ... or one that concerns only the io_uring ring @ring (a CQE overflow)? */
+int cw_ident__break_in_ring(const struct cw_ident *id, uint64_t ring, uint64_t from, uint64_t to);
+
+/* The live-state bound, for a class that bounds state of its own by it. */
+size_t cw_ident__max_live(const struct cw_ident *id);
 
 /*
  * Hints: a name (and owning pid) for an object that does not exist yet.
