@@ -6,6 +6,7 @@
  *
  *   gentrace OUT.cwt NEVENTS [LIVE_THREADS]
  *   gentrace --system OUT.cwt NEVENTS [NCPUS]
+ *   gentrace --uring OUT.cwt NREQUESTS [INFLIGHT]
  *   gentrace --new-tids OUT.cwt NWAKES
  *   gentrace --lossy OUT.cwt NRECORDS
  *
@@ -26,6 +27,12 @@
  * preemptions; witnesses (task start times) on every record; per-CPU
  * accounting every second. Records are in time order give or take a few
  * microseconds between CPUs, as the ring buffer delivers them.
+ *
+ * --uring: join-heavy, io_uring and workqueue records (format 1.2) with
+ * sched records around them: NREQUESTS io_uring requests, about INFLIGHT
+ * of them (default 1M) in flight at once once the trace has filled up,
+ * request pointers and user_data reused all the time, and work items
+ * queued and executed over a pool of work_structs; see gen_uring().
  *
  * Hostile modes, small files that must not make the analyzer's memory
  * grow with their length (contract 5.8):
@@ -560,6 +567,488 @@ static int gen_system(uint64_t nevents, uint16_t ncpu)
 	return 0;
 }
 
+/* ---- --uring: io_uring and workqueue joins, millions in flight ---- */
+
+/*
+ * One server process: NSUB submitter threads, each owning the rings
+ * r % NSUB == t, NWRK io-wq workers, and one kworker per CPU (kernel
+ * threads of their own). Every thread runs on one CPU (its index mod
+ * NCPU), so a CPU's current task is the only place it runs.
+ *
+ * Requests. Submitted in batches of 1-8 on one of the thread's rings and
+ * completed in a random order, so that about INFLIGHT are in flight at
+ * once, all the time: a request may stay in flight for most of the
+ * trace. Request pointers come from a LIFO free list, as from a slab: the
+ * pointer a completion frees is the next submission's. user_data cycles
+ * through 1024 values per ring, so with thousands in flight per ring
+ * every value names several live requests at once. Mix:
+ *  - 63% complete in hard-interrupt context (block I/O) on any CPU, the
+ *    interrupted task current; half of them wake the submitter with the
+ *    request as the wake's cause;
+ *  - 20% are armed for poll: a task-work add in softirq context that
+ *    wakes the submitter (the request as cause), which completes it;
+ *  - 10% are punted to io-wq: a worker starts it and completes it, and
+ *    wakes the submitter;
+ *  - 5% are linked after the previous request of their batch;
+ *  - 2% are multishot: up to 3 CQEs with IORING_CQE_F_MORE, then the
+ *    final one, all in the submitter's context.
+ * Three rings in four are created in the trace; the others predate it.
+ *
+ * Work items. NWORK work_structs (INFLIGHT / 8), about three quarters
+ * queued at any time: queued by a submitter or by the work item a kworker
+ * executes (the queue's cause), executed in a random order by the kworker
+ * of a random CPU. An execution may wake a submitter (the work item as
+ * the cause) or queue its own work_struct again (queued while it
+ * executes, a second live generation of one pointer).
+ *
+ * Scheduling: a thread is switched in on its CPU before it acts, and now
+ * and then a CPU switches to another of its threads or to idle.
+ * Accounting per CPU and class every simulated second, nothing lost.
+ */
+#define U_NCPU 8
+#define U_NSUB 64
+#define U_NWRK 16
+#define U_NRINGS 256
+#define U_UDATA 1024
+#define U_NTHR (U_NSUB + U_NWRK + U_NCPU)
+
+enum { K_IRQ, K_POLL, K_PUNT, K_LINK, K_MULTI };
+enum { W_IDLE, W_QUEUED };
+
+struct ureq {
+	uint64_t ptr, user_data;
+	uint32_t ring;
+	uint8_t kind, more, opcode;
+};
+
+struct uring {
+	uint64_t ptr;
+	uint32_t owner, next_ud;
+};
+
+struct uthr {
+	struct cw_task t;
+	uint64_t start;
+	uint16_t cpu;
+};
+
+struct uwork {
+	uint32_t slot; /* position in its state's list */
+	uint8_t state, fn;
+};
+
+static struct uthr uthr[U_NTHR];
+static struct uring urings[U_NRINGS];
+static int64_t ucur[U_NCPU];
+static struct ureq *ulive;
+static uint64_t nulive, *ufree, nufree;
+static struct uwork *uwork;
+static uint32_t *widle, *wqueued, nwidle, nwqueued;
+static uint64_t ucount[U_NCPU][CW_CLASS_MAX];
+
+#define SUB(i) (i)
+#define WRK(i) (U_NSUB + (i))
+#define KWORKER(cpu) (U_NSUB + U_NWRK + (cpu))
+#define REQ_BASE 0xffff888200000000ull
+#define RING_BASE 0xffff888100000000ull
+#define WORK_BASE 0xffff888300000000ull
+#define FN_BASE 0xffffffff81200000ull
+
+static void u_put(void *rec, size_t len)
+{
+	struct cw_hdr *h = rec;
+
+	h->ts = ts_next();
+	put(rec, len);
+	ucount[h->cpu][CW_CLASS_OF(h->type)]++;
+}
+
+static struct cw_task u_task(int64_t t)
+{
+	return t < 0 ? (struct cw_task){ 0, 0 } : uthr[t].t;
+}
+
+static uint64_t u_start(int64_t t)
+{
+	return t < 0 ? 0 : uthr[t].start;
+}
+
+/* Thread @t is switched in on its CPU (the one it was on blocks). */
+static void u_run(uint32_t t)
+{
+	uint16_t cpu = uthr[t].cpu;
+	struct cw_switch s = { 0 };
+
+	if (ucur[cpu] == (int64_t)t)
+		return;
+	hdr_at(&s.hdr, CW_REC_SWITCH, sizeof(s), cpu, CW_CTX_TASK, 0);
+	s.prev = u_task(ucur[cpu]);
+	s.next = uthr[t].t;
+	s.prev_state = ucur[cpu] < 0 ? 0 : 1;
+	s.prev_prio = s.next_prio = 120;
+	s.prev_start = u_start(ucur[cpu]);
+	s.next_start = uthr[t].start;
+	u_put(&s, sizeof(s));
+	ucur[cpu] = t;
+}
+
+/* A CPU switches to another of its threads, or to idle. */
+static void u_resched(uint16_t cpu)
+{
+	uint32_t mine[U_NTHR], n = 0;
+	struct cw_switch s = { 0 };
+	int64_t next;
+
+	for (uint32_t t = 0; t < U_NTHR; t++)
+		if (uthr[t].cpu == cpu && (int64_t)t != ucur[cpu])
+			mine[n++] = t;
+	next = below(4) == 0 || !n ? -1 : (int64_t)mine[below(n)];
+	if (next == ucur[cpu])
+		return;
+	hdr_at(&s.hdr, CW_REC_SWITCH, sizeof(s), cpu, CW_CTX_TASK, 0);
+	s.prev = u_task(ucur[cpu]);
+	s.next = u_task(next);
+	s.prev_state = ucur[cpu] < 0 ? 0 : 1;
+	s.prev_prio = s.next_prio = 120;
+	s.prev_start = u_start(ucur[cpu]);
+	s.next_start = u_start(next);
+	u_put(&s, sizeof(s));
+	ucur[cpu] = next;
+}
+
+/* @waker (or the interrupted task) on @cpu wakes @wakee, with @cause
+ * when one is given. */
+static void u_wake(uint16_t cpu, uint8_t ctx, uint32_t wakee, const struct cw_cause *cause)
+{
+	struct cw_wake_caused k = { 0 };
+	int64_t waker = ucur[cpu];
+
+	hdr_at(&k.w.hdr, cause ? CW_REC_WAKING_CAUSED : CW_REC_WAKING,
+	       cause ? sizeof(k) : sizeof(k.w), cpu, ctx, 0);
+	k.w.waker = u_task(waker);
+	k.w.wakee = uthr[wakee].t;
+	k.w.target_cpu = uthr[wakee].cpu;
+	k.w.wakee_prio = 120;
+	k.w.waker_start = u_start(waker);
+	k.w.wakee_start = uthr[wakee].start;
+	if (cause)
+		k.cause = *cause;
+	u_put(&k, k.w.hdr.size);
+	k.w.hdr.type = CW_REC_WAKEUP;
+	k.w.hdr.size = sizeof(k.w);
+	k.w.hdr.cpu = uthr[wakee].cpu;
+	u_put(&k.w, sizeof(k.w));
+}
+
+static void u_req_rec(uint16_t type, uint16_t cpu, uint8_t ctx, const struct ureq *q, uint32_t aux,
+		      uint32_t aux2)
+{
+	struct cw_uring_req r = { 0 };
+
+	hdr_at(&r.hdr, type, sizeof(r), cpu, ctx, 0);
+	r.task = u_task(ucur[cpu]);
+	r.task_start = u_start(ucur[cpu]);
+	r.ring = urings[q->ring].ptr;
+	r.req = q->ptr;
+	r.user_data = q->user_data;
+	r.aux = aux;
+	r.aux2 = aux2;
+	r.opcode = q->opcode;
+	u_put(&r, sizeof(r));
+}
+
+static void u_complete_rec(uint16_t cpu, uint8_t ctx, const struct ureq *q, uint32_t cflags)
+{
+	struct cw_uring_complete c = { 0 };
+
+	hdr_at(&c.hdr, CW_REC_URING_COMPLETE, sizeof(c), cpu, ctx, 0);
+	c.task = u_task(ucur[cpu]);
+	c.task_start = u_start(ucur[cpu]);
+	c.ring = urings[q->ring].ptr;
+	c.req = q->ptr;
+	c.user_data = q->user_data;
+	c.res = q->opcode == 22 || q->opcode == 23 ? 4096 : 0;
+	c.cflags = cflags;
+	u_put(&c, sizeof(c));
+}
+
+static void u_submit_batch(void)
+{
+	uint32_t t = SUB((uint32_t)below(U_NSUB));
+	uint32_t ring = t + U_NSUB * (uint32_t)below(U_NRINGS / U_NSUB);
+	uint64_t n = 1 + below(8), prev = 0, prev_ud = 0;
+	uint16_t cpu = uthr[t].cpu;
+
+	u_run(t);
+	for (uint64_t i = 0; i < n && nufree; i++) {
+		struct ureq *q = &ulive[nulive++];
+		uint64_t k = below(100);
+
+		q->ptr = ufree[--nufree];
+		q->ring = ring;
+		q->user_data = urings[ring].next_ud++ % U_UDATA;
+		q->kind = k < 63 ? K_IRQ : k < 83 ? K_POLL : k < 93 ? K_PUNT : k < 98 ? K_LINK : K_MULTI;
+		q->more = q->kind == K_MULTI ? (uint8_t)(1 + below(3)) : 0;
+		q->opcode = q->kind == K_IRQ ? (below(2) ? 22 : 23) :
+			    q->kind == K_POLL || q->kind == K_MULTI ? 27 :
+			    q->kind == K_PUNT ? 18 : 3;
+		u_req_rec(CW_REC_URING_SUBMIT, cpu, CW_CTX_TASK, q, 0, 0);
+		if (q->kind == K_PUNT) {
+			u_req_rec(CW_REC_URING_PUNT, cpu, CW_CTX_TASK, q, 0, 0);
+		} else if (q->kind == K_POLL || q->kind == K_MULTI) {
+			u_req_rec(CW_REC_URING_POLL_ARM, cpu, CW_CTX_TASK, q, 1, 1);
+		} else if (q->kind == K_LINK && prev) {
+			struct cw_uring_link l = { 0 };
+
+			hdr_at(&l.hdr, CW_REC_URING_LINK, sizeof(l), cpu, CW_CTX_TASK, 0);
+			l.task = uthr[t].t;
+			l.task_start = uthr[t].start;
+			l.ring = urings[ring].ptr;
+			l.req = q->ptr;
+			l.user_data = q->user_data;
+			l.target = prev;
+			l.target_user_data = prev_ud;
+			u_put(&l, sizeof(l));
+		}
+		prev = q->ptr;
+		prev_ud = q->user_data;
+	}
+}
+
+static void u_complete_one(void)
+{
+	uint64_t i = below(nulive);
+	struct ureq *q = &ulive[i];
+	uint32_t owner = urings[q->ring].owner;
+	struct cw_cause cause = { .key = q->ptr, .aux = urings[q->ring].ptr, .kind = CW_CAUSE_IO_REQ };
+	uint16_t cpu = (uint16_t)below(U_NCPU);
+
+	switch (q->kind) {
+	case K_IRQ:
+	case K_LINK:
+		u_complete_rec(cpu, CW_CTX_HARDIRQ, q, 0);
+		if (below(2))
+			u_wake(cpu, CW_CTX_HARDIRQ, owner, &cause);
+		break;
+	case K_POLL:
+		u_req_rec(CW_REC_URING_TASK_ADD, cpu, CW_CTX_SOFTIRQ, q, 1, 0);
+		u_wake(cpu, CW_CTX_SOFTIRQ, owner, &cause);
+		u_run(owner);
+		u_complete_rec(uthr[owner].cpu, CW_CTX_TASK, q, 0);
+		break;
+	case K_PUNT: {
+		uint32_t w = WRK((uint32_t)below(U_NWRK));
+
+		u_run(w);
+		u_req_rec(CW_REC_URING_WORK, uthr[w].cpu, CW_CTX_TASK, q, 0, 0);
+		u_complete_rec(uthr[w].cpu, CW_CTX_TASK, q, 0);
+		u_wake(uthr[w].cpu, CW_CTX_TASK, owner, NULL);
+		break;
+	}
+	case K_MULTI:
+		u_run(owner);
+		u_complete_rec(uthr[owner].cpu, CW_CTX_TASK, q, q->more ? CW_CQE_F_MORE : 0);
+		if (q->more--)
+			return; /* still armed */
+		break;
+	}
+	ufree[nufree++] = q->ptr;
+	*q = ulive[--nulive];
+}
+
+static void w_move(uint32_t w, uint8_t state)
+{
+	struct uwork *k = &uwork[w];
+	uint32_t *from = k->state == W_IDLE ? widle : wqueued, *nfrom = k->state == W_IDLE ? &nwidle : &nwqueued;
+	uint32_t last = from[--*nfrom];
+
+	from[k->slot] = last;
+	uwork[last].slot = k->slot;
+	k->state = state;
+	if (state == W_IDLE) {
+		k->slot = nwidle;
+		widle[nwidle++] = w;
+	} else {
+		k->slot = nwqueued;
+		wqueued[nwqueued++] = w;
+	}
+}
+
+static const char *const wq_names[] = { "events", "kblockd", "writeback", "events_unbound" };
+
+/* Work @w is queued on @cpu by its current task, or with @cause. */
+static void w_queue(uint32_t w, uint16_t cpu, const struct cw_cause *cause)
+{
+	struct cw_wq_queue q = { 0 };
+
+	hdr_at(&q.hdr, CW_REC_WQ_QUEUE, sizeof(q), cpu, CW_CTX_TASK, 0);
+	q.task = u_task(ucur[cpu]);
+	q.task_start = u_start(ucur[cpu]);
+	q.work = WORK_BASE + (uint64_t)w * 64;
+	q.function = FN_BASE + uwork[w].fn * 0x400ull;
+	snprintf(q.workqueue, sizeof(q.workqueue), "%s", wq_names[uwork[w].fn % 4]);
+	q.req_cpu = cpu;
+	q.cpu = cpu;
+	if (cause)
+		q.cause = *cause;
+	u_put(&q, sizeof(q));
+	if (uwork[w].state == W_IDLE)
+		w_move(w, W_QUEUED);
+}
+
+static void w_rec(uint16_t type, uint16_t cpu, uint32_t w)
+{
+	struct cw_wq_work r = { 0 };
+
+	hdr_at(&r.hdr, type, sizeof(r), cpu, CW_CTX_TASK, 0);
+	r.task = u_task(ucur[cpu]);
+	r.task_start = u_start(ucur[cpu]);
+	r.work = WORK_BASE + (uint64_t)w * 64;
+	r.function = FN_BASE + uwork[w].fn * 0x400ull;
+	u_put(&r, sizeof(r));
+}
+
+static void u_wq_step(uint32_t nwork)
+{
+	if (nwidle && (nwqueued < nwork / 4 * 3 ? below(3) != 0 : below(3) == 0)) {
+		uint32_t t = SUB((uint32_t)below(U_NSUB));
+
+		u_run(t);
+		w_queue(widle[below(nwidle)], uthr[t].cpu, NULL);
+	} else if (nwqueued) {
+		uint32_t w = wqueued[below(nwqueued)];
+		uint16_t cpu = (uint16_t)below(U_NCPU);
+		struct cw_cause cause = { .key = WORK_BASE + (uint64_t)w * 64,
+					  .aux = FN_BASE + uwork[w].fn * 0x400ull,
+					  .kind = CW_CAUSE_WORK };
+		uint64_t r = below(100);
+
+		u_run(KWORKER(cpu));
+		/* Its PENDING bit is cleared as it starts: it may be queued
+		 * again while it runs. */
+		w_move(w, W_IDLE);
+		w_rec(CW_REC_WQ_EXEC_START, cpu, w);
+		if (r < 30)
+			u_wake(cpu, CW_CTX_TASK, SUB((uint32_t)below(U_NSUB)), &cause);
+		else if (r < 50 && nwidle)
+			w_queue(widle[below(nwidle)], cpu, &cause);
+		else if (r < 55)
+			w_queue(w, cpu, &cause);
+		w_rec(CW_REC_WQ_EXEC_END, cpu, w);
+	}
+}
+
+static int gen_uring(uint64_t nreq, uint64_t inflight)
+{
+	uint64_t pool = inflight + inflight / 8 + 64, submitted = 0, next_acct;
+	uint32_t nwork = (uint32_t)(inflight / 8 > 1024 ? inflight / 8 : 1024);
+	static const uint16_t cls_id[] = { CW_CLASS_SCHED, CW_CLASS_IO_URING, CW_CLASS_WORKQUEUE };
+
+	ulive = calloc(pool, sizeof(*ulive));
+	ufree = calloc(pool, sizeof(*ufree));
+	uwork = calloc(nwork, sizeof(*uwork));
+	widle = calloc(nwork, sizeof(*widle));
+	wqueued = calloc(nwork, sizeof(*wqueued));
+	if (!ulive || !ufree || !uwork || !widle || !wqueued)
+		return -ENOMEM;
+	/* The slab: the lowest address is handed out first. */
+	for (uint64_t i = 0; i < pool; i++)
+		ufree[i] = REQ_BASE + (pool - 1 - i) * 256;
+	nufree = pool;
+	for (uint32_t w = 0; w < nwork; w++) {
+		uwork[w].fn = (uint8_t)below(16);
+		uwork[w].slot = w;
+		widle[nwidle++] = w;
+	}
+	/* The snapshot: the server's threads and the kworkers. */
+	for (uint32_t t = 0; t < U_NTHR; t++) {
+		struct cw_meta_task m = { 0 };
+		int kw = t >= KWORKER(0);
+
+		uthr[t].t = kw ? (struct cw_task){ 200 + t, 200 + t } :
+				 (struct cw_task){ t == 0 ? 5000 : 5000 + t, 5000 };
+		uthr[t].start = 1000000 + t * 1000ull;
+		uthr[t].cpu = (uint16_t)(kw ? t - KWORKER(0) : t % U_NCPU);
+		hdr_at(&m.hdr, CW_REC_META_TASK, sizeof(m), 0xffff, 0, now);
+		m.task = uthr[t].t;
+		m.ppid = kw ? 2 : 1;
+		if (kw)
+			snprintf(m.comm, CW_COMM_LEN, "kworker/%u:1", uthr[t].cpu);
+		else if (t >= WRK(0))
+			snprintf(m.comm, CW_COMM_LEN, "iou-wrk-5000");
+		else
+			snprintf(m.comm, CW_COMM_LEN, "server-%u", t);
+		put(&m, sizeof(m));
+	}
+	seal(CW_SEG_META);
+	for (uint16_t c = 0; c < U_NCPU; c++)
+		ucur[c] = -1;
+	for (uint32_t r = 0; r < U_NRINGS; r++) {
+		urings[r].ptr = RING_BASE + r * 0x4000ull;
+		urings[r].owner = SUB(r % U_NSUB);
+		if (r % 4 != 3) {
+			struct cw_uring_create c = { 0 };
+			uint16_t cpu = uthr[urings[r].owner].cpu;
+
+			step_ns = 0;
+			u_run(urings[r].owner);
+			hdr_at(&c.hdr, CW_REC_URING_CREATE, sizeof(c), cpu, CW_CTX_TASK, 0);
+			c.task = uthr[urings[r].owner].t;
+			c.task_start = uthr[urings[r].owner].start;
+			c.ring = urings[r].ptr;
+			c.sq_entries = 4096;
+			c.cq_entries = 65536;
+			c.fd = 3 + (int32_t)(r / U_NSUB);
+			u_put(&c, sizeof(c));
+			now += step_ns + 1000;
+		}
+	}
+	next_acct = now + SEC;
+	while (submitted < nreq) {
+		uint64_t r = below(100), before = nufree;
+		/* Filling up: mostly submissions. In flight: a batch
+		 * (4.5 requests on average) for every 4.5 completions. */
+		int filling = nulive < inflight;
+
+		step_ns = 0;
+		if (r < (filling ? 50u : 10u)) {
+			u_submit_batch();
+			submitted += before - nufree;
+		} else if (r < (filling ? 60u : 55u)) {
+			if (nulive)
+				u_complete_one();
+		} else if (r < 85) {
+			u_wq_step(nwork);
+		} else {
+			u_resched((uint16_t)below(U_NCPU));
+		}
+		now += step_ns + 100 + below(400);
+		if (now >= next_acct) {
+			for (uint16_t c = 0; c < U_NCPU; c++)
+				for (size_t k = 0; k < sizeof(cls_id) / sizeof(cls_id[0]); k++) {
+					struct cw_account a = { 0 };
+
+					hdr_at(&a.hdr, CW_REC_ACCOUNT, sizeof(a), c, CW_CTX_TASK, now);
+					a.window_ns = SEC;
+					a.written = ucount[c][cls_id[k]];
+					a.ring = CW_RING_EDGE;
+					a.class = cls_id[k];
+					put(&a, sizeof(a));
+					ucount[c][cls_id[k]] = 0;
+				}
+			next_acct += SEC;
+		}
+	}
+	fprintf(stderr, "gentrace --uring: %llu requests submitted, %llu in flight at the end, %u work items queued\n",
+		(unsigned long long)submitted, (unsigned long long)nulive, nwqueued);
+	free(ulive);
+	free(ufree);
+	free(uwork);
+	free(widle);
+	free(wqueued);
+	return 0;
+}
+
 /* ---- hostile modes ---- */
 
 /* Every wake names a thread never seen before, that never ends: join
@@ -600,6 +1089,7 @@ static void usage(void)
 {
 	fprintf(stderr, "usage: gentrace OUT.cwt NEVENTS [LIVE_THREADS]\n"
 			"       gentrace --system OUT.cwt NEVENTS [NCPUS]\n"
+			"       gentrace --uring OUT.cwt NREQUESTS [INFLIGHT]\n"
 			"       gentrace --new-tids OUT.cwt NWAKES\n"
 			"       gentrace --lossy OUT.cwt NRECORDS\n");
 	exit(2);
@@ -638,6 +1128,8 @@ int main(int argc, char **argv)
 		err = gen_busy(n, argc > 3 ? (uint32_t)number(argv[3], 1, 1u << 24) : 2000);
 	else if (!strcmp(mode, "--system"))
 		err = gen_system(n, argc > 3 ? (uint16_t)number(argv[3], 1, MAX_CPUS) : 8);
+	else if (!strcmp(mode, "--uring"))
+		err = gen_uring(n, argc > 3 ? number(argv[3], 1, 1ull << 30) : 1000000);
 	else if (!strcmp(mode, "--new-tids") && argc == 3)
 		err = gen_new_tids(n);
 	else if (!strcmp(mode, "--lossy") && argc == 3)
