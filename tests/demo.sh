@@ -1,6 +1,7 @@
 #!/bin/bash
 # make demo: capture the bundled request pipeline (client -> acceptor ->
-# worker pool -> 1 ms timer "backend" -> reply), analyze it, and show what
+# worker pool -> 1 ms timer "backend" -> io_uring read on an io-wq worker
+# -> reply through a pty's work item -> client), analyze it, and show what
 # the causal graph says with a few SQL queries.
 #   tests/demo.sh BUILD
 set -eu
@@ -33,11 +34,22 @@ show "who wakes whom inside the pipeline (pid $P): the handoff chain" \
    from edges e left join nodes s on s.id = e.src join nodes d on d.id = e.dst
   where e.type = 'wake' and d.pid = $P
   group by 1, 2, 3 order by n desc;"
-show "one request, in order: the first wakes after the client's 10th request" \
-"with t as (select min(e.ts) as t0 from edges e join nodes s on s.id = e.src join nodes d on d.id = e.dst
-             where e.type = 'wake' and s.name = 'client' and d.name = 'acceptor'
-               and e.ts > (select min(ts) from edges where type = 'wake') + 10000000)
- select (e.ts - t.t0) / 1000 as us, coalesce(s.name, '<' || e.reason || '>') as waker,
-        d.name as wakee, e.cpu
-   from edges e cross join t left join nodes s on s.id = e.src join nodes d on d.id = e.dst
-  where e.type = 'wake' and d.pid = $P and e.ts >= t.t0 order by e.ts limit 6;"
+show "one request, hop by hop: from the client's 10th request to its reply" \
+"with t0 as (select ts from edges e join nodes s on s.id = e.src join nodes d on d.id = e.dst
+              where e.type = 'wake' and s.name = 'client' and d.name = 'acceptor'
+              order by e.ts limit 1 offset 9),
+      t1 as (select min(e.ts) as ts from edges e join nodes s on s.id = e.src
+               join nodes d on d.id = e.dst, t0
+              where e.type = 'wake' and s.type = 'work_item' and d.name = 'client' and e.ts > t0.ts)
+ select (e.ts - t0.ts) / 1000 as us, e.type,
+        coalesce(s.type || ' ' || s.name, '<' || e.reason || '>') as src,
+        d.type || ' ' || d.name as dst, e.confidence, coalesce(e.reason, '') as reason
+   from edges e cross join t0 cross join t1
+   left join nodes s on s.id = e.src join nodes d on d.id = e.dst
+  where e.ts between t0.ts and t1.ts and (s.pid = $P or d.pid = $P or s.type = 'work_item')
+    and not (e.type = 'arm' and s.name like 'iou-wrk%')
+  order by e.ts, e.id;"
+show "io_uring requests: submit to completion to the reaping wake (io_request_lifetime view)" \
+"select count(*) as requests, avg(complete_ns - submit_ns) / 1000 as avg_submit_to_complete_us,
+        sum(complete_confidence = 'observed') as observed_completions
+   from io_request_lifetime;"
