@@ -72,7 +72,7 @@ static int db_node(void *ctx, const struct cw_node *n)
 	sqlite3_bind_int64(s, 5, n->generation);
 	bind_opt_i64(s, 6, n->pid);
 	bind_opt_i64(s, 7, n->tid);
-	bind_text(s, 8, n->name);
+	bind_text(s, 8, n->long_name ? n->long_name : n->name);
 	bind_opt_i64(s, 9, n->start_ns);
 	bind_opt_i64(s, 10, n->end_ns);
 	sqlite3_bind_int(s, 11, n->start_seen);

@@ -313,6 +313,8 @@ static int flush_retired(struct cw_ident *id)
 		id->retired = o->lru_next;
 		if (!err)
 			err = id->sink.node(id->sink.ctx, &o->n);
+		free((char *)o->n.long_name);
+		o->n.long_name = NULL;
 		/* Counted when written: whether it belongs to the traced set
 		 * may be learned after it was made. */
 		id->st->nodes[o->n.type]++;
@@ -437,6 +439,9 @@ void cw_obj__set_name(struct cw_obj *o, const char *s, size_t max)
 {
 	size_t len = strnlen(s, max);
 
+	/* Only names that need it pay for the copy: comms always fit. */
+	free((char *)o->n.long_name);
+	o->n.long_name = len >= sizeof(o->n.name) ? strndup(s, len) : NULL;
 	if (len >= sizeof(o->n.name))
 		len = sizeof(o->n.name) - 1;
 	memcpy(o->n.name, s, len);
@@ -578,10 +583,12 @@ void cw_ident__free(struct cw_ident *id)
 		return;
 	for (o = id->lru_head; o; o = next) {
 		next = o->lru_next;
+		free((char *)o->n.long_name);
 		free(o);
 	}
 	for (o = id->retired; o; o = next) {
 		next = o->lru_next;
+		free((char *)o->n.long_name);
 		free(o);
 	}
 	for (o = id->free_objs; o; o = next) {

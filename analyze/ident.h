@@ -157,7 +157,9 @@ int cw_ident__hint_take(struct cw_ident *id, uint8_t type, uint64_t key, uint32_
 			char name[CW_NAME_LEN]);
 void cw_ident__hint_drop(struct cw_ident *id, uint8_t type, uint64_t key);
 
-/* Copy at most @max bytes of @s (stopping at a NUL) into o->n.name. */
+/* Copy at most @max bytes of @s (stopping at a NUL) into o->n.name; a
+ * name longer than n.name holds is also kept whole in n.long_name (on
+ * ENOMEM only its start is kept). */
 void cw_obj__set_name(struct cw_obj *o, const char *s, size_t max);
 
 /*

@@ -62,6 +62,10 @@ struct cw_node {
 	uint32_t generation;
 	int64_t pid, tid;  /* -1: unknown */
 	char name[CW_NAME_LEN];
+	/* The whole name when it does not fit name[] (which then holds its
+	 * start): a packet's addresses, a long kernel function. NULL
+	 * otherwise. Owned by the identity layer. */
+	const char *long_name;
 	int64_t start_ns, end_ns; /* -1: not observed */
 	uint8_t start_seen;
 	/* 1: the task belongs to the traced set (-p, COMMAND, or any task
