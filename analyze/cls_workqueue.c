@@ -1,0 +1,248 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The workqueue class: work items (contract 5.2, 5.3, 5.5).
+ *
+ * Identity. A work item is ('work_item', 'wq', work_struct pointer,
+ * generation), named by its work function. Every queue is a birth: a
+ * work_struct requeued a thousand times is a thousand generations, each
+ * joined to its own execution, because the kernel queues a work_struct
+ * only when it is not already pending (one queue, one execution).
+ *
+ * Two at once. The kernel lets a work_struct be queued again while it
+ * executes (its PENDING bit is cleared before its function runs), and
+ * never runs it on two workers at once. So a pointer has at most one
+ * executing and one queued generation, and both are live: the executing
+ * one still causes things (the wakes it raises, the work it queues) and
+ * its end is still to come, while the queued one waits for its own
+ * execution. The identity layer keeps one live generation per (type,
+ * scope, key), so a generation queued while the previous one executes
+ * lives under a second, private scope (SCOPE_REQUEUED) and is written
+ * with scope 'wq' like any other: the two scopes are two slots of one
+ * namespace, not two namespaces. W_EXEC marks the executing one; which
+ * slot holds which does not matter.
+ *
+ * Edges.
+ *  - queue: producer -> work item, where the producer is the record's
+ *    cause (the timer of delayed work, the work item that queued it, the
+ *    packet being received), else the current thread in task context,
+ *    else unknown with the context as reason (origin.h);
+ *  - execute: work item -> worker thread, at execute start, observed when
+ *    the queue is in the trace with no coverage break in between;
+ *  - whatever the work item causes while it executes (wakes, queues,
+ *    submissions) names it as a cause: the cause hook below gives the
+ *    executing generation.
+ * An execute with no queued generation (queued before the capture, or by
+ * something outside the traced set, or evicted) makes an orphan with an
+ * incoming queue edge, src NULL, reason 'orphan: queue not in trace'.
+ * Execute end ends the executing generation only: one queued meanwhile
+ * is another generation, still waiting.
+ */
+#include <errno.h>
+#include "classes.h"
+#include "origin.h"
+
+#define SCOPE_WQ "wq"
+#define SCOPE_REQUEUED "wq/requeued" /* never written: see above */
+
+#define W_EXEC 0x1 /* between its execute start and end */
+
+static const char R_NO_QUEUE[] = "orphan: queue not in trace";
+
+/* The live generations of one work_struct: slot 0 is scope 'wq', slot 1
+ * the private one. Looking never interns a scope: only a birth does. */
+static const char *const slot_scope[2] = { SCOPE_WQ, SCOPE_REQUEUED };
+
+struct slots {
+	struct cw_obj *o[2];
+	struct cw_obj *exec, *queued;
+};
+
+static void slots_of(struct cw_cls *c, uint64_t work, struct slots *s)
+{
+	s->exec = s->queued = NULL;
+	for (int i = 0; i < 2; i++) {
+		const struct cw_scope *sc = cw_ident__scope_find(c->id, slot_scope[i]);
+
+		s->o[i] = sc ? cw_ident__live(c->id, CW_NODE_WORK_ITEM, sc, work) : NULL;
+		if (s->o[i] && (s->o[i]->flags & W_EXEC))
+			s->exec = s->o[i];
+		else if (s->o[i])
+			s->queued = s->o[i];
+	}
+}
+
+/* The scope of a new generation: the slot @keep (the generation that
+ * stays live, if any) does not hold. NULL on ENOMEM. */
+static const struct cw_scope *free_slot(struct cw_cls *c, const struct slots *s,
+					const struct cw_obj *keep)
+{
+	return cw_ident__scope(c->id, slot_scope[keep && keep == s->o[0]]);
+}
+
+static void name_work(struct cw_cls *c, struct cw_obj *o, uint64_t function)
+{
+	char buf[128];
+
+	o->n.scope = SCOPE_WQ; /* the slot's scope is private */
+	if (function && !o->n.name[0])
+		cw_obj__set_name(o, cw_cls__ksym(c, function, buf, sizeof(buf)), sizeof(buf));
+}
+
+/* An executing generation whose queue is not in the trace. */
+static struct cw_obj *orphan_exec(struct cw_cls *c, const struct slots *s, uint64_t work,
+				  uint64_t function, const struct cw_hdr *h, int *err)
+{
+	const struct cw_scope *sc = free_slot(c, s, s->queued);
+	struct cw_obj *o;
+
+	if (!sc) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	o = cw_ident__orphan(c->id, CW_NODE_WORK_ITEM, sc, work, h, CW_EDGE_QUEUE, R_NO_QUEUE, err);
+	if (!o)
+		return NULL;
+	name_work(c, o, function);
+	o->flags |= W_EXEC;
+	return o;
+}
+
+static int on_queue(struct cw_cls *c, const struct cw_hdr *h)
+{
+	const struct cw_wq_queue *r = (const void *)h;
+	const struct cw_scope *sc;
+	struct cw_origin og;
+	struct slots s;
+	struct cw_obj *o;
+	int err;
+
+	/* The producer first: a work item that requeues itself is the
+	 * executing generation, which the new one must not replace. */
+	if ((err = cw_origin__of(c, h, &r->task, r->task_start, &r->cause, &og)))
+		return err;
+	slots_of(c, r->work, &s);
+	/* A queued generation that never executed: the kernel cannot queue
+	 * a pending work_struct, so its execution was lost. Its end stays
+	 * unknown. */
+	if (s.queued && (err = cw_ident__release(c->id, s.queued)))
+		return err;
+	if (!(sc = free_slot(c, &s, s.exec)))
+		return -ENOMEM;
+	o = cw_ident__new_gen(c->id, CW_NODE_WORK_ITEM, sc, r->work, h->ts, 1, &err);
+	if (!o)
+		return err;
+	name_work(c, o, r->function);
+	o->n.pid = og.pid;
+	o->n.tid = og.tid;
+	return cw_ident__edge_x(c->id, CW_EDGE_QUEUE, og.src, o, h, CW_SRC_KERNEL, og.conf,
+				og.reason, &og.x);
+}
+
+/* Activation (a delayed or throttled item enters the pool's list): it
+ * says the queued generation is still there, nothing about cause. */
+static int on_activate(struct cw_cls *c, const struct cw_hdr *h)
+{
+	const struct cw_wq_work *r = (const void *)h;
+	struct slots s;
+
+	slots_of(c, r->work, &s);
+	if (s.queued)
+		cw_ident__touch(c->id, s.queued);
+	return 0;
+}
+
+static int on_exec_start(struct cw_cls *c, const struct cw_hdr *h)
+{
+	const struct cw_wq_work *r = (const void *)h;
+	struct cw_obj *o, *worker = NULL;
+	const char *reason = NULL;
+	int err, matched = 0;
+	struct slots s;
+	uint8_t conf;
+
+	slots_of(c, r->work, &s);
+	/* Still executing: its end was lost (no worker runs it twice). */
+	if (s.exec && (err = cw_ident__release(c->id, s.exec)))
+		return err;
+	if (s.queued) {
+		o = s.queued;
+		conf = cw_ident__conf(c->id, o, h->ts);
+		o->flags |= W_EXEC;
+		name_work(c, o, r->function);
+		cw_ident__touch(c->id, o);
+	} else {
+		o = orphan_exec(c, &s, r->work, r->function, h, &err);
+		if (!o)
+			return err;
+		conf = CW_CONF_OBSERVED; /* the record names both ends */
+	}
+	if (r->task.tid) {
+		worker = cw_cls__thread(c, &r->task, r->task_start, h, CW_T_CREATE, &matched, &err);
+		if (!worker)
+			return err;
+	}
+	if (!worker)
+		return 0;
+	if (conf == CW_CONF_OBSERVED && !matched)
+		conf = cw_ident__conf(c->id, worker, h->ts);
+	if (conf == CW_CONF_RECONSTRUCTED)
+		reason = CW_R_ACROSS_BREAK;
+	return cw_ident__edge(c->id, CW_EDGE_EXECUTE, o, worker, h, CW_SRC_KERNEL, conf, reason);
+}
+
+static int on_exec_end(struct cw_cls *c, const struct cw_hdr *h)
+{
+	const struct cw_wq_work *r = (const void *)h;
+	int err = 0, matched;
+	struct slots s;
+
+	slots_of(c, r->work, &s);
+	if (r->task.tid)
+		cw_cls__thread(c, &r->task, r->task_start, h, 0, &matched, &err);
+	if (err || !s.exec)
+		return err; /* an execution whose start is not in the trace */
+	s.exec->n.end_ns = (int64_t)h->ts;
+	s.exec->ended = 1;
+	return cw_ident__release(c->id, s.exec);
+}
+
+/*
+ * A work item named as a cause: the BPF side sets the cause between
+ * execute start and end, so it is the executing generation. With none
+ * (its execute start predates the capture or was lost), an orphan that
+ * executes now, never the queued generation: that one may well be a
+ * requeue waiting for its turn.
+ */
+static struct cw_obj *wq_cause(struct cw_cls *c, const struct cw_cause *k, const struct cw_hdr *h,
+			       uint8_t *conf, const char **reason, int *err)
+{
+	struct slots s;
+	struct cw_obj *o;
+
+	*err = 0;
+	slots_of(c, k->key, &s);
+	if (s.exec) {
+		cw_ident__touch(c->id, s.exec);
+		*conf = cw_ident__conf(c->id, s.exec, h->ts);
+		*reason = *conf == CW_CONF_RECONSTRUCTED ? CW_R_ACROSS_BREAK : NULL;
+		return s.exec;
+	}
+	o = orphan_exec(c, &s, k->key, k->aux, h, err);
+	*conf = CW_CONF_OBSERVED;
+	return o;
+}
+
+static const struct cw_handler handlers[] = {
+	{ CW_REC_WQ_QUEUE, sizeof(struct cw_wq_queue), on_queue },
+	{ CW_REC_WQ_ACTIVATE, sizeof(struct cw_wq_work), on_activate },
+	{ CW_REC_WQ_EXEC_START, sizeof(struct cw_wq_work), on_exec_start },
+	{ CW_REC_WQ_EXEC_END, sizeof(struct cw_wq_work), on_exec_end },
+	{ 0 },
+};
+
+const struct cw_aclass cw_aclass_workqueue = {
+	.name = "workqueue",
+	.handlers = handlers,
+	.cause_kinds = 1u << CW_CAUSE_WORK,
+	.cause = wq_cause,
+};
