@@ -80,6 +80,7 @@ char *cw_cls__ksym(const struct cw_cls *c, uint64_t addr, char *buf, size_t len)
 extern const struct cw_aclass cw_aclass_meta;
 extern const struct cw_aclass cw_aclass_sched;
 extern const struct cw_aclass cw_aclass_workqueue;
+extern const struct cw_aclass cw_aclass_timer;
 
 /* The sched class's thread lookup, which cw_cls__thread calls with the
  * sched class's own state. */

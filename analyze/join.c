@@ -31,6 +31,7 @@ static const struct cw_aclass *const aclasses[] = {
 	&cw_aclass_meta,
 	&cw_aclass_sched,
 	&cw_aclass_workqueue,
+	&cw_aclass_timer,
 };
 #define NACLASSES (sizeof(aclasses) / sizeof(aclasses[0]))
 
