@@ -81,6 +81,7 @@ extern const struct cw_aclass cw_aclass_meta;
 extern const struct cw_aclass cw_aclass_sched;
 extern const struct cw_aclass cw_aclass_workqueue;
 extern const struct cw_aclass cw_aclass_timer;
+extern const struct cw_aclass cw_aclass_net;
 
 /* The sched class's thread lookup, which cw_cls__thread calls with the
  * sched class's own state. */

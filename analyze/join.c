@@ -32,6 +32,7 @@ static const struct cw_aclass *const aclasses[] = {
 	&cw_aclass_sched,
 	&cw_aclass_workqueue,
 	&cw_aclass_timer,
+	&cw_aclass_net,
 };
 #define NACLASSES (sizeof(aclasses) / sizeof(aclasses[0]))
 

@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The net class: packets (contract 5.2, 5.3, 5.6).
+ *
+ * Identity. A packet is ('packet', 'skb', sk_buff pointer, generation),
+ * named by its addresses: "tcp 127.0.0.1:40000 > 127.0.0.1:5555", IPv6
+ * addresses in brackets, "eth 0x0806" for what is neither IPv4 nor IPv6.
+ * A transmit is a birth; a receive joins the packet of that skb only if
+ * it was transmitted, not yet received, and carries the same addresses
+ * (sk_buffs are recycled fast: the same pointer with other addresses is
+ * another packet). On loopback, and across a veth pair, the transmitted
+ * skb is the one received, so a local send joins its receipt; a packet
+ * from outside the host, or from a sender outside the traced set, is an
+ * orphan of a new generation (start_seen 0, an incoming submit edge with
+ * src NULL, reason 'orphan: transmit not in trace'). A received packet
+ * is not joinable by a later receive of the same skb: that is a new
+ * orphan too.
+ *
+ * Edges.
+ *  - submit: sender -> packet at transmit: the current thread in task
+ *    context, else unknown with the context as reason and the
+ *    interrupted task in interrupted_tid (the record has no cause, so an
+ *    ACK sent while a packet is received cannot name that packet);
+ *  - wake: packet -> woken thread. Wakes raised while a packet is
+ *    received name it as their cause, and the sched class makes them wake
+ *    edges with reason 'packet' through the cause hook below.
+ * So on loopback: client thread -submit-> packet -wake-> server thread.
+ * A packet stays live after its receipt (end_ns is then the receive):
+ * the wakes of its softirq name it, and the next transmit or receive of
+ * its skb replaces it.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include "classes.h"
+#include "origin.h"
+
+#define SCOPE_SKB "skb"
+
+#define P_RECEIVED 0x1
+
+static const char R_NO_XMIT[] = "orphan: transmit not in trace";
+
+/* "tcp 10.0.0.1:80 > 10.0.0.2:40000"; the longest, two full IPv6
+ * addresses with ports, fits well within. */
+#define PKT_NAME_LEN 128
+
+static const char *l4_name(uint8_t p, char *buf, size_t len)
+{
+	switch (p) {
+	case 1:
+		return "icmp";
+	case 6:
+		return "tcp";
+	case 17:
+		return "udp";
+	case 58:
+		return "icmpv6";
+	case 132:
+		return "sctp";
+	case 136:
+		return "udplite";
+	}
+	snprintf(buf, len, "ip%u", p);
+	return buf;
+}
+
+/* One end: "1.2.3.4:80", "[::1]:80", or without the port when the
+ * protocol has none (both ports 0). */
+static void end_name(char *out, size_t len, int family, const uint8_t *addr, uint16_t port,
+		     int ports)
+{
+	char a[INET6_ADDRSTRLEN];
+
+	if (!inet_ntop(family == 6 ? AF_INET6 : AF_INET, addr, a, sizeof(a)))
+		snprintf(a, sizeof(a), "?");
+	if (family == 6)
+		snprintf(out, len, ports ? "[%s]:%u" : "[%s]", a, port);
+	else
+		snprintf(out, len, ports ? "%s:%u" : "%s", a, port);
+}
+
+static void pkt_name(const struct cw_net_pkt *r, char *out, size_t len)
+{
+	char l4[16], s[INET6_ADDRSTRLEN + 8], d[INET6_ADDRSTRLEN + 8];
+	int ports = r->sport || r->dport;
+
+	if (r->family != 4 && r->family != 6) {
+		snprintf(out, len, "eth 0x%04x", r->protocol);
+		return;
+	}
+	end_name(s, sizeof(s), r->family, r->saddr, r->sport, ports);
+	end_name(d, sizeof(d), r->family, r->daddr, r->dport, ports);
+	snprintf(out, len, "%s %s > %s", l4_name(r->l4proto, l4, sizeof(l4)), s, d);
+}
+
+static const char *full_name(const struct cw_obj *o)
+{
+	return o->n.long_name ? o->n.long_name : o->n.name;
+}
+
+static int on_xmit(struct cw_cls *c, const struct cw_hdr *h)
+{
+	const struct cw_net_pkt *r = (const void *)h;
+	const struct cw_scope *s = cw_ident__scope(c->id, SCOPE_SKB);
+	char name[PKT_NAME_LEN];
+	struct cw_origin og;
+	struct cw_obj *o;
+	int err;
+
+	if (!s)
+		return -ENOMEM;
+	if ((err = cw_origin__of(c, h, &r->task, r->task_start, NULL, &og)))
+		return err;
+	o = cw_ident__new_gen(c->id, CW_NODE_PACKET, s, r->skb, h->ts, 1, &err);
+	if (!o)
+		return err;
+	pkt_name(r, name, sizeof(name));
+	cw_obj__set_name(o, name, sizeof(name));
+	o->n.pid = og.pid;
+	o->n.tid = og.tid;
+	return cw_ident__edge_x(c->id, CW_EDGE_SUBMIT, og.src, o, h, CW_SRC_KERNEL, og.conf,
+				og.reason, &og.x);
+}
+
+static int on_rx(struct cw_cls *c, const struct cw_hdr *h)
+{
+	const struct cw_net_pkt *r = (const void *)h;
+	const struct cw_scope *s = cw_ident__scope_find(c->id, SCOPE_SKB);
+	struct cw_obj *o = s ? cw_ident__live(c->id, CW_NODE_PACKET, s, r->skb) : NULL;
+	char name[PKT_NAME_LEN];
+	int err = 0;
+
+	pkt_name(r, name, sizeof(name));
+	if (!o || (o->flags & P_RECEIVED) || strcmp(full_name(o), name)) {
+		if (!(s = cw_ident__scope(c->id, SCOPE_SKB)))
+			return -ENOMEM;
+		o = cw_ident__orphan(c->id, CW_NODE_PACKET, s, r->skb, h, CW_EDGE_SUBMIT, R_NO_XMIT,
+				     &err);
+		if (!o)
+			return err;
+		cw_obj__set_name(o, name, sizeof(name));
+	}
+	o->flags |= P_RECEIVED;
+	o->n.end_ns = (int64_t)h->ts;
+	cw_ident__touch(c->id, o);
+	return 0;
+}
+
+/*
+ * A packet named as a cause: the BPF side sets the cause from
+ * netif_receive_skb to the end of its softirq, so it is the live
+ * generation of that skb, the one being received. None (its receive was
+ * lost, or evicted): an orphan, unnamed, with no receive record to name
+ * it by.
+ */
+static struct cw_obj *net_cause(struct cw_cls *c, const struct cw_cause *k, const struct cw_hdr *h,
+				uint8_t *conf, const char **reason, int *err)
+{
+	const struct cw_scope *s = cw_ident__scope_find(c->id, SCOPE_SKB);
+	struct cw_obj *o = s ? cw_ident__live(c->id, CW_NODE_PACKET, s, k->key) : NULL;
+
+	*err = 0;
+	if (o) {
+		cw_ident__touch(c->id, o);
+		*conf = cw_ident__conf(c->id, o, h->ts);
+		*reason = *conf == CW_CONF_RECONSTRUCTED ? CW_R_ACROSS_BREAK : NULL;
+		return o;
+	}
+	if (!(s = cw_ident__scope(c->id, SCOPE_SKB))) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	o = cw_ident__orphan(c->id, CW_NODE_PACKET, s, k->key, h, CW_EDGE_SUBMIT, R_NO_XMIT, err);
+	if (!o)
+		return NULL;
+	o->flags |= P_RECEIVED;
+	*conf = CW_CONF_OBSERVED;
+	return o;
+}
+
+static const struct cw_handler handlers[] = {
+	{ CW_REC_NET_XMIT, sizeof(struct cw_net_pkt), on_xmit },
+	{ CW_REC_NET_RX, sizeof(struct cw_net_pkt), on_rx },
+	{ 0 },
+};
+
+const struct cw_aclass cw_aclass_net = {
+	.name = "net",
+	.handlers = handlers,
+	.cause_kinds = 1u << CW_CAUSE_PACKET,
+	.cause = net_cause,
+};
