@@ -82,6 +82,7 @@ extern const struct cw_aclass cw_aclass_sched;
 extern const struct cw_aclass cw_aclass_workqueue;
 extern const struct cw_aclass cw_aclass_timer;
 extern const struct cw_aclass cw_aclass_net;
+extern const struct cw_aclass cw_aclass_futex;
 
 /* The sched class's thread lookup, which cw_cls__thread calls with the
  * sched class's own state. */

@@ -33,6 +33,7 @@ static const struct cw_aclass *const aclasses[] = {
 	&cw_aclass_workqueue,
 	&cw_aclass_timer,
 	&cw_aclass_net,
+	&cw_aclass_futex,
 };
 #define NACLASSES (sizeof(aclasses) / sizeof(aclasses[0]))
 
