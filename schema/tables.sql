@@ -104,6 +104,173 @@ CREATE VIEW edges_named AS
          d.type AS dst_type, d.key AS dst_key, d.generation AS dst_gen, d.name AS dst_name
     FROM edges e LEFT JOIN nodes s ON s.id = e.src JOIN nodes d ON d.id = e.dst;
 
+-- The causal ancestry of a node: its causes, their causes, and so on back
+-- to a root, one row per step. A node has many causes over its life (a
+-- thread is woken thousands of times), so the walk is a chain, not a
+-- tree: step 1 is the latest edge into the node, and each further step
+-- the latest edge into the previous step's src that comes before the edge
+-- just followed (by ts, then id), whatever its type. That is the README's
+-- wake chain for every edge type: a packet's wake of a server leads to
+-- the packet's submit by the client, then to what woke the client before
+-- it sent, and so on. The chain ends at an edge with src NULL (the cause
+-- is unknown: an orphan, an interrupt; that edge is its last row), at a
+-- node with no earlier cause, or at depth 64. Since every step goes back
+-- in (ts, id), it cannot cycle.
+--   ancestor        the src of the edge of this step (NULL: unknown)
+--   edge, edge_type, confidence, ts   that edge
+--   path_confidence the weakest confidence from the node to here
+--                   (observed < reconstructed < unknown)
+-- A recursive view cannot take a parameter, and SQLite cannot push a
+-- WHERE into a recursive CTE, so the chains start from the nodes listed
+-- in ancestry_root, or from every node when it is empty (slow on a large
+-- database: one chain per node). For one node:
+--   DELETE FROM ancestry_root; INSERT INTO ancestry_root VALUES (:id);
+--   SELECT * FROM causal_ancestry ORDER BY depth;
+CREATE TABLE ancestry_root(node INTEGER PRIMARY KEY);
+
+CREATE VIEW causal_ancestry AS
+  WITH RECURSIVE
+  -- Every edge type (contract section 4, join.c's cw_edge_type_names):
+  -- the latest edge into a node is found type by type, one seek each in
+  -- edges(dst, type, ts), rather than by reading every edge into it (a
+  -- busy thread has tens of thousands). A type missing here is not walked.
+  types(type) AS (VALUES ('spawn'), ('wake'), ('submit'), ('punt'), ('complete'), ('queue'),
+                         ('execute'), ('arm'), ('fire'), ('resume'), ('acquire'), ('release'),
+                         ('begin'), ('end')),
+  walk(node, ancestor, depth, edge, edge_type, confidence, ts, path_rank) AS (
+    SELECT n.id, e.src, 1, e.id, e.type, e.confidence, e.ts,
+           CASE e.confidence WHEN 'observed' THEN 0 WHEN 'reconstructed' THEN 1 ELSE 2 END
+      FROM nodes n
+      JOIN edges e ON e.id = (
+             SELECT c.id FROM types t
+               JOIN edges c ON c.id = (SELECT id FROM edges WHERE dst = n.id AND type = t.type
+                                        ORDER BY ts DESC, id DESC LIMIT 1)
+              ORDER BY c.ts DESC, c.id DESC LIMIT 1)
+     WHERE n.id IN (SELECT node FROM ancestry_root) OR NOT EXISTS (SELECT 1 FROM ancestry_root)
+    UNION ALL
+    SELECT w.node, e.src, w.depth + 1, e.id, e.type, e.confidence, e.ts,
+           max(w.path_rank,
+               CASE e.confidence WHEN 'observed' THEN 0 WHEN 'reconstructed' THEN 1 ELSE 2 END)
+      FROM walk w
+      JOIN edges e ON e.id = (
+             SELECT c.id FROM types t
+               JOIN edges c ON c.id = (SELECT id FROM edges
+                                        WHERE dst = w.ancestor AND type = t.type AND ts <= w.ts
+                                          AND (ts < w.ts OR id < w.edge)
+                                        ORDER BY ts DESC, id DESC LIMIT 1)
+              ORDER BY c.ts DESC, c.id DESC LIMIT 1)
+     WHERE w.ancestor IS NOT NULL AND w.depth < 64)
+  SELECT node, ancestor, depth, edge, edge_type, confidence, ts,
+         CASE path_rank WHEN 0 THEN 'observed' WHEN 1 THEN 'reconstructed' ELSE 'unknown' END
+           AS path_confidence
+    FROM walk;
+
+-- One row per io_request: its ring scope, user_data and opcode, who
+-- submitted it, when it was punted to io-wq and which worker ran it, its
+-- completion (the last complete edge from it: the final CQE of a
+-- multishot request; NULL when no CQE was joined to it, e.g. when it was
+-- ambiguous) and the wake that reaped it: the first wake of the
+-- submitting thread at or after the completion whose src is the request
+-- (a wake it caused) or the completing thread. Latencies in ns, NULL
+-- where an end is unknown. An orphan request has no submitter.
+CREATE VIEW io_request_lifetime AS
+  SELECT r.id, r.scope AS ring, r.key AS user_data, r.generation, r.name AS opcode,
+         r.tid AS submitter_tid, r.start_ns AS submit_ns,
+         p.ts AS punt_ns, pw.tid AS worker_tid,
+         c.ts AS complete_ns, c.confidence AS complete_confidence,
+         cd.tid AS completer_tid,
+         (SELECT count(*) FROM edges WHERE src = r.id AND type = 'complete') AS completions,
+         w.ts AS reap_wake_ns,
+         c.ts - r.start_ns AS submit_to_complete_ns,
+         w.ts - c.ts AS complete_to_reap_ns
+    FROM nodes r
+    LEFT JOIN edges p ON p.id = (SELECT id FROM edges WHERE src = r.id AND type = 'punt'
+                                  ORDER BY ts, id LIMIT 1)
+    LEFT JOIN nodes pw ON pw.id = p.dst
+    LEFT JOIN edges c ON c.id = (SELECT id FROM edges WHERE src = r.id AND type = 'complete'
+                                  ORDER BY ts DESC, id DESC LIMIT 1)
+    LEFT JOIN nodes cd ON cd.id = c.dst
+    LEFT JOIN edges s ON s.id = (SELECT e.id FROM edges e JOIN nodes t ON t.id = e.src
+                                  WHERE e.dst = r.id AND e.type = 'submit' AND t.type = 'thread'
+                                  ORDER BY e.ts, e.id LIMIT 1)
+    -- The wakes the request caused are few (found by src); the
+    -- completing thread's are looked for only when it is not the
+    -- submitter itself (a completion in its own task work, or in an
+    -- interrupt, whose edge goes to the submitter).
+    LEFT JOIN edges w ON w.id = (
+      SELECT id FROM (
+        SELECT id, ts FROM edges
+         WHERE src = r.id AND type = 'wake' AND dst = s.src AND ts >= c.ts
+        UNION ALL
+        SELECT * FROM (SELECT id, ts FROM edges
+                        WHERE c.dst != s.src AND dst = s.src AND type = 'wake'
+                          AND ts >= c.ts AND src = c.dst
+                        ORDER BY ts, id LIMIT 1))
+       ORDER BY ts, id LIMIT 1)
+   WHERE r.type = 'io_request';
+
+-- Unknown causes by node type and reason: orphan_edges counts the edges
+-- with src NULL and confidence 'unknown' into nodes of that type (orphans
+-- proper, reason 'orphan: ...', and causes lost to interrupt context,
+-- 'hardirq', 'softirq', ...); unseen_births the nodes with start_seen = 0,
+-- under the reason of their orphan edge, or under reason NULL when they
+-- have none (tasks outside the traced set, process containers).
+CREATE VIEW orphans_by_class AS
+  WITH u AS (
+    SELECT d.type AS type, e.reason AS reason, count(*) AS edges,
+           sum(d.start_seen = 0 AND e.reason LIKE 'orphan:%') AS unseen
+      FROM edges e JOIN nodes d ON d.id = e.dst
+     WHERE e.src IS NULL AND e.confidence = 'unknown'
+     GROUP BY 1, 2)
+  SELECT type, reason, edges AS orphan_edges, unseen AS unseen_births FROM u
+  UNION ALL
+  SELECT n.type, NULL, 0,
+         count(*) - (SELECT coalesce(sum(unseen), 0) FROM u WHERE u.type = n.type)
+    FROM nodes n WHERE n.start_seen = 0 GROUP BY n.type
+  HAVING count(*) > (SELECT coalesce(sum(unseen), 0) FROM u WHERE u.type = n.type);
+
+-- Coverage breaks by stream ('edge', 'sample', 'map' rings, 'file'
+-- damage) and class (for ring and join-map loss, from the reason 'ring
+-- full: CLASS'; NULL otherwise): how many, the events they lost (NULL:
+-- unknown, as for file damage; lost_unknown counts such breaks), and
+-- covered_ns, the time of the capture within at least one of them
+-- (breaks are clipped to [capture_start_ns, capture_end_ns], an open one
+-- runs to the end, and breaks of several CPUs that overlap count once),
+-- also as a fraction of the capture.
+CREATE VIEW coverage_by_class AS
+  WITH cap AS (
+    SELECT (SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'capture_start_ns') AS t0,
+           (SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'capture_end_ns') AS t1),
+  raw AS (
+    SELECT stream,
+           CASE WHEN reason LIKE 'ring full: %' OR reason LIKE 'join map full: %'
+                THEN substr(reason, instr(reason, ': ') + 2) END AS class,
+           max(start_ns, coalesce(t0, start_ns)) AS s,
+           min(coalesce(end_ns, t1, start_ns), coalesce(t1, end_ns, start_ns)) AS e,
+           lost_events
+      FROM coverage_breaks, cap),
+  b AS (SELECT stream, class, s, max(s, e) AS e, lost_events FROM raw),
+  o AS (
+    SELECT *, max(e) OVER (PARTITION BY stream, class ORDER BY s, e
+                           ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS prev_e
+      FROM b),
+  isl AS (
+    SELECT stream, class, s, e,
+           sum(prev_e IS NULL OR s > prev_e) OVER (PARTITION BY stream, class ORDER BY s, e
+                                                 ROWS UNBOUNDED PRECEDING) AS island
+      FROM o),
+  span AS (
+    SELECT stream, class, sum(e - s) AS covered_ns
+      FROM (SELECT stream, class, min(s) AS s, max(e) AS e FROM isl GROUP BY stream, class, island)
+     GROUP BY stream, class)
+  SELECT g.stream, g.class, g.breaks, g.lost_events, g.lost_unknown, sp.covered_ns,
+         CASE WHEN cap.t1 > cap.t0 THEN round(sp.covered_ns * 1.0 / (cap.t1 - cap.t0), 6) END
+           AS capture_fraction
+    FROM (SELECT stream, class, count(*) AS breaks, sum(lost_events) AS lost_events,
+                 sum(lost_events IS NULL) AS lost_unknown
+            FROM b GROUP BY stream, class) g
+    JOIN span sp ON sp.stream IS g.stream AND sp.class IS g.class, cap;
+
 -- @@INDEXES@@ (everything below runs after the bulk load)
 
 -- Before it, right after the load, the analyzer (db.c) numbers the
