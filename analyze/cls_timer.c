@@ -158,6 +158,12 @@ static int on_start(struct cw_cls *c, const struct cw_hdr *h)
 		return err;
 	if (!(s = cw_ident__scope(c->id, scope_name(r->kind))))
 		return -ENOMEM;
+	/* Re-armed while pending: the start dequeued the armed generation
+	 * (the capture drops the cancel it traces for that), so that is
+	 * where it ends. */
+	if (r->was_armed && (o = cw_ident__live(c->id, CW_NODE_TIMER, s, r->timer)) &&
+	    !(o->flags & T_CANCELLED))
+		o->n.end_ns = (int64_t)h->ts;
 	o = cw_ident__new_gen(c->id, CW_NODE_TIMER, s, r->timer, h->ts, 1, &err);
 	if (!o)
 		return err;
@@ -247,6 +253,11 @@ static int on_cancel(struct cw_cls *c, const struct cw_hdr *h)
 	settle(c, h, r->kind, r->timer, 0, &err);
 	if (err || !(o = live_timer(c, r->kind, r->timer)))
 		return err; /* never started in the trace: nothing to end */
+	/* The capture holds a cancel back until the next timer event on
+	 * its CPU decides it, so it may come after a later start of the
+	 * timer elsewhere: then it ended an earlier generation. */
+	if ((int64_t)h->ts < o->n.start_ns)
+		return 0;
 	if (o->flags & T_CANCELLED)
 		return cw_ident__release(c->id, o);
 	o->n.end_ns = (int64_t)h->ts;
