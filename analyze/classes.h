@@ -79,6 +79,7 @@ char *cw_cls__ksym(const struct cw_cls *c, uint64_t addr, char *buf, size_t len)
 
 extern const struct cw_aclass cw_aclass_meta;
 extern const struct cw_aclass cw_aclass_sched;
+extern const struct cw_aclass cw_aclass_io_uring;
 extern const struct cw_aclass cw_aclass_workqueue;
 extern const struct cw_aclass cw_aclass_timer;
 extern const struct cw_aclass cw_aclass_net;

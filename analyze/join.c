@@ -30,6 +30,7 @@ const char *const cw_confidence_names[CW_CONF_N] = { "observed", "reconstructed"
 static const struct cw_aclass *const aclasses[] = {
 	&cw_aclass_meta,
 	&cw_aclass_sched,
+	&cw_aclass_io_uring,
 	&cw_aclass_workqueue,
 	&cw_aclass_timer,
 	&cw_aclass_net,
