@@ -193,14 +193,15 @@ CREATE VIEW io_request_lifetime AS
     LEFT JOIN edges s ON s.id = (SELECT e.id FROM edges e JOIN nodes t ON t.id = e.src
                                   WHERE e.dst = r.id AND e.type = 'submit' AND t.type = 'thread'
                                   ORDER BY e.ts, e.id LIMIT 1)
-    -- The wakes the request caused are few (found by src); the
-    -- completing thread's are looked for only when it is not the
+    -- The wakes the request caused are few: found by src (the unary
+    -- pluses keep SQLite off the submitter's wakes, which are many).
+    -- The completing thread's are looked for only when it is not the
     -- submitter itself (a completion in its own task work, or in an
     -- interrupt, whose edge goes to the submitter).
     LEFT JOIN edges w ON w.id = (
       SELECT id FROM (
         SELECT id, ts FROM edges
-         WHERE src = r.id AND type = 'wake' AND dst = s.src AND ts >= c.ts
+         WHERE src = r.id AND +type = 'wake' AND +dst = s.src AND +ts >= c.ts
         UNION ALL
         SELECT * FROM (SELECT id, ts FROM edges
                         WHERE c.dst != s.src AND dst = s.src AND type = 'wake'
