@@ -96,7 +96,7 @@
 #include "../schema/names.h"
 
 #define RING_MAX 4096	/* rings kept at most (and never more than max_live) */
-#define CAND_MAX 64	/* user_data candidates counted at most */
+#define CAND_MAX 16	/* user_data candidates counted at most */
 #define HOLD_CPUS 8192	/* CPUs whose last interrupt completion is held */
 #define SWEEP_MIN 1024	/* side entries before the first sweep */
 #define SCOPE_LEN 80
@@ -124,12 +124,12 @@ static const char R_WORKER_FROM_COMPLETE[] = "worker from the completion: io-wq 
 
 /* What a join rests on: the exact keys, and what loss lies in between. */
 enum join {
-	J_EXACT,      /* ring, request pointer and user_data */
-	J_BREAK,      /* exact, but a coverage break lies in between */
-	J_RING_BREAK, /* exact, but a CQE overflow on the ring lies in between */
-	J_NOPTR,      /* by user_data: the CQE has no request pointer */
-	J_PTRDIFF,    /* by user_data: the CQE has another request pointer */
-	J_OVERFLOW,   /* by user_data: a CQE overflow */
+	J_EXACT,	   /* ring, request pointer and user_data */
+	J_BREAK,	   /* exact, but a coverage break lies in between */
+	J_RING_BREAK,	   /* exact, but a CQE overflow on the ring lies in between */
+	J_NOPTR,	   /* by user_data: the CQE has no request pointer */
+	J_PTRDIFF,	   /* by user_data: the CQE has another request pointer */
+	J_OVERFLOW,	   /* by user_data: a CQE overflow */
 	J_OVERFLOW_ORPHAN, /* a CQE overflow that no live request has */
 	J_N,
 };
@@ -171,9 +171,19 @@ struct ring {
 	uint8_t live; /* a generation is live: created (seen or not), not freed */
 };
 
+/* The side table's two hash chains. Doubly linked: many live requests
+ * may share a user_data (0, say), and forgetting one must not walk the
+ * others. */
+enum { BY_PTR, BY_UD };
+
+struct link {
+	struct req *next;
+	struct req **pprev; /* the pointer to this entry */
+};
+
 /* A live request, as the class knows it (see the top of the file). */
 struct req {
-	struct req *pnext, *unext; /* chains by (ring, ptr) (ptr != 0 only), (ring, user_data) */
+	struct link chain[2];	   /* BY_PTR (ptr != 0 only), BY_UD */
 	struct req *rprev, *rnext; /* the ring's list */
 	struct ring *ring;
 	uint64_t ptr, ud;
@@ -200,8 +210,6 @@ struct uring {
 	 * there is held for the wakes it raises */
 	struct req **hold;
 	size_t nhold;
-
-	char *ambiguous[CAND_MAX + 1]; /* reasons, made once per count */
 };
 
 static uint64_t mix(uint64_t h)
@@ -246,32 +254,28 @@ static struct cw_obj *req_obj(struct cw_cls *c, const struct req *e)
 	return o && o->n.id == e->node ? o : NULL;
 }
 
-static void unlink_pchain(struct req **p, struct req *e)
+static void chain_push(struct req **head, struct req *e, int k)
 {
-	for (; *p; p = &(*p)->pnext) {
-		if (*p == e) {
-			*p = e->pnext;
-			return;
-		}
-	}
+	e->chain[k].next = *head;
+	if (*head)
+		(*head)->chain[k].pprev = &e->chain[k].next;
+	*head = e;
+	e->chain[k].pprev = head;
 }
 
-static void unlink_uchain(struct req **p, struct req *e)
+static void chain_unlink(struct req *e, int k)
 {
-	for (; *p; p = &(*p)->unext) {
-		if (*p == e) {
-			*p = e->unext;
-			return;
-		}
-	}
+	*e->chain[k].pprev = e->chain[k].next;
+	if (e->chain[k].next)
+		e->chain[k].next->chain[k].pprev = e->chain[k].pprev;
 }
 
 /* Forget @e (not its object). */
 static void req_unlink(struct uring *u, struct req *e)
 {
 	if (e->ptr)
-		unlink_pchain(&u->ptab[hash_ptr(e->ring, e->ptr) & (u->qcap - 1)], e);
-	unlink_uchain(&u->utab[hash_ud(e->ring, e->ud) & (u->qcap - 1)], e);
+		chain_unlink(e, BY_PTR);
+	chain_unlink(e, BY_UD);
 	if (e->rprev)
 		e->rprev->rnext = e->rnext;
 	else
@@ -314,7 +318,7 @@ static struct req *req_by_ptr(const struct uring *u, const struct ring *r, uint6
 
 	if (!ptr || !u->qcap)
 		return NULL;
-	for (e = u->ptab[hash_ptr(r, ptr) & (u->qcap - 1)]; e; e = e->pnext)
+	for (e = u->ptab[hash_ptr(r, ptr) & (u->qcap - 1)]; e; e = e->chain[BY_PTR].next)
 		if (e->ring == r && e->ptr == ptr)
 			return e;
 	return NULL;
@@ -336,16 +340,10 @@ static int req_tables_grow(struct uring *u)
 		struct req *e, *next;
 
 		for (e = u->utab[i]; e; e = next) {
-			size_t b = hash_ud(e->ring, e->ud) & (ncap - 1);
-
-			next = e->unext;
-			e->unext = nu[b];
-			nu[b] = e;
-			if (e->ptr) {
-				b = hash_ptr(e->ring, e->ptr) & (ncap - 1);
-				e->pnext = np[b];
-				np[b] = e;
-			}
+			next = e->chain[BY_UD].next;
+			chain_push(&nu[hash_ud(e->ring, e->ud) & (ncap - 1)], e, BY_UD);
+			if (e->ptr)
+				chain_push(&np[hash_ptr(e->ring, e->ptr) & (ncap - 1)], e, BY_PTR);
 		}
 	}
 	free(u->ptab);
@@ -392,7 +390,6 @@ static struct cw_obj *req_new(struct cw_cls *c, struct ring *r, uint64_t ptr, ui
 	const struct cw_scope *s;
 	char name[SCOPE_LEN];
 	struct cw_obj *o;
-	size_t b;
 
 	*err = 0;
 	if (e && (*err = req_release(c, e, 0)))
@@ -424,14 +421,9 @@ static struct cw_obj *req_new(struct cw_cls *c, struct ring *r, uint64_t ptr, ui
 	if (r->reqs)
 		r->reqs->rprev = e;
 	r->reqs = e;
-	if (ptr) {
-		b = hash_ptr(r, ptr) & (u->qcap - 1);
-		e->pnext = u->ptab[b];
-		u->ptab[b] = e;
-	}
-	b = hash_ud(r, ud) & (u->qcap - 1);
-	e->unext = u->utab[b];
-	u->utab[b] = e;
+	if (ptr)
+		chain_push(&u->ptab[hash_ptr(r, ptr) & (u->qcap - 1)], e, BY_PTR);
+	chain_push(&u->utab[hash_ud(r, ud) & (u->qcap - 1)], e, BY_UD);
 	if (++u->nreqs > u->sweep_at)
 		req_sweep(c);
 	*ep = e;
@@ -759,20 +751,15 @@ static int on_submit(struct cw_cls *c, const struct cw_hdr *h)
 }
 
 /* The reason of a complete edge from nothing: several live requests
- * could be the one. Made once per count. */
-static const char *ambiguous_reason(struct uring *u, unsigned n)
-{
-	char buf[96];
-
-	if (n > CAND_MAX)
-		n = CAND_MAX;
-	if (!u->ambiguous[n]) {
-		snprintf(buf, sizeof(buf), "ambiguous: %u%s live requests with this user_data", n,
-			 n == CAND_MAX ? " or more" : "");
-		u->ambiguous[n] = strdup(buf);
-	}
-	return u->ambiguous[n] ?: "ambiguous: live requests with this user_data";
-}
+ * could be the one. Static, as every reason is (struct cw_edge). */
+#define AMBIGUOUS(n) "ambiguous: " #n " live requests with this user_data"
+static const char *const ambiguous_reasons[CAND_MAX + 1] = {
+	[2] = AMBIGUOUS(2),   [3] = AMBIGUOUS(3),   [4] = AMBIGUOUS(4),   [5] = AMBIGUOUS(5),
+	[6] = AMBIGUOUS(6),   [7] = AMBIGUOUS(7),   [8] = AMBIGUOUS(8),   [9] = AMBIGUOUS(9),
+	[10] = AMBIGUOUS(10), [11] = AMBIGUOUS(11), [12] = AMBIGUOUS(12), [13] = AMBIGUOUS(13),
+	[14] = AMBIGUOUS(14), [15] = AMBIGUOUS(15), [16] = AMBIGUOUS(16 or more),
+};
+_Static_assert(CAND_MAX == 16, "ambiguous_reasons lists 2 .. CAND_MAX");
 
 /*
  * The live, not yet completed requests of @r with user_data @ud, counted
@@ -791,7 +778,7 @@ static unsigned candidates(struct cw_cls *c, const struct ring *r, uint64_t ud, 
 	for (e = u->utab[hash_ud(r, ud) & (u->qcap - 1)]; e && n < CAND_MAX; e = next) {
 		struct cw_obj *o;
 
-		next = e->unext;
+		next = e->chain[BY_UD].next;
 		if (e->ring != r || e->ud != ud)
 			continue;
 		if (!(o = req_check(c, e)) || o->ended)
@@ -893,7 +880,7 @@ static int complete(struct cw_cls *c, const struct cw_hdr *h, const struct cw_ta
 		if (!dst)
 			return 0;
 		return cw_ident__edge_x(c->id, CW_EDGE_COMPLETE, NULL, dst, h, CW_SRC_KERNEL,
-					CW_CONF_UNKNOWN, ambiguous_reason(c->state, n), &x);
+					CW_CONF_UNKNOWN, ambiguous_reasons[n], &x);
 	} else if (n == 1) {
 		j = overflow ? J_OVERFLOW : ptr ? J_PTRDIFF : J_NOPTR;
 	} else {
@@ -1116,8 +1103,6 @@ static void uring_fini(void *state)
 		}
 		free(r);
 	}
-	for (size_t i = 0; i <= CAND_MAX; i++)
-		free(u->ambiguous[i]);
 	free(u->rtab);
 	free(u->ptab);
 	free(u->utab);
