@@ -85,33 +85,73 @@ void classes__names(char *buf, size_t len)
 				cw_classes[i].alias ? cw_classes[i].alias : class_name(&cw_classes[i]));
 }
 
-bool classes__prog_fits(const struct cw_prog_desc *p)
+int classes__prog_probe(const struct cw_prog_desc *p)
 {
-	int n = probe__tp_nargs(p->tp);
+	int n;
 
-	return n >= 0 && n >= p->min_args && (!p->max_args || n <= p->max_args);
+	switch (p->kind) {
+	case CW_PROG_TRACEPOINT:
+		return probe__tracepoint(p->tp);
+	case CW_PROG_FENTRY:
+	case CW_PROG_FEXIT:
+		return probe__function(p->tp, p->kind == CW_PROG_FEXIT);
+	case CW_PROG_TP_BTF:
+		break;
+	}
+	n = probe__tp_nargs(p->tp);
+	if (n < 0)
+		return -ENOENT;
+	return n >= p->min_args && (!p->max_args || n <= p->max_args) ? 0 : -EINVAL;
 }
 
-/* 0, or -ENOENT with @why naming the first required tracepoint that no
- * program of @c fits. */
+bool classes__prog_fits(const struct cw_prog_desc *p)
+{
+	return classes__prog_probe(p) == 0;
+}
+
+void classes__prog_why(const struct cw_prog_desc *p, int err, char *buf, size_t len)
+{
+	const char *how = p->kind == CW_PROG_FEXIT ? "fexit" : "fentry";
+
+	switch (p->kind) {
+	case CW_PROG_TRACEPOINT:
+		if (err == -ENODEV)
+			snprintf(buf, len, "tracefs is not mounted (tracepoint %s)", p->tp);
+		else
+			snprintf(buf, len, "tracefs has no tracepoint %s", p->tp);
+		return;
+	case CW_PROG_FENTRY:
+	case CW_PROG_FEXIT:
+		if (err == -ENOENT)
+			snprintf(buf, len, "the kernel's BTF has no function %s", p->tp);
+		else
+			snprintf(buf, len, "the kernel refuses %s programs on %s: %s", how, p->tp,
+				 strerror(-err));
+		return;
+	case CW_PROG_TP_BTF:
+		break;
+	}
+	if (err == -EINVAL)
+		snprintf(buf, len, "tracepoint %s has %d arguments, a layout this build does not know",
+			 p->tp, probe__tp_nargs(p->tp));
+	else
+		snprintf(buf, len, "the kernel's BTF has no tracepoint %s", p->tp);
+}
+
+/* 0, or -ENOENT with @why naming the first required hook that no program
+ * of @c fits. */
 static int kernel_supports(const struct cw_class_desc *c, char *why, size_t len)
 {
 	for (const struct cw_prog_desc *p = c->progs; p->name; p++) {
 		bool fitted = false;
-		int n;
 
 		if (p->optional)
 			continue;
 		for (const struct cw_prog_desc *q = c->progs; q->name && !fitted; q++)
-			fitted = !strcmp(q->tp, p->tp) && classes__prog_fits(q);
+			fitted = q->kind == p->kind && !strcmp(q->tp, p->tp) && classes__prog_fits(q);
 		if (fitted)
 			continue;
-		n = probe__tp_nargs(p->tp);
-		if (n < 0)
-			snprintf(why, len, "the kernel's BTF has no tracepoint %s", p->tp);
-		else
-			snprintf(why, len, "tracepoint %s has %d arguments, a layout this build does not know",
-				 p->tp, n);
+		classes__prog_why(p, classes__prog_probe(p), why, len);
 		return -ENOENT;
 	}
 	return 0;

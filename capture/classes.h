@@ -12,9 +12,9 @@
  *     shared maps, cw_reserve/cw_submit, cw_context). The Makefile turns
  *     it into CLASS.skel.h by itself.
  *  3. One entry in cw_classes[] (classes.c): the CLASS_bpf__elf_bytes of
- *     that skeleton, every program with the tracepoint it attaches to
- *     (the probe for kernel support), its record types and the rings it
- *     counts on.
+ *     that skeleton, every program with the hook it attaches to and its
+ *     kind (the probe for kernel support), its record types and the
+ *     rings it counts on.
  * Nothing else in the capture names a class.
  */
 #ifndef CAUSEWAY_CAPTURE_CLASSES_H
@@ -27,17 +27,42 @@
 #include "schema/events.h"
 
 /*
- * One BPF program of a class. It is loaded when the kernel's BTF has its
- * tp_btf tracepoint with between min_args and max_args arguments (0, 0:
- * any), which is how variants for different kernels are told apart. A
- * class is supported when each tracepoint it does not mark optional has a
- * program that fits.
+ * What a program attaches to, and so how the capture asks the kernel
+ * whether it can (probe.h). The kind must match the program's SEC().
+ * Prefer tp_btf: a tracefs tracepoint is attached through a perf event,
+ * and closing one waits for an RCU tasks-trace grace period, which under
+ * load takes seconds per event while the ring fills (bpf/futex.bpf.c).
+ */
+enum cw_prog_kind {
+	CW_PROG_TP_BTF = 0, /* tp: a BTF-enabled tracepoint, "sched_switch" */
+	CW_PROG_TRACEPOINT, /* tp: a tracefs tracepoint, "syscalls/sys_enter_futex" */
+	CW_PROG_FENTRY,	    /* tp: a kernel function, entered */
+	CW_PROG_FEXIT,	    /* tp: a kernel function, returning */
+};
+
+/*
+ * One BPF program of a class. A tp_btf program is loaded when the
+ * kernel's BTF has its tracepoint with between min_args and max_args
+ * arguments (0, 0: any), which is how variants for different kernels are
+ * told apart; a tracefs tracepoint when tracefs lists it; an fentry or
+ * fexit program when the kernel accepts a trial program on its function
+ * (some kernels describe the function and still refuse). A class is
+ * supported when each hook it does not mark optional has a program that
+ * fits.
+ *
+ * An optional program that cannot be loaded or attached leaves its class
+ * recorded without it: rec, when set, is the record type only it writes,
+ * which the metadata key records_missing then names (with a notice), so
+ * the analyzer knows an absence means "not captured", not "not
+ * happened".
  */
 struct cw_prog_desc {
 	const char *name; /* the program, as named in the BPF object */
-	const char *tp;	  /* tracepoint, without the btf_trace_ prefix */
+	const char *tp;	  /* what it attaches to (see kind), without the btf_trace_ prefix */
 	int min_args, max_args;
 	bool optional;
+	enum cw_prog_kind kind;
+	uint16_t rec; /* optional programs: the record type only this one writes, or 0 */
 };
 
 /* A record type a class writes, and its exact size. */
@@ -107,7 +132,18 @@ int classes__list(const struct cw_class_sel *sel, bool missing, char *buf, size_
 int classes__choose(struct cw_class_sel *sel, const bool *requested, char *recorded,
 		    char *missing, size_t len);
 
-/* Should program @p be loaded on this kernel? */
+/*
+ * Can program @p be loaded on this kernel? @return 0; -ENOENT when its
+ * hook is absent; -EINVAL when a tp_btf tracepoint has an argument count
+ * outside [min_args, max_args]; another negative errno when the kernel
+ * refuses a program of that kind there (fentry/fexit).
+ */
+int classes__prog_probe(const struct cw_prog_desc *p);
+
+/* classes__prog_probe(@p) == 0. */
 bool classes__prog_fits(const struct cw_prog_desc *p);
+
+/* In words, why @p cannot be loaded, given @err from classes__prog_probe(). */
+void classes__prog_why(const struct cw_prog_desc *p, int err, char *buf, size_t len);
 
 #endif /* CAUSEWAY_CAPTURE_CLASSES_H */

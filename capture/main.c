@@ -239,6 +239,7 @@ int main(int argc, char **argv)
 		.version = CW_VERSION,
 		.classes = recorded,
 		.classes_missing = missing,
+		.records_missing = tracer__records_missing(tracer),
 		.context_method = cw_ctx_method_names[ctx],
 		.filtered = topts.filter,
 		.traced = traced,

@@ -27,6 +27,7 @@ struct meta_start {
 	const char *version;
 	const char *classes;	     /* recorded: "sched,..." */
 	const char *classes_missing; /* requested, not recorded: "name:why,..." */
+	const char *records_missing; /* of recorded classes, not given: "name:why,..." */
 	const char *context_method;  /* cw_ctx_method_names */
 	bool filtered;		     /* -p or COMMAND: traced_pids is written */
 	const pid_t *traced;	     /* the initial traced set (tgids) */

@@ -7,6 +7,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
@@ -97,6 +98,55 @@ int probe__tp_nargs(const char *tp)
 	if (!t || !btf_is_func_proto(t) || btf_vlen(t) < 1)
 		return -ENOENT;
 	return btf_vlen(t) - 1;
+}
+
+int probe__tracepoint(const char *tp)
+{
+	/* libbpf reads the tracepoint's id under debugfs when it is there,
+	 * else under tracefs: either will do. */
+	static const char *const roots[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
+	const char *slash = strchr(tp, '/');
+	bool mounted = false;
+	char path[256];
+
+	if (!slash || hidden(tp) || hidden(slash + 1))
+		return -ENOENT;
+	for (size_t i = 0; i < sizeof(roots) / sizeof(roots[0]); i++) {
+		snprintf(path, sizeof(path), "%s/events", roots[i]);
+		if (access(path, F_OK))
+			continue;
+		mounted = true;
+		snprintf(path, sizeof(path), "%s/events/%s/id", roots[i], tp);
+		if (!access(path, R_OK))
+			return 0;
+	}
+	return mounted ? -ENOENT : -ENODEV;
+}
+
+int probe__function(const char *func, bool fexit)
+{
+	/* r0 = 0; exit */
+	const struct bpf_insn insns[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	LIBBPF_OPTS(bpf_prog_load_opts, opts,
+		    .expected_attach_type = fexit ? BPF_TRACE_FEXIT : BPF_TRACE_FENTRY);
+	int id, fd;
+
+	if (hidden(func))
+		return -ENOENT;
+	if ((id = load_btf()))
+		return id;
+	id = btf__find_by_name_kind(vmlinux_btf, func, BTF_KIND_FUNC);
+	if (id < 0)
+		return -ENOENT;
+	opts.attach_btf_id = (__u32)id;
+	fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, NULL, "GPL", insns, 2, &opts);
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	return 0;
 }
 
 long long probe__datasec_offset(const struct btf *btf, const char *sec, const char *name,

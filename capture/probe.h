@@ -8,6 +8,7 @@
 #ifndef CAUSEWAY_CAPTURE_PROBE_H
 #define CAUSEWAY_CAPTURE_PROBE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 struct btf;
@@ -31,6 +32,24 @@ int probe__vmlinux_btf(void);
  * CAUSEWAY_HIDE_TRACEPOINTS (comma-separated) are taken as absent.
  */
 int probe__tp_nargs(const char *tp);
+
+/*
+ * 0 when tracefs lists the tracepoint @tp ("category/name"), the kind a
+ * SEC("tracepoint/...") program attaches to; -ENOENT when it does not,
+ * -ENODEV when no tracefs is mounted. CAUSEWAY_HIDE_TRACEPOINTS hides it
+ * by either spelling, "category/name" or "name".
+ */
+int probe__tracepoint(const char *tp);
+
+/*
+ * 0 when the kernel loads an fentry (or, with @fexit, fexit) program on
+ * kernel function @func: a trial program of two instructions, loaded and
+ * closed. -ENOENT when the kernel's BTF has no such function (or
+ * CAUSEWAY_HIDE_TRACEPOINTS names it); another negative errno when the
+ * kernel refuses (some kernels describe the function but do not allow
+ * BPF trampolines).
+ */
+int probe__function(const char *func, bool fexit);
 
 /*
  * x86: distance in bytes from this CPU's `runqueues` to its preempt count

@@ -10,6 +10,12 @@
  * set. Objects are handled through their ELF bytes, never their typed
  * skeletons: adding a class needs no code here.
  *
+ * A class's programs are chosen by what the kernel offers (classes.h:
+ * tp_btf tracepoints by their BTF, tracefs ones by tracefs, fentry and
+ * fexit by a trial load). An optional program that cannot be loaded or
+ * attached leaves its class recorded without it, and its record type in
+ * tracer__records_missing().
+ *
  * Interrupt context (contract 5.6) needs the preempt count; the methods
  * are described in bpf/causeway.bpf.h. In order of preference: ksym (no
  * assumptions about the scheduler's layout, but it needs the variable in
@@ -42,7 +48,9 @@ enum { SHARED_EDGES, SHARED_COUNTERS, SHARED_TRACED, SHARED_PC_ADDR };
 struct tracer {
 	struct tracer_opts opts;
 	struct bpf_object *objs[CW_CLASS_MAX + 1]; /* the classes, then context */
+	const struct cw_class_desc *descs[CW_CLASS_MAX + 1]; /* of objs[i]; NULL: context */
 	size_t nobjs;
+	char records_missing[512]; /* "name:why,...": see tracer__records_missing */
 	int shared[NSHARED]; /* ours (dup'd), -1 until the first load */
 	struct bpf_link **links;
 	size_t nlinks;
@@ -173,26 +181,75 @@ static int load_object(struct tracer *t, struct bpf_object *obj, const char *nam
 	return 0;
 }
 
-/* Autoload the programs of @c that fit this kernel; a program the
- * descriptor does not list is a mistake in the table, said loudly. */
-static int choose_programs(struct bpf_object *obj, const struct cw_class_desc *c,
-			   const char *name)
+/* The descriptor of program @prog of class @c, or NULL. */
+static const struct cw_prog_desc *prog_desc(const struct cw_class_desc *c,
+					    const struct bpf_program *prog)
+{
+	const struct cw_prog_desc *p = c->progs;
+
+	while (p->name && strcmp(p->name, bpf_program__name(prog)))
+		p++;
+	return p->name ? p : NULL;
+}
+
+/*
+ * Optional program @p of class @c will not run: say so, and name the
+ * record only it writes in records_missing, "kernel" when the kernel
+ * lacks its hook, "denied" when the kernel refused it (@err). A variant
+ * of the same hook that runs instead makes it no loss.
+ */
+static void optional_missing(struct tracer *t, const struct cw_class_desc *c,
+			     const struct cw_prog_desc *p, int err, const char *why)
+{
+	const char *rec = p->rec ? cw_rec_name(p->rec) : NULL;
+	bool absent = err == -ENOENT || err == -EINVAL || err == -ENODEV;
+	size_t off = strlen(t->records_missing);
+
+	for (const struct cw_prog_desc *q = c->progs; q->name; q++)
+		if (q != p && q->kind == p->kind && !strcmp(q->tp, p->tp) && classes__prog_fits(q))
+			return;
+	cw_notice("%s: not recording %s: %s", cw_class_names[c->id], rec ? rec : p->name, why);
+	if (rec && off < sizeof(t->records_missing))
+		snprintf(t->records_missing + off, sizeof(t->records_missing) - off, "%s%s:%s",
+			 off ? "," : "", rec, absent ? "kernel" : "denied");
+}
+
+/*
+ * Autoload the programs of @c that fit this kernel, and with
+ * @no_optional none of its optional ones; a program the descriptor does
+ * not list is a mistake in the table, said loudly. @return how many
+ * optional programs are to be loaded, or a negative errno.
+ */
+static int choose_programs(struct tracer *t, struct bpf_object *obj, const struct cw_class_desc *c,
+			   bool no_optional)
 {
 	struct bpf_program *prog;
+	int optional = 0;
 
 	bpf_object__for_each_program(prog, obj) {
-		const struct cw_prog_desc *p = c->progs;
+		const struct cw_prog_desc *p = prog_desc(c, prog);
+		char why[200];
+		int err;
 
-		while (p->name && strcmp(p->name, bpf_program__name(prog)))
-			p++;
-		if (!p->name) {
+		if (!p) {
 			cw_msg("program %s of class %s is not in its descriptor (capture/classes.c)",
-			       bpf_program__name(prog), name);
+			       bpf_program__name(prog), cw_class_names[c->id]);
 			return -EINVAL;
 		}
-		bpf_program__set_autoload(prog, classes__prog_fits(p));
+		if (p->optional && no_optional) {
+			bpf_program__set_autoload(prog, false);
+			continue;
+		}
+		err = classes__prog_probe(p);
+		bpf_program__set_autoload(prog, !err);
+		if (!err) {
+			optional += p->optional;
+		} else if (p->optional) {
+			classes__prog_why(p, err, why, sizeof(why));
+			optional_missing(t, c, p, err, why);
+		}
 	}
-	return 0;
+	return optional;
 }
 
 /*
@@ -328,6 +385,12 @@ done:
 	return 0;
 }
 
+/*
+ * Open, choose and load the object of class @c. The probes cannot see
+ * everything (a verifier that refuses what a trial program passed): when
+ * the object does not load with its optional programs, it is loaded again
+ * without them, and each is named as missing.
+ */
 static int load_class(struct tracer *t, const struct cw_class_desc *c)
 {
 	const char *name = cw_class_names[c->id];
@@ -335,15 +398,39 @@ static int load_class(struct tracer *t, const struct cw_class_desc *c)
 	size_t size;
 	const void *elf = c->elf_bytes(&size);
 	struct bpf_object *obj;
-	int err;
+	struct bpf_program *prog;
+	int err, optional;
 
 	snprintf(oname, sizeof(oname), "cw_%s", name);
 	obj = open_object(t, oname, elf, size);
 	if (!obj)
 		return -errno;
+	t->descs[t->nobjs] = c;
 	t->objs[t->nobjs++] = obj;
-	err = choose_programs(obj, c, name);
-	return err ?: load_object(t, obj, name);
+	optional = choose_programs(t, obj, c, false);
+	if (optional < 0)
+		return optional;
+	err = load_object(t, obj, name);
+	if (!err || !optional)
+		return err;
+
+	cw_notice("%s: loading it again without its optional programs", name);
+	bpf_object__for_each_program(prog, obj) {
+		const struct cw_prog_desc *p = prog_desc(c, prog);
+
+		if (p && p->optional && bpf_program__autoload(prog))
+			optional_missing(t, c, p, -EPERM,
+					 "the class's object did not load with it");
+	}
+	bpf_object__close(obj);
+	t->objs[--t->nobjs] = NULL;
+	obj = open_object(t, oname, elf, size);
+	if (!obj)
+		return -errno;
+	t->descs[t->nobjs] = c;
+	t->objs[t->nobjs++] = obj;
+	err = choose_programs(t, obj, c, true);
+	return err < 0 ? err : load_object(t, obj, name);
 }
 
 struct tracer *tracer__load(const struct tracer_opts *opts, const struct cw_class_sel *sel)
@@ -420,12 +507,18 @@ long tracer__traced_count(struct tracer *t)
 	return (long)live;
 }
 
+const char *tracer__records_missing(const struct tracer *t)
+{
+	return t->records_missing;
+}
+
 int tracer__attach(struct tracer *t)
 {
 	for (size_t i = 0; i < t->nobjs; i++) {
 		struct bpf_program *prog;
 
 		bpf_object__for_each_program(prog, t->objs[i]) {
+			const struct cw_prog_desc *p = t->descs[i] ? prog_desc(t->descs[i], prog) : NULL;
 			struct bpf_link *link, **links;
 			int err;
 
@@ -434,6 +527,15 @@ int tracer__attach(struct tracer *t)
 			    bpf_program__type(prog) == BPF_PROG_TYPE_RAW_TRACEPOINT)
 				continue;
 			link = bpf_program__attach(prog);
+			if (!link && p && p->optional) {
+				char why[200];
+
+				err = -errno;
+				snprintf(why, sizeof(why), "cannot attach to %s: %s", p->tp, strerror(-err));
+				/* not -ENOENT: the probe found the hook */
+				optional_missing(t, t->descs[i], p, err == -ENOENT ? -EPERM : err, why);
+				continue;
+			}
 			if (!link) {
 				err = -errno;
 				cw_msg("cannot attach BPF program %s: %s", bpf_program__name(prog),
@@ -453,13 +555,20 @@ int tracer__attach(struct tracer *t)
 	return 0;
 }
 
+/*
+ * Last attached, first detached. Where two classes attach to one
+ * tracepoint (sched_waking, softirq_exit), the kernel keeps its probes in
+ * attach order, and removing the first of two makes it wait for an RCU
+ * grace period before it returns (tracepoint_remove_func(): the probe
+ * left has other data), which under load takes seconds, each, while the
+ * ring fills. Removing the last one leaves the first in place: no wait.
+ */
 void tracer__detach(struct tracer *t)
 {
 	if (!t)
 		return;
-	for (size_t i = 0; i < t->nlinks; i++)
-		bpf_link__destroy(t->links[i]);
-	t->nlinks = 0;
+	while (t->nlinks)
+		bpf_link__destroy(t->links[--t->nlinks]);
 }
 
 int tracer__ring_fd(const struct tracer *t)

@@ -46,8 +46,21 @@ int tracer__trace(struct tracer *t, pid_t tgid);
  */
 long tracer__traced_count(struct tracer *t);
 
-/* @return 0, or a negative errno after a message. */
+/*
+ * Attach every loaded program. An optional program that does not attach
+ * is left out with a notice (see tracer__records_missing). @return 0, or
+ * a negative errno after a message.
+ */
 int tracer__attach(struct tracer *t);
+
+/*
+ * The record types the loaded classes would write but this kernel does
+ * not give, because an optional program could not be loaded or attached:
+ * "name:kernel" (the kernel lacks its hook) or "name:denied" (the kernel
+ * refused it), comma-separated; "" when none. Complete after
+ * tracer__attach(); the metadata key records_missing.
+ */
+const char *tracer__records_missing(const struct tracer *t);
 /* Stop every program; events already in the ring stay there. */
 void tracer__detach(struct tracer *t);
 
