@@ -269,12 +269,16 @@ static __always_inline void cw_submit(void *rec, __u16 type)
  * within themselves, so one slot per level is exact. The task level can
  * be preempted: its slot also holds the thread that set it, and only that
  * thread's events read it, so a preempted owner makes a missing cause,
- * never a wrong one.
+ * never a wrong one. At an interrupt level a class may set tid to the one
+ * thread the processing can wake (an io_uring request's task work goes
+ * to its task): sched_waking then names the cause only for that thread's
+ * wakeup, and only once (bpf/sched.bpf.c).
  */
 struct cw_slot {
 	__u64 key;
 	__u64 aux;
-	__u32 tid;     /* task level: the thread that set it */
+	__u32 tid;     /* task level: the thread that set it; interrupt
+			* levels: 0, or the only thread it may wake */
 	__u8 kind;     /* CW_CAUSE_*; NONE: empty */
 	__u8 emitted;  /* class-private: the object's record was written */
 	__u8 __pad[2];

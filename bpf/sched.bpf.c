@@ -13,6 +13,12 @@
  * Only wakeups can be raised in interrupt context; switches, forks, execs,
  * exits and renames run in the task they name, so their ctx is task.
  *
+ * A sched_waking raised while its level's cause slot is set (the expiring
+ * timer, the work item, the packet, the io_uring request, the futex call
+ * the other classes name there, bpf/causeway.bpf.h) is written as
+ * CW_REC_WAKING_CAUSED: the same wake, then the cause. The plain path
+ * pays one per-CPU array lookup for it.
+ *
  * Where a tracepoint's arguments changed across kernels, there are two
  * programs and user space autoloads the one that matches the running
  * kernel's BTF, never a version check: the class descriptor in
@@ -105,12 +111,28 @@ int BPF_PROG(handle_switch_v0, bool preempt, struct task_struct *prev, struct ta
 
 /* ---- wakeups --------------------------------------------------------- */
 
+/*
+ * The cause slot a sched_waking at level @ctx names, or NULL. At an
+ * interrupt level a slot whose tid is set names the one thread its
+ * processing wakes (an io_uring request's task work goes to its task):
+ * a wakeup of any other thread is not its doing.
+ */
+static __always_inline struct cw_slot *waking_cause(__u8 ctx, struct task_struct *p)
+{
+	struct cw_slot *s = cw_slot_get(ctx);
+
+	if (s && ctx != CW_CTX_TASK && s->tid && s->tid != (__u32)p->pid)
+		return NULL;
+	return s;
+}
+
 static __always_inline int emit_wake(struct task_struct *p, __u16 type)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 cur_tgid = id >> 32, cur_tid = (__u32)id;
 	__u32 wakee_tgid = p->tgid;
 	__u8 ctx = cw_context();
+	struct cw_slot *s = NULL;
 	struct cw_wake *e;
 
 	if (cw_is_self(wakee_tgid))
@@ -130,9 +152,30 @@ static __always_inline int emit_wake(struct task_struct *p, __u16 type)
 		if (cw_is_self(cur_tgid))
 			cur_tgid = cur_tid = 0;
 	}
-	e = cw_reserve(sizeof(*e), type, ctx);
-	if (!e)
-		return 0;
+	/* Only sched_waking runs in the waker's context, where the slot is
+	 * the waker's; @type is a constant, so the others skip this. */
+	if (type == CW_REC_WAKING)
+		s = waking_cause(ctx, p);
+	if (s) {
+		struct cw_wake_caused *c;
+
+		type = CW_REC_WAKING_CAUSED;
+		c = cw_reserve(sizeof(*c), type, ctx);
+		if (!c)
+			return 0;
+		c->cause.key = s->key;
+		c->cause.aux = s->aux;
+		c->cause.kind = s->kind;
+		__builtin_memset(c->cause.__pad, 0, sizeof(c->cause.__pad));
+		/* A slot for one thread is spent on its one wakeup. */
+		if (ctx != CW_CTX_TASK && s->tid)
+			s->kind = CW_CAUSE_NONE;
+		e = &c->w;
+	} else {
+		e = cw_reserve(sizeof(*e), type, ctx);
+		if (!e)
+			return 0;
+	}
 	e->waker.tid = cur_tid;
 	e->waker.pid = cur_tgid;
 	e->wakee.tid = p->pid;

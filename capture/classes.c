@@ -39,6 +39,7 @@ static const struct cw_rec_desc sched_records[] = {
 	{ CW_REC_EXEC, sizeof(struct cw_exec) },
 	{ CW_REC_EXIT, sizeof(struct cw_exit) },
 	{ CW_REC_RENAME, sizeof(struct cw_rename) },
+	{ CW_REC_WAKING_CAUSED, sizeof(struct cw_wake_caused) },
 	{ .type = 0 },
 };
 
