@@ -12,6 +12,7 @@
 #include "capture/classes.h"
 #include "capture/log.h"
 #include "capture/probe.h"
+#include "futex.skel.h"
 #include "sched.skel.h"
 
 /* sched_switch gained prev_state in 5.18 and sched_process_exit
@@ -43,6 +44,19 @@ static const struct cw_rec_desc sched_records[] = {
 	{ .type = 0 },
 };
 
+/* futex: every syscall's enter and exit, filtered by number in BPF
+ * (bpf/futex.bpf.c says why not the tracefs syscall tracepoints). */
+static const struct cw_prog_desc futex_progs[] = {
+	{ .name = "handle_sys_exit", .tp = "sys_exit", .min_args = 2, .max_args = 2 },
+	{ .name = "handle_sys_enter", .tp = "sys_enter", .min_args = 2, .max_args = 2 },
+	{ .name = NULL },
+};
+
+static const struct cw_rec_desc futex_records[] = {
+	{ CW_REC_FUTEX, sizeof(struct cw_futex) },
+	{ .type = 0 },
+};
+
 /* In the contract's order of -e. The ones without an object are the next
  * issues' work; listing them lets -e name them and the capture say that
  * they are missing instead of calling them unknown. */
@@ -57,7 +71,13 @@ const struct cw_class_desc cw_classes[] = {
 	{ .id = CW_CLASS_IO_URING },
 	{ .id = CW_CLASS_WORKQUEUE },
 	{ .id = CW_CLASS_TIMER },
-	{ .id = CW_CLASS_FUTEX },
+	{
+		.id = CW_CLASS_FUTEX,
+		.elf_bytes = futex_bpf__elf_bytes,
+		.progs = futex_progs,
+		.records = futex_records,
+		.rings = 1u << CW_RING_EDGE | 1u << CW_RING_MAP,
+	},
 	{ .id = CW_CLASS_ADAPTER, .alias = "usdt" },
 };
 const size_t cw_nclasses = sizeof(cw_classes) / sizeof(cw_classes[0]);
