@@ -13,6 +13,7 @@
 #include "capture/log.h"
 #include "capture/probe.h"
 #include "futex.skel.h"
+#include "io_uring.skel.h"
 #include "sched.skel.h"
 
 /* sched_switch gained prev_state in 5.18 and sched_process_exit
@@ -44,6 +45,50 @@ static const struct cw_rec_desc sched_records[] = {
 	{ .type = 0 },
 };
 
+/*
+ * io_uring: the tracepoints take struct io_kiocb since 6.0 (older kernels
+ * lack io_uring_submit_req and are refused with its name);
+ * io_uring_complete passes the CQE itself since 6.5. The interrupt
+ * exits bound the cause slots the class sets (bpf/io_uring.bpf.c). The
+ * trampolines are optional: without them the class is recorded without
+ * ring frees and io-wq starts.
+ */
+static const struct cw_prog_desc io_uring_progs[] = {
+	{ .name = "handle_create", .tp = "io_uring_create", .min_args = 5, .max_args = 5 },
+	{ .name = "handle_submit", .tp = "io_uring_submit_req", .min_args = 1, .max_args = 1 },
+	{ .name = "handle_punt", .tp = "io_uring_queue_async_work", .min_args = 2, .max_args = 2 },
+	{ .name = "handle_poll_arm", .tp = "io_uring_poll_arm", .min_args = 3, .max_args = 3 },
+	{ .name = "handle_task_add", .tp = "io_uring_task_add", .min_args = 2, .max_args = 2 },
+	{ .name = "handle_link", .tp = "io_uring_link", .min_args = 2, .max_args = 2 },
+	{ .name = "handle_fail_link", .tp = "io_uring_fail_link", .min_args = 2, .max_args = 2 },
+	{ .name = "handle_complete", .tp = "io_uring_complete", .min_args = 3, .max_args = 3 },
+	{ .name = "handle_complete_v0", .tp = "io_uring_complete", .min_args = 7, .max_args = 7 },
+	{ .name = "handle_overflow", .tp = "io_uring_cqe_overflow", .min_args = 5, .max_args = 5 },
+	{ .name = "handle_irq_entry", .tp = "irq_handler_entry" },
+	{ .name = "handle_irq_exit", .tp = "irq_handler_exit" },
+	{ .name = "handle_softirq_exit", .tp = "softirq_exit" },
+	{ .name = "handle_ring_free", .tp = "io_ring_exit_work", .kind = CW_PROG_FEXIT,
+	  .optional = true, .rec = CW_REC_URING_FREE },
+	{ .name = "handle_wq_work", .tp = "io_wq_submit_work", .kind = CW_PROG_FENTRY,
+	  .optional = true, .rec = CW_REC_URING_WORK },
+	{ .name = NULL },
+};
+
+static const struct cw_rec_desc io_uring_records[] = {
+	{ CW_REC_URING_CREATE, sizeof(struct cw_uring_create) },
+	{ CW_REC_URING_SUBMIT, sizeof(struct cw_uring_req) },
+	{ CW_REC_URING_PUNT, sizeof(struct cw_uring_req) },
+	{ CW_REC_URING_POLL_ARM, sizeof(struct cw_uring_req) },
+	{ CW_REC_URING_TASK_ADD, sizeof(struct cw_uring_req) },
+	{ CW_REC_URING_LINK, sizeof(struct cw_uring_link) },
+	{ CW_REC_URING_FAIL_LINK, sizeof(struct cw_uring_req) },
+	{ CW_REC_URING_COMPLETE, sizeof(struct cw_uring_complete) },
+	{ CW_REC_URING_OVERFLOW, sizeof(struct cw_uring_overflow) },
+	{ CW_REC_URING_FREE, sizeof(struct cw_uring_free) },
+	{ CW_REC_URING_WORK, sizeof(struct cw_uring_req) },
+	{ .type = 0 },
+};
+
 /* futex: every syscall's enter and exit, filtered by number in BPF
  * (bpf/futex.bpf.c says why not the tracefs syscall tracepoints). */
 static const struct cw_prog_desc futex_progs[] = {
@@ -68,7 +113,13 @@ const struct cw_class_desc cw_classes[] = {
 		.records = sched_records,
 		.rings = 1u << CW_RING_EDGE | 1u << CW_RING_MAP,
 	},
-	{ .id = CW_CLASS_IO_URING },
+	{
+		.id = CW_CLASS_IO_URING,
+		.elf_bytes = io_uring_bpf__elf_bytes,
+		.progs = io_uring_progs,
+		.records = io_uring_records,
+		.rings = 1u << CW_RING_EDGE | 1u << CW_RING_MAP,
+	},
 	{ .id = CW_CLASS_WORKQUEUE },
 	{ .id = CW_CLASS_TIMER },
 	{

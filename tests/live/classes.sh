@@ -1,31 +1,60 @@
 #!/bin/bash
 # live/classes: -e and the class table.
-#  - -e naming only classes this build lacks: exit 2 naming them, also
-#    under -q, and no trace left;
-#  - -e sched,io_uring records sched and says io_uring is missing; the
+#  - -e naming only classes this build lacks, or the kernel lacks: exit 2
+#    naming them and why, also under -q, and no trace left;
+#  - -e sched,usdt records sched and says adapter is missing; the
 #    metadata keys classes and classes_missing say so too;
+#  - -e sched,io_uring,futex records all three where the kernel has them;
 #  - a class whose tracepoint the kernel lacks is left out with a notice,
 #    or, when nothing else is left, refused (CAUSEWAY_HIDE_TRACEPOINTS
-#    stands in for such a kernel); an optional tracepoint only drops its
-#    records;
+#    stands in for such a kernel); an optional tracepoint or function only
+#    drops its records, and the metadata key records_missing names them;
 #  - --version names the trace format; --help says sampling is not
 #    implemented yet.
 
 . "$(dirname "$0")/../lib/live.bash" "$@"
 
-expect_rc 2 "none of the requested classes can be recorded .*io_uring" "-e io_uring" -- \
-	"$CAP" -F 0 --no-offcpu -e io_uring -d 1 -o "$T/a.cwt"
-expect_rc 2 "io_uring,timer" "-q -e io_uring,timer" -- \
-	"$CAP" -q -F 0 --no-offcpu -e io_uring,timer -d 1 -o "$T/a.cwt"
+# Does the kernel's BTF describe tracepoint $1?
+kernel_has() { grep -qa "btf_trace_$1" /sys/kernel/btf/vmlinux; }
+
+expect_rc 2 "none of the requested classes can be recorded .*adapter" "-e usdt" -- \
+	"$CAP" -F 0 --no-offcpu -e usdt -d 1 -o "$T/a.cwt"
+expect_rc 2 "adapter; io_uring: the kernel's BTF has no tracepoint io_uring_submit_req" \
+	"-q -e io_uring,usdt, io_uring_submit_req hidden" -- \
+	env CAUSEWAY_HIDE_TRACEPOINTS=io_uring_submit_req \
+	"$CAP" -q -F 0 --no-offcpu -e io_uring,usdt -d 1 -o "$T/a.cwt"
 [ -e "$T/a.cwt" ] && fail "a refused start left a trace"
 
-expect_rc 0 "not implemented yet: io_uring" "-e sched,io_uring" -- \
-	"$CAP" -F 0 --no-offcpu -e sched,io_uring -d 0.5 -o "$T/e.cwt"
-[ "$(kv classes "$T/e.cwt")" = sched ] || fail "classes: $(kv classes "$T/e.cwt")"
-[ "$(kv classes_missing "$T/e.cwt")" = io_uring:build ] || fail "classes_missing: $(kv classes_missing "$T/e.cwt")"
-expect_rc 0 "" "-e usdt (the contract's name of adapter) with sched" -- \
-	"$CAP" -q -F 0 --no-offcpu -e sched,usdt -d 0.5 -o "$T/u.cwt"
+expect_rc 0 "not implemented yet: adapter" "-e sched,usdt (the contract's name of adapter)" -- \
+	"$CAP" -F 0 --no-offcpu -e sched,usdt -d 0.5 -o "$T/u.cwt"
+[ "$(kv classes "$T/u.cwt")" = sched ] || fail "classes: $(kv classes "$T/u.cwt")"
 [ "$(kv classes_missing "$T/u.cwt")" = adapter:build ] || fail "-e usdt: classes_missing $(kv classes_missing "$T/u.cwt")"
+
+# io_uring and futex, where the kernel has them; their trampolines
+# (fentry/fexit) are optional, and a kernel may refuse them.
+if kernel_has io_uring_submit_req && kernel_has sys_enter; then
+	expect_rc 0 "" "-e sched,io_uring,futex" -- \
+		"$CAP" -F 0 --no-offcpu -e sched,io_uring,futex -d 0.5 -o "$T/e.cwt"
+	[ "$(kv classes "$T/e.cwt")" = sched,io_uring,futex ] || fail "classes: $(kv classes "$T/e.cwt")"
+	[ -z "$(kv classes_missing "$T/e.cwt")" ] || fail "classes_missing: $(kv classes_missing "$T/e.cwt")"
+	rm=$(kv records_missing "$T/e.cwt")
+	echo ",$rm," | grep -qE '^,((uring_(free|work):(kernel|denied))(,|$))*,?$' ||
+		fail "records_missing: '$rm'"
+	for r in ${rm//,/ }; do
+		grep -q "io_uring: not recording ${r%%:*}: " "$T/err" || fail "no notice for records_missing $r"
+	done
+	# Both functions absent: the class is recorded without their records.
+	expect_rc 0 "io_uring: not recording uring_work: the kernel's BTF has no function io_wq_submit_work" \
+		"io_wq_submit_work, io_ring_exit_work hidden" -- \
+		env CAUSEWAY_HIDE_TRACEPOINTS=io_wq_submit_work,io_ring_exit_work \
+		"$CAP" -F 0 --no-offcpu -e io_uring -d 0.5 -o "$T/o.cwt"
+	[ "$(kv records_missing "$T/o.cwt")" = uring_free:kernel,uring_work:kernel ] ||
+		fail "records_missing with the trampolines hidden: $(kv records_missing "$T/o.cwt")"
+	# The kernel lacks sys_enter: futex is left out with a notice.
+	expect_rc 0 "not recording futex: the kernel's BTF has no tracepoint sys_enter" "no sys_enter" -- \
+		env CAUSEWAY_HIDE_TRACEPOINTS=sys_enter "$CAP" -F 0 --no-offcpu -e sched,futex -d 0.5 -o "$T/f.cwt"
+	[ "$(kv classes_missing "$T/f.cwt")" = futex:kernel ] || fail "classes_missing: $(kv classes_missing "$T/f.cwt")"
+fi
 
 # The kernel lacks sched_switch: sched cannot be recorded, and nothing
 # else was asked for that this build has.

@@ -30,10 +30,10 @@ expect_rc 2 "symbolic link" "symlink output with --force" -- "$CAP" -q -F 0 --no
 [ "$(cat "$T/target")" = target ] || fail "symlink target was modified"
 
 # Classes not implemented yet are named, sched is still recorded.
-expect_rc 0 "not implemented yet: io_uring" "-e sched,io_uring" -- \
-	"$CAP" -F 0 --no-offcpu -e sched,io_uring -d 1 -o "$T/e.cwt"
+expect_rc 0 "not implemented yet: adapter" "-e sched,usdt" -- \
+	"$CAP" -F 0 --no-offcpu -e sched,usdt -d 1 -o "$T/e.cwt"
 analyze "$T/e.cwt" "$T/e.db"
-[ "$(meta events_total "$T/e.db")" -gt 0 ] || fail "-e sched,io_uring recorded no events"
+[ "$(meta events_total "$T/e.db")" -gt 0 ] || fail "-e sched,usdt recorded no events"
 expect_rc 0 "sampling .*not implemented" "default -F 99" -- "$CAP" -d 0.5 -o "$T/f.cwt"
 
 # SIGTERM: drain, final segment, exit 0.
