@@ -49,7 +49,7 @@ WORKLOADS := $(patsubst tests/workloads/%.c,$(BUILD)/workloads/%,$(wildcard test
 
 HEADERS := $(wildcard schema/*.h capture/*.h analyze/*.h tests/*.h)
 
-.PHONY: all clean test test-unit test-fixtures test-san test-live deps demo bench fuzz
+.PHONY: all clean test test-unit test-fixtures test-san test-live deps demo bench bench-tools fuzz
 all: $(BUILD)/causeway-analyze $(BUILD)/causeway-capture $(TOOLS) $(WORKLOADS) $(TEST_PROGS)
 
 $(BUILD)/causeway-analyze: $(ANALYZE_OBJS)
@@ -143,9 +143,46 @@ demo: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)tests/demo.sh $(BUILD)
 
-bench: all
+bench: all bench-tools
 	$(Q)bench/analyze $(BUILD)
 	$(Q)bench/capture $(BUILD)
+
+# Bench-only tools, not part of all: the floor of bench/capture (empty BPF
+# programs on the capture's hooks, listed by bench/floor-gen.sh from
+# capture/classes.c), its io_uring workload, and cpurun (a command's CPU
+# time).
+bench-tools: $(BUILD)/bench/floor $(BUILD)/bench/uring_storm $(BUILD)/bench/cpurun
+
+$(BUILD)/bench/floor.bpf.c: bench/floor-gen.sh capture/classes.c
+	$(call msg,GEN,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)bench/floor-gen.sh capture/classes.c > $@
+
+$(BUILD)/bench/floor.bpf.o: $(BUILD)/bench/floor.bpf.c $(BUILD)/vmlinux.h
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+	$(Q)llvm-strip -g $@
+
+$(BUILD)/bench/floor.skel.h: $(BUILD)/bench/floor.bpf.o
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< > $@
+
+# The floor decides which hooks to attach with the capture's own class
+# table and kernel probes.
+FLOOR_OBJS := $(addprefix $(BUILD)/capture/,classes.o probe.o log.o)
+$(BUILD)/bench/floor: bench/floor.c $(BUILD)/bench/floor.skel.h $(FLOOR_OBJS) $(HEADERS)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) -I$(BUILD)/bench $(LDFLAGS) -o $@ bench/floor.c $(FLOOR_OBJS) $(CAPTURE_LIBS)
+
+$(BUILD)/bench/uring_storm: bench/uring_storm.c
+	$(call msg,LINK,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< -luring
+
+$(BUILD)/bench/cpurun: bench/cpurun.c
+	$(call msg,LINK,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $<
 
 # A libFuzzer target for the reader and the dump (not part of make test):
 # make fuzz, then build/fuzz_reader -max_total_time=120 CORPUS_DIR
