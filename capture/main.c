@@ -7,9 +7,10 @@
  *   signal handlers first (a signal from then on stops the capture
  *   cleanly) -> options -> privilege and BTF (exit 2 naming what is
  *   missing) -> -p targets -> classes (exit 2 when none can be recorded)
- *   -> a temporary output file -> [COMMAND: fork it, blocked on a pipe]
- *   -> load the BPF objects -> fill the traced set -> attach -> snapshot
- *   /proc and seal the metadata segment -> release COMMAND and learn
+ *   -> read /proc/kallsyms -> a temporary output file -> [COMMAND: fork
+ *   it, blocked on a pipe] -> load the BPF objects -> fill the traced set
+ *   -> attach -> snapshot /proc, seal the metadata segment (with the
+ *   kallsyms snapshot) -> release COMMAND and learn
  *   whether its exec worked -> rename the file into place (from here on a
  *   failure is exit 1 and the trace is kept) -> the drain loop -> detach,
  *   drain what is left, stop COMMAND if it still runs, write the final
@@ -35,6 +36,7 @@
 #include "capture/command.h"
 #include "capture/drain.h"
 #include "capture/flusher.h"
+#include "capture/ksyms.h"
 #include "capture/log.h"
 #include "capture/loop.h"
 #include "capture/meta.h"
@@ -111,6 +113,35 @@ static int trace_pids(struct tracer *t, const pid_t *set, size_t from, size_t to
 	return 0;
 }
 
+/*
+ * The kallsyms snapshot, read before the programs attach so the rings do
+ * not fill meanwhile; or NULL, with a notice and *@why. Under --max-size
+ * it is kept only while its text is at most a quarter of the limit (its
+ * raw size bounds its compressed one): the limit is for events.
+ */
+static struct ksyms_snap *read_ksyms(const struct env *env, const char **why)
+{
+	static char buf[128];
+	struct ksyms_snap *k = ksyms_snap__read("/proc/kallsyms");
+
+	*why = NULL;
+	if (!k) {
+		snprintf(buf, sizeof(buf), "/proc/kallsyms: %s", strerror(errno));
+		*why = buf;
+	} else if (ksyms_snap__hidden(k)) {
+		*why = "/proc/kallsyms hides the addresses (kernel.kptr_restrict)";
+	} else if (env->max_size && ksyms_snap__bytes(k) > env->max_size / 4) {
+		snprintf(buf, sizeof(buf), "its %zu bytes are more than a quarter of --max-size",
+			 ksyms_snap__bytes(k));
+		*why = buf;
+	}
+	if (!*why)
+		return k;
+	cw_notice("no kallsyms snapshot: %s", *why);
+	ksyms_snap__free(k);
+	return NULL;
+}
+
 /* Bytes the close needs under --max-size: the last accounting and the
  * final segment, at their worst. */
 static uint64_t close_reserve(const struct account *acct)
@@ -129,6 +160,7 @@ int main(int argc, char **argv)
 	struct command *cmd = NULL;
 	struct tracer *tracer = NULL;
 	struct proc_snap *snap = NULL;
+	struct ksyms_snap *ksyms = NULL;
 	struct cw_writer *w = NULL;
 	struct drain *drain = NULL;
 	struct account *acct = NULL;
@@ -142,7 +174,7 @@ int main(int argc, char **argv)
 	struct summary sum = { 0 };
 	enum stop_reason stop;
 	char recorded[256], missing[256], options[1024], cmd_status[96], stop_detail[64];
-	const char *ctx_why;
+	const char *ctx_why, *ksyms_why;
 	pid_t *traced = NULL;
 	size_t ntraced = 0;
 	int exit_code = 2, err, ctx;
@@ -165,6 +197,8 @@ int main(int argc, char **argv)
 	if (env.freq || !env.no_offcpu)
 		cw_notice("CPU sampling and off-CPU stacks are not implemented yet: recording edges "
 			  "only (-F 0 --no-offcpu silences this)");
+
+	ksyms = read_ksyms(&env, &ksyms_why);
 
 	out = output__create(env.output, env.force);
 	if (!out)
@@ -247,6 +281,9 @@ int main(int argc, char **argv)
 		.ncpus = libbpf_num_possible_cpus(),
 		.start_ns = loop.start_ns,
 		.ring_edge_bytes = EDGE_RING_BYTES,
+		.segment_size = env.segment_size,
+		.ksyms = ksyms,
+		.ksyms_omitted = ksyms_why,
 	};
 	err = meta__write_start(w, &ms, snap);
 	if (err) {
@@ -255,6 +292,8 @@ int main(int argc, char **argv)
 	}
 	proc_snap__free(snap);
 	snap = NULL;
+	ksyms_snap__free(ksyms);
+	ksyms = NULL;
 	if (env.max_size && cw_writer__set_limit(w, env.max_size - close_reserve(acct))) {
 		cw_msg("--max-size %llu is too small: the metadata alone takes more",
 		       (unsigned long long)env.max_size);
@@ -340,6 +379,7 @@ cleanup:
 	tracer__free(tracer);
 	cw_writer__free(w);
 	proc_snap__free(snap);
+	ksyms_snap__free(ksyms);
 	free(traced);
 	output__free(out);
 	return exit_code;

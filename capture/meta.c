@@ -15,6 +15,7 @@
 #include "schema/events.h"
 #include "schema/format.h"
 #include "capture/segwriter.h"
+#include "capture/ksyms.h"
 #include "capture/procsnap.h"
 #include "capture/meta.h"
 
@@ -152,7 +153,11 @@ int meta__write_start(struct cw_writer *w, const struct meta_start *m, const str
 	err = err ?: meta__put_kv(w, ts, "context_method", m->context_method);
 	if (m->filtered)
 		err = err ?: put_traced(w, ts, m->traced, m->ntraced);
+	err = err ?: meta__put_kv_u64(w, ts, "ksyms_symbols", ksyms_snap__count(m->ksyms));
+	if (m->ksyms_omitted)
+		err = err ?: meta__put_kv(w, ts, "ksyms_omitted", m->ksyms_omitted);
 	err = err ?: proc_snap__write(snap, w);
+	err = err ?: ksyms_snap__write(m->ksyms, w, ts, m->segment_size);
 	err = err ?: cw_writer__seal(w, CW_SEG_META);
 	return err;
 }

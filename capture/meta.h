@@ -13,6 +13,7 @@
 #include <sys/types.h>
 
 struct cw_writer;
+struct ksyms_snap;
 struct proc_snap;
 
 /* Append one cw_meta_kv record. @return 0 or a negative errno. */
@@ -35,10 +36,14 @@ struct meta_start {
 	int ncpus;
 	uint64_t start_ns;
 	uint64_t ring_edge_bytes;
+	size_t segment_size;		 /* raw bytes per segment; 0: the default */
+	const struct ksyms_snap *ksyms;	 /* the kallsyms snapshot, or NULL */
+	const char *ksyms_omitted;	 /* why there is none, or NULL */
 };
 
-/* The keys, then @snap, sealed as the META segment. @return 0 or a
- * negative errno. */
+/* The keys, then @snap, then the kallsyms snapshot, sealed as the META
+ * segment (as several when the snapshot takes it past the segment size).
+ * @return 0 or a negative errno. */
 int meta__write_start(struct cw_writer *w, const struct meta_start *m, const struct proc_snap *snap);
 
 struct meta_final {
