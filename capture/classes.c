@@ -15,6 +15,7 @@
 #include "futex.skel.h"
 #include "io_uring.skel.h"
 #include "sched.skel.h"
+#include "workqueue.skel.h"
 
 /* sched_switch gained prev_state in 5.18 and sched_process_exit
  * group_dead in 6.16: one program for each side of the change. */
@@ -89,6 +90,25 @@ static const struct cw_rec_desc io_uring_records[] = {
 	{ .type = 0 },
 };
 
+/* workqueue: execute_end's function argument is not read (a tp_btf
+ * program cannot read one of function pointer type); execute_start keeps
+ * it. */
+static const struct cw_prog_desc workqueue_progs[] = {
+	{ .name = "handle_queue", .tp = "workqueue_queue_work", .min_args = 3, .max_args = 3 },
+	{ .name = "handle_activate", .tp = "workqueue_activate_work" },
+	{ .name = "handle_execute_start", .tp = "workqueue_execute_start" },
+	{ .name = "handle_execute_end", .tp = "workqueue_execute_end" },
+	{ .name = NULL },
+};
+
+static const struct cw_rec_desc workqueue_records[] = {
+	{ CW_REC_WQ_QUEUE, sizeof(struct cw_wq_queue) },
+	{ CW_REC_WQ_ACTIVATE, sizeof(struct cw_wq_work) },
+	{ CW_REC_WQ_EXEC_START, sizeof(struct cw_wq_work) },
+	{ CW_REC_WQ_EXEC_END, sizeof(struct cw_wq_work) },
+	{ .type = 0 },
+};
+
 /* futex: every syscall's enter and exit, filtered by number in BPF
  * (bpf/futex.bpf.c says why not the tracefs syscall tracepoints). */
 static const struct cw_prog_desc futex_progs[] = {
@@ -120,7 +140,13 @@ const struct cw_class_desc cw_classes[] = {
 		.records = io_uring_records,
 		.rings = 1u << CW_RING_EDGE | 1u << CW_RING_MAP,
 	},
-	{ .id = CW_CLASS_WORKQUEUE },
+	{
+		.id = CW_CLASS_WORKQUEUE,
+		.elf_bytes = workqueue_bpf__elf_bytes,
+		.progs = workqueue_progs,
+		.records = workqueue_records,
+		.rings = 1u << CW_RING_EDGE | 1u << CW_RING_MAP,
+	},
 	{ .id = CW_CLASS_TIMER },
 	{
 		.id = CW_CLASS_FUTEX,
