@@ -15,6 +15,7 @@
 #include "futex.skel.h"
 #include "io_uring.skel.h"
 #include "sched.skel.h"
+#include "timer.skel.h"
 #include "workqueue.skel.h"
 
 /* sched_switch gained prev_state in 5.18 and sched_process_exit
@@ -109,6 +110,32 @@ static const struct cw_rec_desc workqueue_records[] = {
 	{ .type = 0 },
 };
 
+/* timer: hrtimer_start gained was_armed (and hrtimer_cancel stopped
+ * firing at every expiry) in 6.18; timer_start passes the bucket since
+ * 5.x, expires and flags before; timer_expire_entry gained baseclk. */
+static const struct cw_prog_desc timer_progs[] = {
+	{ .name = "handle_hrtimer_start", .tp = "hrtimer_start", .min_args = 3 },
+	{ .name = "handle_hrtimer_start_v0", .tp = "hrtimer_start", .min_args = 2, .max_args = 2 },
+	{ .name = "handle_hrtimer_expire", .tp = "hrtimer_expire_entry", .min_args = 2 },
+	{ .name = "handle_hrtimer_expire_exit", .tp = "hrtimer_expire_exit" },
+	{ .name = "handle_hrtimer_cancel", .tp = "hrtimer_cancel" },
+	{ .name = "handle_timer_start", .tp = "timer_start", .min_args = 2, .max_args = 2 },
+	{ .name = "handle_timer_start_v0", .tp = "timer_start", .min_args = 3, .max_args = 3 },
+	{ .name = "handle_timer_expire", .tp = "timer_expire_entry", .min_args = 2 },
+	{ .name = "handle_timer_expire_v0", .tp = "timer_expire_entry", .min_args = 1, .max_args = 1 },
+	{ .name = "handle_timer_expire_exit", .tp = "timer_expire_exit" },
+	{ .name = "handle_timer_cancel", .tp = "timer_cancel" },
+	{ .name = NULL },
+};
+
+static const struct cw_rec_desc timer_records[] = {
+	{ CW_REC_TIMER_START, sizeof(struct cw_timer_start) },
+	{ CW_REC_TIMER_EXPIRE, sizeof(struct cw_timer_event) },
+	{ CW_REC_TIMER_EXPIRE_EXIT, sizeof(struct cw_timer_event) },
+	{ CW_REC_TIMER_CANCEL, sizeof(struct cw_timer_event) },
+	{ .type = 0 },
+};
+
 /* futex: every syscall's enter and exit, filtered by number in BPF
  * (bpf/futex.bpf.c says why not the tracefs syscall tracepoints). */
 static const struct cw_prog_desc futex_progs[] = {
@@ -147,7 +174,13 @@ const struct cw_class_desc cw_classes[] = {
 		.records = workqueue_records,
 		.rings = 1u << CW_RING_EDGE | 1u << CW_RING_MAP,
 	},
-	{ .id = CW_CLASS_TIMER },
+	{
+		.id = CW_CLASS_TIMER,
+		.elf_bytes = timer_bpf__elf_bytes,
+		.progs = timer_progs,
+		.records = timer_records,
+		.rings = 1u << CW_RING_EDGE | 1u << CW_RING_MAP,
+	},
 	{
 		.id = CW_CLASS_FUTEX,
 		.elf_bytes = futex_bpf__elf_bytes,
