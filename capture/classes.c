@@ -14,6 +14,7 @@
 #include "capture/probe.h"
 #include "futex.skel.h"
 #include "io_uring.skel.h"
+#include "net.skel.h"
 #include "sched.skel.h"
 #include "timer.skel.h"
 #include "workqueue.skel.h"
@@ -136,6 +137,28 @@ static const struct cw_rec_desc timer_records[] = {
 	{ .type = 0 },
 };
 
+/* net: the entries of GRO and list receive mark their skbs, whose
+ * receipt then sets no cause (bpf/net.bpf.c); netif_receive_skb_exit
+ * only closes a packet's window earlier than its NAPI poll's end. */
+static const struct cw_prog_desc net_progs[] = {
+	{ .name = "handle_xmit", .tp = "net_dev_queue", .min_args = 1, .max_args = 1 },
+	{ .name = "handle_receive", .tp = "netif_receive_skb", .min_args = 1, .max_args = 1 },
+	{ .name = "handle_waking", .tp = "sched_waking" },
+	{ .name = "handle_napi_poll", .tp = "napi_poll" },
+	{ .name = "handle_receive_exit", .tp = "netif_receive_skb_exit", .optional = true },
+	{ .name = "handle_softirq_exit", .tp = "softirq_exit" },
+	{ .name = "handle_gro_receive", .tp = "napi_gro_receive_entry" },
+	{ .name = "handle_gro_frags", .tp = "napi_gro_frags_entry" },
+	{ .name = "handle_receive_list", .tp = "netif_receive_skb_list_entry" },
+	{ .name = NULL },
+};
+
+static const struct cw_rec_desc net_records[] = {
+	{ CW_REC_NET_XMIT, sizeof(struct cw_net_pkt) },
+	{ CW_REC_NET_RX, sizeof(struct cw_net_pkt) },
+	{ .type = 0 },
+};
+
 /* futex: every syscall's enter and exit, filtered by number in BPF
  * (bpf/futex.bpf.c says why not the tracefs syscall tracepoints). */
 static const struct cw_prog_desc futex_progs[] = {
@@ -187,6 +210,13 @@ const struct cw_class_desc cw_classes[] = {
 		.progs = futex_progs,
 		.records = futex_records,
 		.rings = 1u << CW_RING_EDGE | 1u << CW_RING_MAP,
+	},
+	{
+		.id = CW_CLASS_NET,
+		.elf_bytes = net_bpf__elf_bytes,
+		.progs = net_progs,
+		.records = net_records,
+		.rings = 1u << CW_RING_EDGE,
 	},
 	{ .id = CW_CLASS_ADAPTER, .alias = "usdt" },
 };

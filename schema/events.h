@@ -449,6 +449,13 @@ struct cw_net_pkt {
 	__u8 daddr[16];
 };
 
+/* hdr.flags of a CW_REC_NET_RX: the skb is the one a CW_REC_NET_XMIT of
+ * this trace sent, not freed since (the same skb and the same data
+ * buffer), so the receipt continues that packet's generation. Without it
+ * the packet is born at its receipt: it came from outside the host, or
+ * its transmit was not recorded. */
+#define CW_NET_RX_SENT 0x1
+
 /* The kallsyms snapshot (metadata): len bytes of /proc/kallsyms lines
  * ("ADDR TYPE NAME[ [MODULE]]\\n", whole lines only), then zero padding to
  * a multiple of 8. Text symbols only. */

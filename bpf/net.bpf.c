@@ -1,0 +1,436 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * causeway edge plane, net class (contract 2.1): a packet is a node, born
+ * where a task hands it to a device and named by its skb, received where
+ * the stack takes it in, each as a struct cw_net_pkt on the `edges` ring.
+ *
+ *   net_dev_queue      CW_REC_NET_XMIT  a packet is sent (a birth)
+ *   netif_receive_skb  CW_REC_NET_RX    a packet is received
+ *
+ * Transmit is recorded at net_dev_queue, not net_dev_start_xmit: it runs
+ * in __dev_queue_xmit() in the sender's context, before any qdisc. Once
+ * queued on a qdisc, a packet is handed to the driver by whichever task
+ * holds the qdisc at that moment, or by the NET_TX softirq, so
+ * net_dev_start_xmit can run in another task's context, which would then
+ * be named the sender. On loopback (no qdisc) both run in the sender's
+ * context on the same skb.
+ *
+ * Receipt: at netif_receive_skb skb->data is the network header (the
+ * link-layer header is pulled) and network_header not yet reset to it.
+ * A receipt continues the packet's generation only when it is the skb a
+ * recorded transmit sent, with the same data buffer (net_sent): skb
+ * pointers are reused as soon as a sent packet is freed, and a packet
+ * sent to another host never comes back, so a pointer alone could join a
+ * new packet to a dead one. Such a receipt is flagged CW_NET_RX_SENT;
+ * any other is a packet born here (from outside the host, or whose
+ * transmit went unrecorded).
+ *
+ * Causes: while the stack processes a received packet in softirq, the
+ * packet is in the softirq cause slot, so the wakeup of its reader (or of
+ * a writer waiting for buffer space the ACK freed) names it. The slot
+ * must never name a packet that is not the one being processed:
+ *  - One packet at a time (process_backlog(), which loopback, veth and
+ *    netif_rx() feed, and netif_receive_skb() from a driver) delivers
+ *    each skb to its socket before the next one's netif_receive_skb: the
+ *    slot opens there and closes at the next packet, at the end of that
+ *    NAPI poll (napi_poll), at netif_receive_skb()'s return
+ *    (netif_receive_skb_exit) or at the end of the softirq
+ *    (softirq_exit).
+ *  - List receive (GRO's batches and netif_receive_skb_list()) runs
+ *    netif_receive_skb for every skb of a batch before it delivers any,
+ *    so there the slot would name the batch's last packet for the
+ *    wakeups of all. A batch member is known at its receipt: GRO puts
+ *    its NAPI's id on the skb (napi_id, above the CPU numbers that share
+ *    the field on the transmit side), and the skbs entering GRO without
+ *    one or netif_receive_skb_list() are marked (net_listed) at their
+ *    entry tracepoints. From a batch member's receipt to the end of the
+ *    softirq (net_cpu.listed) no slot is set: wakeups there have no
+ *    cause, never a wrong one. The end of the softirq, not of the batch:
+ *    no tracepoint marks where GRO's delivery ends (fentry on
+ *    netif_receive_skb_list_internal() would, but is not everywhere
+ *    available). This also gives up packets received one at a time that
+ *    carry a NAPI id (drivers that mark it, RPS): a missing cause.
+ *  - Outside softirq (busy polling, threaded NAPI) no slot is set: the
+ *    task-level slot of the polling thread has no end this object sees.
+ *
+ * Filtering (contract 2.2), with filter_enabled: a transmit is recorded
+ * when a traced task sends the packet, or a followed object causes it (an
+ * ACK sent while a followed packet is processed, bpf/follow.bpf.h); its
+ * receipt in this host is then recorded too. A packet from an untraced
+ * sender or another host still sets the slot; its receipt record is
+ * built in net_cpu and written only when a wakeup of a traced task is the
+ * first one it causes (handle_waking), with the time of the receipt, so
+ * that it sorts before the wake naming it whichever of this object and
+ * the sched class runs first. The slot's emitted says whether the
+ * receipt is in the trace.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_endian.h>
+#include <bpf/bpf_tracing.h>
+#include "schema/events.h"
+#include "bpf/config.h"
+#include "causeway.bpf.h"
+#include "follow.bpf.h"
+
+char LICENSE[] SEC("license") = "Dual MIT/GPL";
+
+/* include/uapi/linux/if_ether.h, in.h; part of the ABI. */
+#define CW_ETH_P_IP 0x0800
+#define CW_ETH_P_IPV6 0x86DD
+#define CW_IPPROTO_TCP 6
+#define CW_IPPROTO_UDP 17
+#define CW_IPPROTO_SCTP 132
+#define CW_IPPROTO_UDPLITE 136
+#define CW_IP_OFFSET 0x1fff /* fragment offset field */
+
+/*
+ * Packets whose transmit was recorded, until their receipt here: a table
+ * indexed by a hash of the data buffer they were sent with, each entry
+ * that skb and buffer. The next recorded transmit that hashes to an
+ * entry overwrites it (the many packets sent to other hosts never come
+ * back), an unrecorded transmit of its skb and buffer clears it (both
+ * were freed and reused by a sender outside the traced set), and so does
+ * the receipt. A lost entry (overwritten, or torn by two CPUs
+ * writing it at once) only makes that receipt a new packet. A table, not
+ * a hash map: an LRU map's update and delete cost about 300 ns a packet.
+ */
+#define NET_SENT_BITS 14
+
+struct sent {
+	__u64 skb;
+	__u64 head;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1u << NET_SENT_BITS);
+	__type(key, __u32);
+	__type(value, struct sent);
+} net_sent SEC(".maps");
+
+/* skbs that entered GRO or netif_receive_skb_list() without a NAPI id,
+ * until their receipt. LRU: GRO frees the skbs it merges, whose marks
+ * then only age out (a stale mark on a reused skb loses a cause, never
+ * names a wrong one). net_marked counts the marks not yet taken, so that
+ * a receipt looks only when there may be one (GRO's skbs carry their
+ * NAPI's id, and loopback and veth mark none). */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u64);
+	__type(value, __u8);
+} net_listed SEC(".maps");
+
+__u64 net_marked = 0;
+
+struct net_cpu {
+	/* The receipt record of the packet in the softirq slot, while it
+	 * waits for a traced wakeup (filtered mode); for skb rx_skb. */
+	struct cw_net_pkt rx;
+	__u64 rx_skb;
+	/* A batch member was received in this softirq. */
+	__u32 listed;
+	__u32 __pad;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct net_cpu);
+} net_cpus SEC(".maps");
+
+extern unsigned int CONFIG_NR_CPUS __kconfig __weak;
+
+static __always_inline struct net_cpu *net_cpu(void)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(&net_cpus, &zero);
+}
+
+/* The net_sent entry for data buffer @head: indexed by the buffer, not
+ * the skb, whose pointer the verifier lets no program hash. */
+static __always_inline struct sent *sent_of(__u64 head)
+{
+	__u32 i = (__u32)((head * 0x9E3779B97F4A7C15ULL) >> (64 - NET_SENT_BITS));
+
+	return bpf_map_lookup_elem(&net_sent, &i);
+}
+
+/* Does @skb carry a NAPI's id? The field holds the sending CPU + 1 on
+ * the transmit side (XPS), and NAPI ids start at NR_CPUS + 1
+ * (MIN_NAPI_ID). Unknown (no kernel config, no field): no. */
+static __always_inline bool napi_marked(const struct sk_buff *skb)
+{
+	if (!CONFIG_NR_CPUS || !bpf_core_field_exists(skb->napi_id))
+		return false;
+	return BPF_CORE_READ(skb, napi_id) > CONFIG_NR_CPUS;
+}
+
+/* @skb enters a batch: mark it unless its NAPI id says so already. */
+static __always_inline int mark_listed(const struct sk_buff *skb)
+{
+	__u64 key = (__u64)skb;
+	__u8 one = 1;
+
+	if (!napi_marked(skb) && !bpf_map_update_elem(&net_listed, &key, &one, BPF_ANY))
+		__sync_fetch_and_add(&net_marked, 1);
+	return 0;
+}
+
+/* Bytes of network header read at once: an IPv4 header without options
+ * or an IPv6 header, and the ports after it. */
+#define HDR_READ 48
+
+/*
+ * Addresses and ports of @e from the network header at @l3, of which
+ * @avail bytes are in the skb's linear data; @l4off the transport
+ * header's offset from it when the skb says, else 0 (right after the IP
+ * header). Family 0 when it is neither IPv4 nor IPv6; ports 0 when they
+ * are not in the linear data, for a later fragment or another protocol.
+ */
+static __always_inline void parse(struct cw_net_pkt *e, __u64 l3, __u32 avail, __u32 l4off)
+{
+	__u8 h[HDR_READ];
+	__u32 n = avail < HDR_READ ? avail : HDR_READ, off;
+	__u16 ports[2];
+
+	__builtin_memset(e->saddr, 0, sizeof(e->saddr));
+	__builtin_memset(e->daddr, 0, sizeof(e->daddr));
+	e->family = 0;
+	e->l4proto = 0;
+	e->sport = e->dport = 0;
+	/* The head buffer goes on past the linear data (to skb->end), so a
+	 * fixed-size read is safe; bytes past @avail are not looked at. */
+	if (n < 20 || bpf_probe_read_kernel(h, sizeof(h), (void *)l3))
+		return;
+	if (e->protocol == CW_ETH_P_IP && (h[0] >> 4) == 4) {
+		e->family = 4;
+		e->l4proto = h[9];
+		__builtin_memcpy(e->saddr, &h[12], 4);
+		__builtin_memcpy(e->daddr, &h[16], 4);
+		if (((h[6] << 8) | h[7]) & CW_IP_OFFSET)
+			return;
+		off = l4off ? l4off : (h[0] & 0xf) * 4;
+		if (off < 20)
+			return;
+	} else if (e->protocol == CW_ETH_P_IPV6 && n >= 40 && (h[0] >> 4) == 6) {
+		e->family = 6;
+		e->l4proto = h[6]; /* extension headers are not walked */
+		__builtin_memcpy(e->saddr, &h[8], 16);
+		__builtin_memcpy(e->daddr, &h[24], 16);
+		off = l4off ? l4off : 40;
+	} else {
+		return;
+	}
+	if (e->l4proto != CW_IPPROTO_TCP && e->l4proto != CW_IPPROTO_UDP &&
+	    e->l4proto != CW_IPPROTO_UDPLITE && e->l4proto != CW_IPPROTO_SCTP)
+		return;
+	if (off == 20 && n >= 24) {
+		__builtin_memcpy(ports, &h[20], 4);
+	} else if (off == 40 && n >= 44) {
+		__builtin_memcpy(ports, &h[40], 4);
+	} else if (off + 4 > avail ||
+		   bpf_probe_read_kernel(ports, sizeof(ports), (void *)(l3 + off))) {
+		return;
+	}
+	e->sport = bpf_ntohs(ports[0]);
+	e->dport = bpf_ntohs(ports[1]);
+}
+
+/* Fill @e (its header aside) for @skb of @len bytes on @ifindex, of
+ * ethertype @proto (network order), its network header at @l3. */
+static __always_inline void fill_pkt(struct cw_net_pkt *e, __u64 skb, __u32 len, __u32 ifindex,
+				     __u16 proto, __u64 l3, __u32 avail, __u32 l4off)
+{
+	cw_current(&e->task, &e->task_start);
+	e->skb = skb;
+	e->len = len;
+	e->ifindex = ifindex;
+	e->protocol = bpf_ntohs(proto);
+	parse(e, l3, avail, l4off);
+}
+
+/* ---- transmit --------------------------------------------------------- */
+
+SEC("tp_btf/net_dev_queue")
+int BPF_PROG(handle_xmit, struct sk_buff *skb)
+{
+	__u8 lvl = cw_context();
+	/* Read, not loaded: the verifier types a loaded skb->head as memory
+	 * no program may compute with. */
+	__u64 key = (__u64)skb, head = (__u64)BPF_CORE_READ(skb, head);
+	__u16 nh = skb->network_header, th = skb->transport_header;
+	__u32 tail = skb->tail, avail = 0, l4off = 0;
+	struct sent *t = sent_of(head);
+	struct cw_net_pkt *e;
+
+	e = cw_made_followed(lvl) ? cw_reserve(sizeof(*e), CW_REC_NET_XMIT, lvl) : NULL;
+	if (!e) {
+		if (t && t->skb == key)
+			t->skb = 0;
+		return 0;
+	}
+	/* Offsets from head: the headers the stack above built. */
+	if (tail > nh)
+		avail = tail - nh;
+	if (th != (__u16)~0U && th > nh && th < tail)
+		l4off = th - nh;
+	fill_pkt(e, key, skb->len, skb->dev->ifindex, skb->protocol, head + nh, avail, l4off);
+	cw_submit(e, CW_REC_NET_XMIT);
+	if (t) {
+		t->skb = key;
+		t->head = head;
+	}
+	return 0;
+}
+
+/* ---- receipt ---------------------------------------------------------- */
+
+/* The packet window of this CPU's softirq slot is over. */
+static __always_inline void close_packet(void)
+{
+	struct cw_slot *s = cw_slot_of(CW_CTX_SOFTIRQ);
+
+	if (s && s->kind == CW_CAUSE_PACKET)
+		s->kind = CW_CAUSE_NONE;
+}
+
+SEC("tp_btf/netif_receive_skb")
+int BPF_PROG(handle_receive, struct sk_buff *skb)
+{
+	__u8 lvl = cw_context();
+	__u64 key = (__u64)skb, l3 = (__u64)skb->data;
+	__u32 avail = skb->len - skb->data_len;
+	struct net_cpu *c = net_cpu();
+	__u64 head = (__u64)BPF_CORE_READ(skb, head);
+	struct sent *t = sent_of(head);
+	struct cw_net_pkt *e;
+	struct cw_slot *s;
+	bool rec, flags = 0, listed = false;
+
+	if (t && t->skb == key && t->head == head) {
+		flags = 1;
+		t->skb = 0;
+	}
+	rec = !cw_config.filter_enabled || flags;
+	if (rec) {
+		e = cw_reserve(sizeof(*e), CW_REC_NET_RX, lvl);
+		if (e) {
+			e->hdr.flags = flags ? CW_NET_RX_SENT : 0;
+			fill_pkt(e, key, skb->len, skb->dev->ifindex, skb->protocol, l3, avail, 0);
+			cw_submit(e, CW_REC_NET_RX);
+		} else {
+			rec = false;
+		}
+	}
+	if (net_marked && bpf_map_lookup_elem(&net_listed, &key)) {
+		if (!bpf_map_delete_elem(&net_listed, &key))
+			__sync_fetch_and_add(&net_marked, -1);
+		listed = true;
+	}
+	if (lvl != CW_CTX_SOFTIRQ)
+		return 0;
+	if (!c)
+		return 0;
+	if (listed || napi_marked(skb))
+		c->listed = 1;
+	if (c->listed) {
+		close_packet();
+		return 0;
+	}
+	cw_slot_set(CW_CTX_SOFTIRQ, CW_CAUSE_PACKET, key, 0);
+	s = cw_slot_of(CW_CTX_SOFTIRQ);
+	if (s)
+		s->emitted = rec;
+	c->rx_skb = 0;
+	if (!rec && cw_config.filter_enabled) {
+		/* The header as cw_reserve() would fill it. */
+		c->rx.hdr.type = CW_REC_NET_RX;
+		c->rx.hdr.size = sizeof(c->rx);
+		c->rx.hdr.cpu = bpf_get_smp_processor_id();
+		c->rx.hdr.ctx = CW_CTX_SOFTIRQ;
+		c->rx.hdr.flags = 0;
+		c->rx.hdr.ts = bpf_ktime_get_ns();
+		fill_pkt(&c->rx, key, skb->len, skb->dev->ifindex, skb->protocol, l3, avail, 0);
+		c->rx_skb = key;
+	}
+	return 0;
+}
+
+/* A wakeup while a packet's receipt record waits: of a traced task, it
+ * is written now (filtered mode; see the top of the file). */
+SEC("tp_btf/sched_waking")
+int BPF_PROG(handle_waking, struct task_struct *p)
+{
+	struct cw_slot *s;
+	struct net_cpu *c;
+	struct cw_net_pkt *e;
+
+	if (!cw_config.filter_enabled)
+		return 0;
+	s = cw_slot_of(CW_CTX_SOFTIRQ);
+	if (!s || s->kind != CW_CAUSE_PACKET || s->emitted || cw_context() != CW_CTX_SOFTIRQ)
+		return 0;
+	c = net_cpu();
+	if (!c || c->rx_skb != s->key || !cw_tgid_traced(p->tgid))
+		return 0;
+	e = cw_reserve(sizeof(*e), CW_REC_NET_RX, CW_CTX_SOFTIRQ);
+	if (!e)
+		return 0;
+	__builtin_memcpy(e, &c->rx, sizeof(*e));
+	cw_submit(e, CW_REC_NET_RX);
+	s->emitted = 1;
+	c->rx_skb = 0;
+	return 0;
+}
+
+/* The end of one NAPI poll: of process_backlog() too. */
+SEC("tp_btf/napi_poll")
+int BPF_PROG(handle_napi_poll)
+{
+	close_packet();
+	return 0;
+}
+
+/* netif_receive_skb() returned: the packet it took is delivered. */
+SEC("tp_btf/netif_receive_skb_exit")
+int BPF_PROG(handle_receive_exit)
+{
+	close_packet();
+	return 0;
+}
+
+SEC("tp_btf/softirq_exit")
+int BPF_PROG(handle_softirq_exit)
+{
+	struct net_cpu *c = net_cpu();
+
+	/* Whatever the slot held, this softirq's processing is over, and
+	 * with it any batch's delivery. */
+	cw_slot_clear(CW_CTX_SOFTIRQ);
+	if (c)
+		c->listed = 0;
+	return 0;
+}
+
+SEC("tp_btf/napi_gro_receive_entry")
+int BPF_PROG(handle_gro_receive, const struct sk_buff *skb)
+{
+	return mark_listed(skb);
+}
+
+SEC("tp_btf/napi_gro_frags_entry")
+int BPF_PROG(handle_gro_frags, const struct sk_buff *skb)
+{
+	return mark_listed(skb);
+}
+
+SEC("tp_btf/netif_receive_skb_list_entry")
+int BPF_PROG(handle_receive_list, const struct sk_buff *skb)
+{
+	return mark_listed(skb);
+}
