@@ -149,9 +149,10 @@ bench: all bench-tools
 
 # Bench-only tools, not part of all: the floor of bench/capture (empty BPF
 # programs on the capture's hooks, listed by bench/floor-gen.sh from
-# capture/classes.c), its io_uring workload, and cpurun (a command's CPU
-# time).
-bench-tools: $(BUILD)/bench/floor $(BUILD)/bench/uring_storm $(BUILD)/bench/cpurun
+# capture/classes.c), its io_uring and net workloads, and cpurun (a
+# command's CPU time).
+bench-tools: $(BUILD)/bench/floor $(BUILD)/bench/uring_storm $(BUILD)/bench/tcp_pingpong \
+	$(BUILD)/bench/cpurun
 
 $(BUILD)/bench/floor.bpf.c: bench/floor-gen.sh capture/classes.c
 	$(call msg,GEN,$@)
@@ -178,6 +179,11 @@ $(BUILD)/bench/uring_storm: bench/uring_storm.c
 	$(call msg,LINK,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< -luring
+
+$(BUILD)/bench/tcp_pingpong: bench/tcp_pingpong.c
+	$(call msg,LINK,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -pthread -o $@ $<
 
 $(BUILD)/bench/cpurun: bench/cpurun.c
 	$(call msg,LINK,$@)
