@@ -18,8 +18,12 @@ skip() {
 }
 fail() {
 	echo "live/$NAME: FAIL: $*" >&2
+	# Inside $(...) (q, a check function): end the test, not only the
+	# subshell, which would leave the test going on with an empty value.
+	[ "$BASHPID" = "$$" ] || kill -USR1 $$
 	exit 1
 }
+trap 'exit 1' USR1
 [ "$(id -u)" = 0 ] || skip "not root: BPF programs cannot be loaded"
 [ -r /sys/kernel/btf/vmlinux ] || skip "no /sys/kernel/btf/vmlinux: kernel built without BTF"
 command -v sqlite3 >/dev/null || fail "sqlite3 CLI not installed"
@@ -108,4 +112,42 @@ start_capture() { # file [capture arguments...]
 	wait_for 20 nonempty "$f" && return 0
 	kill -0 "$CP" 2>/dev/null || { wait "$CP"; check_capture_rc $? "$T/capture.err"; }
 	fail "capture did not start"
+}
+
+# The capture of trace $2 recorded class $1, or a test of that class can
+# check nothing. A class whose tracepoints this kernel lacks cannot be
+# loaded here: a skip, saying so. One this build lacks is a failure.
+need_class() { # class trace
+	local rec miss
+	rec=$(kv classes "$2")
+	case ",$rec," in *",$1,"*) return 0 ;; esac
+	miss=$(kv classes_missing "$2")
+	case ",$miss," in
+	*",$1:kernel,"*) skip "this kernel cannot record the $1 class: $(grep -m1 "not recording $1" "$T/capture.err")" ;;
+	esac
+	fail "the capture did not record the $1 class (recorded: ${rec:-none}; missing: ${miss:-none})"
+}
+
+# Truth lines starting with $1, from file $2, as SQL rows "(a, b, ...)"
+# for an INSERT: numbers as they are, anything else quoted.
+truth_rows() { # kind file
+	awk -v k="$1" '$1 == k {
+		row = ""
+		for (i = 2; i <= NF; i++) {
+			v = $i ~ /^-?[0-9]+$/ ? $i : "'\''" $i "'\''"
+			row = row (i > 2 ? ", " : "") v
+		}
+		printf "%s(%s)", n++ ? ",\n" : "", row
+	}' "$2"
+}
+
+# A thread of the ground truth ("KIND TID ..." in $2): its node id in
+# $DB, the live generation of that tid (the last), or fail.
+thread_node() { # kind truthfile
+	local tid id
+	tid=$(awk -v k="$1" '$1 == k { print $2; exit }' "$2")
+	[ -n "$tid" ] || fail "no '$1' line in the ground truth"
+	id=$(q "select max(id) from nodes where type = 'thread' and scope = 'host' and key = $tid")
+	[ -n "$id" ] || fail "no thread node for $1 $tid"
+	echo "$id"
 }
