@@ -7,7 +7,8 @@
 #    none is blamed on a thread; the capture still starts;
 #  - a method this kernel cannot offer is refused, naming why;
 #  - each method that is offered tells the timer wakeups of a sleeping
-#    thread apart from the ping-pong's task wakeups.
+#    thread apart from the ping-pong's task wakeups (in the waking records,
+#    and the waking_caused ones that also name a cause, such as the timer).
 
 . "$(dirname "$0")/../lib/live.bash" "$@"
 
@@ -41,7 +42,7 @@ wakes() { # trace method
 	capture -q -F 0 --no-offcpu --context-method "$2" -o "$1" -- \
 		taskset -c 0 "$WL/pingpong" "$T/truth-$2" 500 100
 	[ "$(kv context_method "$1")" = "$2" ] || fail "$2: context_method $(kv context_method "$1")"
-	"$AN" --dump "$1" 2>/dev/null | grep -E '^waking ' >"$1.txt"
+	"$AN" --dump "$1" 2>/dev/null | grep -E '^waking(_caused)? ' >"$1.txt"
 	read -r _ S _ < <(grep '^sleeper ' "$T/truth-$2")
 	read -r _ A B _ < <(grep '^pingpong ' "$T/truth-$2")
 }
