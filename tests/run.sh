@@ -7,7 +7,8 @@
 # cli:      tests/analyze_cli.sh, the analyzer's command line (no BPF)
 # live:     every tests/live/*.sh, real BPF captures (exit 77 = skipped,
 #           allowed only where BPF cannot be loaded; the test says why);
-#           --live NAMES runs only those (e.g. --live wake)
+#           by name, then the edge-class tests of LIVE_CLASSES in their
+#           order; --live NAMES runs only those (e.g. --live wake)
 # hostile:  tests/hostile.sh, peak RSS under small hostile traces (4M new
 #           tids, 4M lossy accounting records) with --max-live 1000;
 #           skipped (77) for a sanitizer build, whose RSS is its own
@@ -15,6 +16,10 @@ set -u
 BUILD=${1:?usage: tests/run.sh BUILD [--no-live] [--only KIND] [--live NAMES]}
 shift
 DEFAULT_KINDS="unit fixtures cli live hostile"
+# The live tests of the async edge classes run last, simplest first: each
+# leans on the sched class (live/spawn, live/wake) and on the capture's
+# lifetime tests, whose failures explain theirs.
+LIVE_CLASSES="timer futex workqueue net uring"
 live=1 only="" live_names=""
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -70,7 +75,17 @@ if want cli; then
 fi
 
 if want live && [ $live = 1 ]; then
+	tests=()
 	for t in "$top"/tests/live/*.sh; do
+		case " $LIVE_CLASSES " in *" $(basename "$t" .sh) "*) continue ;; esac
+		tests+=("$t")
+	done
+	for n in $LIVE_CLASSES; do
+		[ -e "$top/tests/live/$n.sh" ] || [ -n "$live_names" ] ||
+			result "live/$n (listed in LIVE_CLASSES, no such test)" 1
+		tests+=("$top/tests/live/$n.sh")
+	done
+	for t in "${tests[@]}"; do
 		[ -e "$t" ] || continue
 		if [ -n "$live_names" ]; then
 			case ",$live_names," in *",$(basename "$t" .sh),"*) ;; *) continue ;; esac
