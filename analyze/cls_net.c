@@ -133,7 +133,12 @@ static int on_rx(struct cw_cls *c, const struct cw_hdr *h)
 	int err = 0;
 
 	pkt_name(r, name, sizeof(name));
-	if (!o || (o->flags & P_RECEIVED) || strcmp(full_name(o), name)) {
+	/* The capture flags the receipt of an skb, with its data buffer, that
+	 * a recorded transmit sent and nothing received since: the pointer
+	 * alone is recycled too fast to be evidence. The addresses must agree
+	 * as well. */
+	if (!o || !(h->flags & CW_NET_RX_SENT) || (o->flags & P_RECEIVED) ||
+	    strcmp(full_name(o), name)) {
 		if (!(s = cw_ident__scope(c->id, SCOPE_SKB)))
 			return -ENOMEM;
 		o = cw_ident__orphan(c->id, CW_NODE_PACKET, s, r->skb, h, CW_EDGE_SUBMIT, R_NO_XMIT,
