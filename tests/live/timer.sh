@@ -14,7 +14,7 @@
 
 . "$(dirname "$0")/../lib/live.bash" "$@"
 
-ROUNDS=200
+ROUNDS=500
 # This kernel (a VM's) now and then runs no tracepoint at all while a
 # timer wakes a thread on an idle CPU: no hrtimer_expire_entry, no
 # sched_waking, no switch from idle. perf record sees the very same gaps,
