@@ -182,9 +182,19 @@ static __always_inline int on_start(struct start_args *a)
 			c->restart[lvl & (NLVL - 1)] = 0;
 		}
 	}
-	if (!restart && !cw_made_followed(lvl) &&
-	    !(cw_config.filter_enabled && cw_obj_known(ck, a->timer)))
-		return 0;
+	if (!restart && !cw_made_followed(lvl)) {
+		if (!cw_config.filter_enabled || !cw_obj_known(ck, a->timer))
+			return 0;
+		/* A remembered timer armed again by an untraced task is that
+		 * task's now (the scheduler's per-CPU timers are armed by
+		 * whoever runs): forget it rather than follow it into the
+		 * unrelated task. Re-armed from interrupt context (its own
+		 * expiry, a periodic timer), it is still the traced one's. */
+		if (lvl == CW_CTX_TASK) {
+			cw_obj_forget(ck, a->timer);
+			return 0;
+		}
+	}
 	if (cw_config.filter_enabled)
 		cw_obj_remember(ck, a->timer, bpf_get_current_pid_tgid() >> 32, CW_CLASS_TIMER);
 	e = cw_reserve(sizeof(*e), CW_REC_TIMER_START, lvl);

@@ -1,7 +1,8 @@
 #!/bin/bash
 # live/filter_pid: a -p capture holds the target and every descendant it
 # forks, and nothing of an unrelated process running the same workload at
-# the same time: no edge with neither end in the traced set, none of the
+# the same time: no edge between tasks with neither end in the traced set,
+# no edge naming a thread of the unrelated process, none of the
 # unrelated process's forks and thread creations (its tasks may still
 # appear as nodes at the other end of a switch with a traced task).
 
@@ -59,12 +60,34 @@ n=$(q "select count(*) from edges e join nodes s on s.id = e.src
        where e.type = 'spawn' and e.confidence = 'observed' and s.pid = $UP")
 [ "$n" = 0 ] || fail "$n spawn edges from the unrelated process $UP"
 
-# Orphan edges made from the /proc snapshot are metadata, not records.
+# Between tasks, an edge is recorded only when one end is traced. Orphan
+# edges made from the /proc snapshot are metadata, not records.
 n=$(q "select count(*) from edges e left join nodes s on s.id = e.src join nodes d on d.id = e.dst
        where coalesce(e.reason, '') not like 'orphan%'
+         and d.type in ('thread', 'process') and (s.id is null or s.type in ('thread', 'process'))
          and coalesce(d.pid, -1) not in ($traced)
          and (s.id is null or coalesce(s.pid, -1) not in ($traced))")
-[ "$n" = 0 ] || fail "$n edges with neither end in the traced set ($traced)"
+if [ "$n" != 0 ]; then
+	q "select e.type, s.type, s.name, s.pid, d.type, d.name, d.pid, e.reason
+	     from edges e left join nodes s on s.id = e.src join nodes d on d.id = e.dst
+	    where coalesce(e.reason, '') not like 'orphan%' and d.type in ('thread', 'process')
+	      and (s.id is null or s.type in ('thread', 'process'))
+	      and coalesce(d.pid, -1) not in ($traced)
+	      and (s.id is null or coalesce(s.pid, -1) not in ($traced)) limit 20" >&2
+	fail "$n edges between tasks with neither end in the traced set ($traced)"
+fi
+# Objects (timers, work items) are followed from the traced set into
+# kworkers and interrupts, never into the unrelated process: no edge names
+# one of its threads (the orphans of its snapshot aside).
+n=$(q "select count(*) from edges e left join nodes s on s.id = e.src join nodes d on d.id = e.dst
+       where coalesce(e.reason, '') not like 'orphan%' and (s.pid = $UP or d.pid = $UP)")
+if [ "$n" != 0 ]; then
+	q "select e.type, s.type, s.name, s.pid, d.type, d.name, d.pid, e.reason
+	     from edges e left join nodes s on s.id = e.src join nodes d on d.id = e.dst
+	    where coalesce(e.reason, '') not like 'orphan%' and (s.pid = $UP or d.pid = $UP)
+	    limit 20" >&2
+	fail "$n edges name a thread of the unrelated process $UP"
+fi
 n=$(q "select count(*) from edges e join nodes d on d.id = e.dst where d.pid in ($traced)
        and coalesce(e.reason, '') not like 'orphan%'")
 [ "$n" -gt 0 ] || fail "no edges for the traced processes"
