@@ -34,37 +34,13 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/syscall.h>
+#include "asleep.h"
 
 static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t c = PTHREAD_COND_INITIALIZER;
 static long rounds, signalled;   /* under m */
 static _Atomic long announced;   /* the round the waiter waits for */
 static _Atomic pid_t waiter_tid;
-
-static pid_t gettid_(void)
-{
-	return (pid_t)syscall(SYS_gettid);
-}
-
-/* State letter of thread @tid of this process, '?' when unreadable. */
-static char thread_state(pid_t tid)
-{
-	char path[64], buf[512], *p;
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)tid);
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return '?';
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return '?';
-	buf[n] = 0;
-	p = strrchr(buf, ')'); /* comm may hold spaces and parentheses */
-	return p && p[1] == ' ' ? p[2] : '?';
-}
 
 static void *waiter(void *arg)
 {
@@ -94,8 +70,7 @@ int main(int argc, char **argv)
 	for (long i = 1; i <= rounds; i++) {
 		while (announced != i)
 			sched_yield();
-		while (thread_state(waiter_tid) != 'S')
-			sched_yield();
+		wait_sleeping(waiter_tid);
 		pthread_mutex_lock(&m);
 		signalled = i;
 		pthread_mutex_unlock(&m);

@@ -31,46 +31,16 @@
 #include <termios.h>
 #include <unistd.h>
 #include <sys/syscall.h>
+#include "asleep.h"
 
 static int slave, ack[2];
 static long writes;
 static _Atomic pid_t reader_tid;
 
-static pid_t gettid_(void)
-{
-	return (pid_t)syscall(SYS_gettid);
-}
-
 static void die(const char *what)
 {
 	fprintf(stderr, "pty: %s: %s\n", what, strerror(errno));
 	exit(1);
-}
-
-/* State letter of thread @tid of this process, '?' when unreadable. */
-static char thread_state(pid_t tid)
-{
-	char path[64], buf[512], *p;
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)tid);
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return '?';
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return '?';
-	buf[n] = 0;
-	p = strrchr(buf, ')'); /* comm may hold spaces and parentheses */
-	return p && p[1] == ' ' ? p[2] : '?';
-}
-
-static void wait_asleep(pid_t tid)
-{
-	while (thread_state(tid) != 'S')
-		sched_yield();
 }
 
 static void *reader(void *arg)
@@ -125,7 +95,7 @@ int main(int argc, char **argv)
 	for (long i = 0; i < writes; i++) {
 		char c = (char)('a' + i % 26), r;
 
-		wait_asleep(reader_tid);
+		wait_sleeping(reader_tid);
 		if (write(master, &c, 1) != 1)
 			die("write master");
 		if (read(ack[0], &r, 1) != 1)

@@ -34,6 +34,7 @@
 #include <netinet/tcp.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include "asleep.h"
 
 #define MSG 64
 
@@ -41,43 +42,17 @@ static long rounds;
 static int server_fd, client_fd;
 static _Atomic pid_t server_tid, client_tid;
 
-static pid_t gettid_(void)
-{
-	return (pid_t)syscall(SYS_gettid);
-}
-
 static void die(const char *what)
 {
 	fprintf(stderr, "tcp: %s: %s\n", what, strerror(errno));
 	exit(1);
 }
 
-/* State letter of thread @tid of this process, '?' when unreadable. */
-static char thread_state(pid_t tid)
-{
-	char path[64], buf[512], *p;
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)tid);
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return '?';
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return '?';
-	buf[n] = 0;
-	p = strrchr(buf, ')'); /* comm may hold spaces and parentheses */
-	return p && p[1] == ' ' ? p[2] : '?';
-}
-
 static void wait_asleep(_Atomic pid_t *tid)
 {
 	while (!*tid)
 		sched_yield();
-	while (thread_state(*tid) != 'S')
-		sched_yield();
+	wait_sleeping(*tid);
 }
 
 static void xsend(int fd, const char *buf)
