@@ -34,13 +34,17 @@ show "who wakes whom inside the pipeline (pid $P): the handoff chain" \
    from edges e left join nodes s on s.id = e.src join nodes d on d.id = e.dst
   where e.type = 'wake' and d.pid = $P
   group by 1, 2, 3 order by n desc;"
+# The reply is the first work item to wake the client after a worker
+# queued one (a flush barrier of the previous reply may wake it earlier).
 show "one request, hop by hop: from the client's 10th request to its reply" \
 "with t0 as (select ts from edges e join nodes s on s.id = e.src join nodes d on d.id = e.dst
               where e.type = 'wake' and s.name = 'client' and d.name = 'acceptor'
               order by e.ts limit 1 offset 9),
+      tq as (select min(q.ts) as ts from edges q join nodes w on w.id = q.src, t0
+              where q.type = 'queue' and w.name like 'worker-%' and q.ts > t0.ts),
       t1 as (select min(e.ts) as ts from edges e join nodes s on s.id = e.src
-               join nodes d on d.id = e.dst, t0
-              where e.type = 'wake' and s.type = 'work_item' and d.name = 'client' and e.ts > t0.ts)
+               join nodes d on d.id = e.dst, tq
+              where e.type = 'wake' and s.type = 'work_item' and d.name = 'client' and e.ts > tq.ts)
  select (e.ts - t0.ts) / 1000 as us, e.type,
         coalesce(s.type || ' ' || s.name, '<' || e.reason || '>') as src,
         d.type || ' ' || d.name as dst, e.confidence, coalesce(e.reason, '') as reason
