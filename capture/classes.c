@@ -143,7 +143,7 @@ static const struct cw_rec_desc timer_records[] = {
 static const struct cw_prog_desc net_progs[] = {
 	{ .name = "handle_xmit", .tp = "net_dev_queue", .min_args = 1, .max_args = 1 },
 	{ .name = "handle_receive", .tp = "netif_receive_skb", .min_args = 1, .max_args = 1 },
-	{ .name = "handle_waking", .tp = "sched_waking" },
+	{ .name = "handle_waking", .tp = "sched_waking", .filtered_only = true },
 	{ .name = "handle_napi_poll", .tp = "napi_poll" },
 	{ .name = "handle_receive_exit", .tp = "netif_receive_skb_exit", .optional = true },
 	{ .name = "handle_softirq_exit", .tp = "softirq_exit" },

@@ -63,6 +63,9 @@ struct cw_prog_desc {
 	bool optional;
 	enum cw_prog_kind kind;
 	uint16_t rec; /* optional programs: the record type only this one writes, or 0 */
+	/* Work only with -p or COMMAND: not loaded system-wide, so the hook
+	 * it shares with another class costs nothing there. */
+	bool filtered_only;
 };
 
 /* A record type a class writes, and its exact size. */

@@ -236,7 +236,7 @@ static int choose_programs(struct tracer *t, struct bpf_object *obj, const struc
 			       bpf_program__name(prog), cw_class_names[c->id]);
 			return -EINVAL;
 		}
-		if (p->optional && no_optional) {
+		if ((p->optional && no_optional) || (p->filtered_only && !t->cfg.filter_enabled)) {
 			bpf_program__set_autoload(prog, false);
 			continue;
 		}
