@@ -25,7 +25,7 @@ CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-rec
 LDFLAGS += -fsanitize=address,undefined
 endif
 
-ANALYZE_LIBS = -lsqlite3 -llz4 -lz
+ANALYZE_LIBS = -lsqlite3 -ldw -lelf -llz4 -lz
 CAPTURE_LIBS = -lbpf -lelf -lz -llz4 -lpthread
 
 ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')

@@ -50,6 +50,7 @@ enum {
 	CW_REC_META_TASK = 0x02, /* cw_meta_task + exe path\0 */
 	CW_REC_ACCOUNT = 0x03,	 /* cw_account */
 	CW_REC_META_KSYMS = 0x04, /* cw_meta_blob of /proc/kallsyms lines (format 1.2) */
+	CW_REC_META_MMAP = 0x05,  /* cw_mmap + path (format 1.3) */
 
 	/* sched */
 	CW_REC_SWITCH = 0x10,
@@ -91,6 +92,10 @@ enum {
 
 	/* futex (format 1.2) */
 	CW_REC_FUTEX = 0x50, /* cw_futex: one futex call, written at its return */
+
+	/* samples (format 1.3): the context plane, on their own ring */
+	CW_REC_SAMPLE_CPU = 0x60,    /* cw_sample: a cpu-clock tick */
+	CW_REC_SAMPLE_OFFCPU = 0x61, /* cw_sample: a task blocks (switch-out) */
 
 	/* net (format 1.2) */
 	CW_REC_NET_XMIT = 0x80, /* cw_net_pkt: net_dev_start_xmit */
@@ -456,6 +461,78 @@ struct cw_net_pkt {
  * its transmit was not recorded. */
 #define CW_NET_RX_SENT 0x1
 
+/*
+ * ---- format 1.3: the context plane ------------------------------------
+ *
+ * A stack sample, written by BPF to the sample ring (never the edge
+ * ring). CW_REC_SAMPLE_CPU: the perf cpu-clock tick interrupted task
+ * (hdr.ts is the tick). CW_REC_SAMPLE_OFFCPU: task is switched out
+ * blocking, not preempted (hdr.ts is that switch); the analyzer weights it
+ * by the time until the task runs again.
+ *
+ * The record is followed, in this order, by:
+ *   kernel[nkernel]  u64 kernel return addresses, leaf first
+ *   user[nuser]      u64 user return addresses, leaf first (frame pointers)
+ *   regs[nregs]      u64 user registers (--call-graph dwarf): x86_64 DWARF
+ *                    numbering, 0..16 = rax rdx rcx rbx rsi rdi rbp rsp
+ *                    r8..r15 rip
+ *   stack[stack_len] bytes of user stack copied from regs[7] (rsp) upward
+ * and zero padding to a multiple of 8. In dwarf mode nuser is 0: the
+ * analyzer unwinds the user stack from regs and stack.
+ *
+ * keep: the probability with which the BPF side kept this sample, times
+ * 2^32 (2^32: every sample kept). The keep decision draws u32 r and keeps
+ * the sample when r < keep, so keep / 2^32 is exact.
+ * kerr, uerr: bpf_get_stack's error for the kernel or user stack (a
+ * negative errno), 0 when it succeeded or was not asked for.
+ */
+#define CW_SAMPLE_MAX_FRAMES 127 /* per stack: the kernel's default perf_event_max_stack */
+#define CW_SAMPLE_NREGS_X86_64 17
+#define CW_SAMPLE_MAX_STACK 49152 /* --call-graph dwarf,SIZE at most */
+#define CW_KEEP_ALL (1ULL << 32)
+
+struct cw_sample {
+	struct cw_hdr hdr;
+	struct cw_task task;
+	__u64 task_start; /* witness */
+	__u64 period;	  /* cpu: ns of CPU time one tick stands for; offcpu: 0 */
+	__u64 keep;	  /* keep probability x 2^32 */
+	__u16 nkernel;
+	__u16 nuser;
+	__u16 nregs;
+	__u16 stack_len;
+	__s16 kerr;
+	__s16 uerr;
+	__u32 __pad;
+};
+
+/* hdr.flags of a CW_REC_META_MMAP */
+#define CW_MMAP_SNAPSHOT 0x1 /* read from /proc at start, not seen being mapped */
+#define CW_MMAP_BUILD_ID 0x2 /* build_id[0..build_id_len) is the object's build-id */
+
+/*
+ * An executable mapping of process task.pid: [start, start + len) maps
+ * the file path from file offset pgoff. Written by user space, from the
+ * /proc snapshot at start (CW_MMAP_SNAPSHOT) and from perf's mmap2 records
+ * while capturing (hdr.ts: when it was mapped). Followed by path_len
+ * bytes of path (no NUL counted), then zero padding to a multiple of 8.
+ * A new mapping replaces whatever it overlaps; exec starts an empty
+ * address space, fork copies the parent's.
+ */
+struct cw_mmap {
+	struct cw_hdr hdr;
+	struct cw_task task;
+	__u64 start;
+	__u64 len;
+	__u64 pgoff;
+	__u32 prot;   /* PROT_* */
+	__u32 mflags; /* MAP_* */
+	__u8 build_id[20];
+	__u8 build_id_len;
+	__u8 __pad;
+	__u16 path_len;
+};
+
 /* The kallsyms snapshot (metadata): len bytes of /proc/kallsyms lines
  * ("ADDR TYPE NAME[ [MODULE]]\\n", whole lines only), then zero padding to
  * a multiple of 8. Text symbols only. */
@@ -569,6 +646,11 @@ CW_ASSERT_SIZE(cw_futex, 80);
 CW_ASSERT_SIZE(cw_net_pkt, 88);
 CW_ASSERT_OFF(cw_net_pkt, saddr, 56);
 CW_ASSERT_SIZE(cw_meta_blob, 24);
+CW_ASSERT_SIZE(cw_sample, 64);
+CW_ASSERT_OFF(cw_sample, nkernel, 48);
+CW_ASSERT_SIZE(cw_mmap, 80);
+CW_ASSERT_OFF(cw_mmap, build_id, 56);
+CW_ASSERT_OFF(cw_mmap, path_len, 78);
 #endif
 
 #endif /* CAUSEWAY_EVENTS_H */

@@ -93,6 +93,9 @@ static const struct {
 	{ CW_REC_FUTEX, "futex" },
 	{ CW_REC_NET_XMIT, "net_xmit" },
 	{ CW_REC_NET_RX, "net_rx" },
+	{ CW_REC_META_MMAP, "mmap" },
+	{ CW_REC_SAMPLE_CPU, "sample_cpu" },
+	{ CW_REC_SAMPLE_OFFCPU, "sample_offcpu" },
 };
 
 #define CW_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
