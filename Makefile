@@ -113,6 +113,10 @@ $(BUILD)/tests/test_%: tests/test_%.c $(ANALYZE_LIB_OBJS) $(SEGWRITER_OBJ) $(HEA
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(ANALYZE_LIB_OBJS) $(SEGWRITER_OBJ) $(ANALYZE_LIBS)
 
+# nofp is the program without frame pointers that --call-graph dwarf must
+# unwind (live/dwarf); after the sanitizer's -fno-omit-frame-pointer.
+$(BUILD)/workloads/nofp: CFLAGS += -fomit-frame-pointer
+
 $(BUILD)/workloads/%: tests/workloads/%.c
 	$(call msg,LINK,$@)
 	$(Q)mkdir -p $(@D)

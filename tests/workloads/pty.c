@@ -28,10 +28,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <termios.h>
 #include <unistd.h>
 #include <sys/syscall.h>
 #include "asleep.h"
+#include "ptyraw.h"
 
 static int slave, ack[2];
 static long writes;
@@ -63,7 +63,7 @@ static void *reader(void *arg)
 
 int main(int argc, char **argv)
 {
-	struct termios tio;
+	const char *step;
 	pthread_t rt;
 	FILE *out;
 	int master;
@@ -72,19 +72,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: pty OUT N\n");
 		return 2;
 	}
-	master = posix_openpt(O_RDWR | O_NOCTTY);
-	if (master < 0 || grantpt(master) || unlockpt(master))
-		die("posix_openpt");
-	slave = open(ptsname(master), O_RDWR | O_NOCTTY);
-	if (slave < 0)
-		die("open slave");
-	if (tcgetattr(slave, &tio))
-		die("tcgetattr");
-	cfmakeraw(&tio);
-	tio.c_cc[VMIN] = 1;
-	tio.c_cc[VTIME] = 0;
-	if (tcsetattr(slave, TCSANOW, &tio))
-		die("tcsetattr");
+	if ((step = open_raw_pty(&master, &slave)))
+		die(step);
 	if (pipe(ack))
 		die("pipe");
 	if (pthread_create(&rt, NULL, reader, NULL))

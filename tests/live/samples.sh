@@ -1,0 +1,74 @@
+#!/bin/bash
+# live/samples: CPU and off-CPU samples of a program with debug info
+# (tests/workloads/burn.c), checked against what it knows it did.
+#  - CPU: at least 80% of the spinner thread's CPU samples have burn_cpu()
+#    as their innermost user function, with burn.c and a line of its body;
+#    their weights add up to the thread's own CPU time within 15%.
+#  - off-CPU: each of the sleeper's 200 ms naps is one off-CPU sample whose
+#    stack holds nap(), weighted within 25% of 200 ms, and linked to the
+#    edge that ended the wait, whose dst is the sleeper.
+#  - budget: with --sample-budget well below the natural rate, samples
+#    are decimated (inclusion probability < 1, far fewer kept) and the sum
+#    of weight / inclusion_probability still estimates the spinner's CPU
+#    time within 15%.
+
+. "$(dirname "$0")/../lib/live.bash" "$@"
+
+capture -q -F 999 -o "$T/t.cwt" -- "$WL/burn" "$T/truth" 2 3
+DB=$T/t.db
+analyze "$T/t.cwt" "$DB"
+read -r _ STID CPU_NS < <(grep '^spinner ' "$T/truth") || fail "no spinner line in ground truth"
+read -r _ FIRST LAST < <(grep '^burn_lines ' "$T/truth") || fail "no burn_lines in ground truth"
+read -r _ _ NAPS NAP_NS < <(grep '^sleeper ' "$T/truth") || fail "no sleeper line in ground truth"
+S=$(thread_node spinner "$T/truth") || exit 1
+P=$(thread_node sleeper "$T/truth") || exit 1
+
+# The innermost user frame that is a function of its own (not inlined).
+LEAF="(select f.id from stack_frames sf join frames f on f.id = sf.frame
+	where sf.stack = s.stack and f.kernel = 0 and f.inlined = 0
+	order by sf.position limit 1)"
+n=$(q "select count(*) from samples s where s.thread = $S and s.kind = 'cpu'")
+[ "$n" -ge 1000 ] || fail "$n CPU samples of the spinner at 999 Hz for 2 s of CPU"
+ok=$(q "select count(*) from samples s join frames f on f.id = $LEAF
+	where s.thread = $S and s.kind = 'cpu' and f.function = 'burn_cpu'
+	  and f.file like '%/burn.c' and f.line between $FIRST and $LAST")
+[ $((ok * 100)) -ge $((n * 80)) ] || fail "$ok of $n spinner CPU samples in burn_cpu at burn.c:$FIRST-$LAST;
+  innermost functions: $(q "select coalesce(f.function, '?') || '@' || coalesce(f.module, '?') || ' ' || count(*)
+	from samples s left join frames f on f.id = $LEAF where s.thread = $S and s.kind = 'cpu'
+	group by 1 order by count(*) desc limit 5" | tr '\n' ';')"
+w=$(q "select sum(weight) from samples where thread = $S and kind = 'cpu'")
+[ $((w * 100)) -ge $((CPU_NS * 85)) ] && [ $((w * 100)) -le $((CPU_NS * 115)) ] ||
+	fail "spinner CPU sample weights add up to $w ns, its CPU time is $CPU_NS ns"
+echo "live/$NAME: $ok/$n spinner CPU samples in burn_cpu with file and line; weights $w ns for $CPU_NS ns of CPU"
+
+LO=$((NAP_NS * 3 / 4)) HI=$((NAP_NS * 5 / 4))
+HAS_NAP="exists (select 1 from stack_frames sf join frames f on f.id = sf.frame
+	where sf.stack = s.stack and f.function = 'nap')"
+naps=$(q "select count(*) from samples s where s.thread = $P and s.kind = 'offcpu' and $HAS_NAP")
+[ "$naps" = "$NAPS" ] || fail "$naps off-CPU samples of the sleeper in nap() for $NAPS naps:
+  $(q "select weight || ' ' || $HAS_NAP from samples s where s.thread = $P and s.kind = 'offcpu'" | tr '\n' ';')"
+good=$(q "select count(*) from samples s join edges e on e.id = s.wake
+	where s.thread = $P and s.kind = 'offcpu' and $HAS_NAP and s.weight between $LO and $HI
+	  and e.dst = $P and e.ts between s.ts and s.ts + s.weight")
+[ "$good" = "$NAPS" ] || fail "$good of $NAPS nap samples weighted within 25% of $NAP_NS ns and linked to the edge that woke the sleeper:
+  $(q "select s.weight || ' wake ' || coalesce(s.wake, 'NULL') from samples s
+	where s.thread = $P and s.kind = 'offcpu' and $HAS_NAP" | tr '\n' ';')"
+by=$(q "select group_concat(distinct e.type || ' from ' || coalesce(n.type, 'NULL')) from samples s
+	join edges e on e.id = s.wake left join nodes n on n.id = e.src
+	where s.thread = $P and s.kind = 'offcpu' and $HAS_NAP")
+echo "live/$NAME: $good/$NAPS naps are off-CPU samples in nap() of about $NAP_NS ns, ended by: $by"
+
+capture -q -F 999 --no-offcpu --sample-budget 300 -o "$T/b.cwt" -- "$WL/burn" "$T/btruth" 3 0
+DB=$T/b.db
+analyze "$T/b.cwt" "$DB"
+read -r _ STID CPU_NS < <(grep '^spinner ' "$T/btruth") || fail "no spinner line in ground truth"
+S=$(thread_node spinner "$T/btruth") || exit 1
+read -r kept est pmin < <(q "select count(*), cast(sum(weight / inclusion_probability) as integer),
+	min(inclusion_probability) from samples where thread = $S and kind = 'cpu'" | tr '|' ' ')
+natural=$((CPU_NS / 1001001))
+[ "$kept" -ge 100 ] && [ $((kept * 2)) -le "$natural" ] ||
+	fail "$kept CPU samples of the spinner kept under a budget of 300/s, for about $natural at 999 Hz"
+awk -v p="$pmin" 'BEGIN { exit !(p < 1) }' || fail "no sample has an inclusion probability below 1 (min $pmin)"
+[ $((est * 100)) -ge $((CPU_NS * 85)) ] && [ $((est * 100)) -le $((CPU_NS * 115)) ] ||
+	fail "sum(weight / inclusion_probability) is $est ns, the spinner's CPU time $CPU_NS ns"
+echo "live/$NAME: budget 300/s kept $kept of about $natural samples (min p $pmin); estimate $est ns for $CPU_NS ns of CPU"
