@@ -6,9 +6,11 @@
  * only unwinding by the objects' CFI (--call-graph dwarf) reaches
  * sort_rounds() and main() through qsort.
  *
- *   nofp OUT SECS
+ *   nofp OUT SECS [ROUNDS]
  *
- * Ground truth goes to OUT: "pid PID" and "sorter TID".
+ * With ROUNDS, exactly ROUNDS sorts whatever the time (bench/capture
+ * times a fixed amount of work). Ground truth goes to OUT: "pid PID",
+ * "sorter TID" and "elapsed_ns NS".
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -29,7 +31,7 @@ static __attribute__((noinline)) int cmp_slow(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static __attribute__((noinline)) void sort_rounds(double secs)
+static __attribute__((noinline)) void sort_rounds(double secs, long rounds)
 {
 	enum { N = 4096 };
 	static uint64_t v[N];
@@ -42,24 +44,28 @@ static __attribute__((noinline)) void sort_rounds(double secs)
 			v[i] = seed = seed * 2862933555777941757u + 3037000493u;
 		qsort(v, N, sizeof(v[0]), cmp_slow);
 		clock_gettime(CLOCK_MONOTONIC, &t);
-	} while ((t.tv_sec - t0.tv_sec) + (t.tv_nsec - t0.tv_nsec) / 1e9 < secs);
+	} while (rounds > 0 ? --rounds > 0 : (t.tv_sec - t0.tv_sec) + (t.tv_nsec - t0.tv_nsec) / 1e9 < secs);
 	__asm__ volatile("" ::: "memory");
 }
 
 int main(int argc, char **argv)
 {
+	struct timespec t0, t;
 	FILE *out;
 
-	if (argc != 3) {
-		fprintf(stderr, "usage: nofp OUT SECS\n");
+	if (argc != 3 && argc != 4) {
+		fprintf(stderr, "usage: nofp OUT SECS [ROUNDS]\n");
 		return 2;
 	}
-	sort_rounds(atof(argv[2]));
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	sort_rounds(atof(argv[2]), argc == 4 ? atol(argv[3]) : 0);
+	clock_gettime(CLOCK_MONOTONIC, &t);
 	out = fopen(argv[1], "w");
 	if (!out) {
 		perror(argv[1]);
 		return 1;
 	}
-	fprintf(out, "pid %d\nsorter %d\n", (int)getpid(), (int)gettid_());
+	fprintf(out, "pid %d\nsorter %d\nelapsed_ns %lld\n", (int)getpid(), (int)gettid_(),
+		(t.tv_sec - t0.tv_sec) * 1000000000LL + (t.tv_nsec - t0.tv_nsec));
 	return fclose(out) ? 1 : 0;
 }
