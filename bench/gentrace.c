@@ -7,6 +7,7 @@
  *   gentrace OUT.cwt NEVENTS [LIVE_THREADS]
  *   gentrace --system OUT.cwt NEVENTS [NCPUS]
  *   gentrace --uring OUT.cwt NREQUESTS [INFLIGHT]
+ *   gentrace --samples OUT.cwt NEVENTS [LIVE_THREADS]
  *   gentrace --new-tids OUT.cwt NWAKES
  *   gentrace --lossy OUT.cwt NRECORDS
  *
@@ -34,6 +35,13 @@
  * request pointers and user_data reused all the time, and work items
  * queued and executed over a pool of work_structs; see gen_uring().
  *
+ * --samples: the default's process, with every other event a CPU sample
+ * (format 1.3) of one of its threads instead: a user stack of 8 to 24
+ * return addresses, from a pool of 1024 stacks over 4096 addresses in the
+ * executable mappings of gentrace itself and of the libraries it has
+ * mapped (recorded as the process's mappings, with their build-ids), so
+ * the analyzer symbolizes real objects as it would a capture's.
+ *
  * Hostile modes, small files that must not make the analyzer's memory
  * grow with their length (contract 5.8):
  *  --new-tids: NWAKES wakes, each of a new thread that never ends and is
@@ -41,6 +49,7 @@
  *  --lossy: NRECORDS accounting records that each report lost events,
  *     round robin over 4 CPUs, back-to-back windows: each a coverage break.
  */
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stddef.h>
@@ -129,7 +138,10 @@ static void account(uint16_t cpu, uint64_t ts, uint64_t window, uint64_t n, uint
 
 /* ---- the default: one busy process ---- */
 
-static int gen_busy(uint64_t nevents, uint32_t nlive)
+static void busy_sample(uint16_t cpu, struct cw_task t);
+static void busy_mmaps(uint32_t pid);
+
+static int gen_busy(uint64_t nevents, uint32_t nlive, int samples)
 {
 	uint64_t count = 0, next_acct, pool = 32768;
 	uint32_t *tids, pid = 1000, next_tid = 2000;
@@ -149,6 +161,8 @@ static int gen_busy(uint64_t nevents, uint32_t nlive)
 		snprintf(t.comm, sizeof(t.comm), "worker-%u", i % 100000);
 		put(&t, sizeof(t));
 	}
+	if (samples)
+		busy_mmaps(pid);
 	seal(CW_SEG_META);
 	next_acct = now + SEC;
 	/* count: the events of the mix, not accounting (and one per turn,
@@ -159,7 +173,9 @@ static int gen_busy(uint64_t nevents, uint32_t nlive)
 		uint32_t a = (uint32_t)below(nlive), b = (uint32_t)below(nlive);
 
 		now += 500 + below(1000);
-		if (r < 45) {
+		if (samples && (next_rand() & 1)) {
+			busy_sample(cpu, (struct cw_task){ tids[a], pid });
+		} else if (r < 45) {
 			struct cw_switch s = { 0 };
 
 			hdr(&s.hdr, CW_REC_SWITCH, sizeof(s), cpu, 0);
@@ -224,6 +240,140 @@ static int gen_busy(uint64_t nevents, uint32_t nlive)
 	}
 	free(tids);
 	return 0;
+}
+
+/* ---- --samples: stacks in real objects ---- */
+
+#define S_ADDRS 4096
+#define S_STACKS 1024
+#define S_MAXMAPS 64
+
+static struct {
+	uint64_t start, end, pgoff;
+	char path[256];
+	uint8_t bid[20], bid_len;
+} smaps[S_MAXMAPS];
+static unsigned nsmaps;
+static uint64_t saddrs[S_ADDRS];
+static struct {
+	uint16_t depth;
+	uint16_t addr[24];
+} sstacks[S_STACKS];
+
+/* The GNU build-id note of ELF file @path, from its program headers;
+ * 0 bytes when there is none. Our own objects: trusted, but read with
+ * bounds all the same. */
+static uint8_t read_build_id(const char *path, uint8_t bid[20])
+{
+	static uint8_t buf[1 << 16];
+	FILE *f = fopen(path, "rb");
+	size_t n = f ? fread(buf, 1, sizeof(buf), f) : 0;
+	const Elf64_Ehdr *eh = (const void *)buf;
+	uint8_t len = 0;
+
+	if (f)
+		fclose(f);
+	if (n < sizeof(*eh) || memcmp(eh->e_ident, ELFMAG, SELFMAG) || eh->e_ident[EI_CLASS] != ELFCLASS64)
+		return 0;
+	for (unsigned i = 0; i < eh->e_phnum && !len; i++) {
+		const Elf64_Phdr *ph = (const void *)(buf + eh->e_phoff + (size_t)i * sizeof(*ph));
+		size_t off;
+
+		if (eh->e_phoff + (size_t)(i + 1) * sizeof(*ph) > n)
+			break;
+		if (ph->p_type != PT_NOTE || ph->p_offset + ph->p_filesz > n)
+			continue;
+		for (off = ph->p_offset; off + sizeof(Elf64_Nhdr) <= ph->p_offset + ph->p_filesz;) {
+			const Elf64_Nhdr *nh = (const void *)(buf + off);
+			size_t name = off + sizeof(*nh), desc = name + ((nh->n_namesz + 3) & ~3u);
+
+			if (desc + nh->n_descsz > ph->p_offset + ph->p_filesz)
+				break;
+			if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 &&
+			    !memcmp(buf + name, "GNU", 4) && nh->n_descsz <= 20) {
+				memcpy(bid, buf + desc, nh->n_descsz);
+				len = (uint8_t)nh->n_descsz;
+				break;
+			}
+			off = desc + ((nh->n_descsz + 3) & ~3u);
+		}
+	}
+	return len;
+}
+
+/* This process's executable file mappings as the process's of the trace,
+ * and the pools of addresses and stacks in them. */
+static void busy_mmaps(uint32_t pid)
+{
+	char line[512];
+	FILE *f = fopen("/proc/self/maps", "r");
+
+	while (f && fgets(line, sizeof(line), f) && nsmaps < S_MAXMAPS) {
+		unsigned long long a, b, off;
+		char perm[5], path[256];
+
+		if (sscanf(line, "%llx-%llx %4s %llx %*s %*s %255s", &a, &b, perm, &off, path) != 5 ||
+		    perm[2] != 'x' || path[0] != '/')
+			continue;
+		smaps[nsmaps].start = a;
+		smaps[nsmaps].end = b;
+		smaps[nsmaps].pgoff = off;
+		snprintf(smaps[nsmaps].path, sizeof(smaps[nsmaps].path), "%s", path);
+		smaps[nsmaps].bid_len = read_build_id(path, smaps[nsmaps].bid);
+		nsmaps++;
+	}
+	if (f)
+		fclose(f);
+	if (!nsmaps) {
+		fprintf(stderr, "gentrace: no executable mappings in /proc/self/maps\n");
+		exit(1);
+	}
+	for (unsigned i = 0; i < nsmaps; i++) {
+		uint8_t rec[sizeof(struct cw_mmap) + 256 + 8] = { 0 };
+		struct cw_mmap *m = (void *)rec;
+		size_t plen = strlen(smaps[i].path), size = (sizeof(*m) + plen + 7) & ~(size_t)7;
+
+		hdr(&m->hdr, CW_REC_META_MMAP, (uint16_t)size, 0xffff, 0);
+		m->hdr.flags = CW_MMAP_SNAPSHOT | (smaps[i].bid_len ? CW_MMAP_BUILD_ID : 0);
+		m->task = (struct cw_task){ pid, pid };
+		m->start = smaps[i].start;
+		m->len = smaps[i].end - smaps[i].start;
+		m->pgoff = smaps[i].pgoff;
+		m->prot = 5; /* PROT_READ | PROT_EXEC */
+		memcpy(m->build_id, smaps[i].bid, sizeof(m->build_id));
+		m->build_id_len = smaps[i].bid_len;
+		m->path_len = (uint16_t)plen;
+		memcpy(m + 1, smaps[i].path, plen);
+		put(rec, size);
+	}
+	for (unsigned i = 0; i < S_ADDRS; i++) {
+		unsigned k = (unsigned)below(nsmaps);
+
+		saddrs[i] = smaps[k].start + below(smaps[k].end - smaps[k].start);
+	}
+	for (unsigned i = 0; i < S_STACKS; i++) {
+		sstacks[i].depth = (uint16_t)(8 + below(17));
+		for (unsigned d = 0; d < sstacks[i].depth; d++)
+			sstacks[i].addr[d] = (uint16_t)below(S_ADDRS);
+	}
+}
+
+static void busy_sample(uint16_t cpu, struct cw_task t)
+{
+	uint64_t rec[(sizeof(struct cw_sample) + 24 * 8) / 8] = { 0 };
+	struct cw_sample *smp = (void *)rec;
+	unsigned k = (unsigned)below(S_STACKS);
+	uint64_t *user = (uint64_t *)(smp + 1);
+	uint16_t size = (uint16_t)(sizeof(*smp) + sstacks[k].depth * 8u);
+
+	hdr(&smp->hdr, CW_REC_SAMPLE_CPU, size, cpu, 0);
+	smp->task = t;
+	smp->period = 10101010; /* 99 Hz */
+	smp->keep = CW_KEEP_ALL;
+	smp->nuser = sstacks[k].depth;
+	for (unsigned d = 0; d < sstacks[k].depth; d++)
+		user[d] = saddrs[sstacks[k].addr[d]];
+	put(rec, size);
 }
 
 /* ---- --system: a busy machine, all CPUs ---- */
@@ -1090,6 +1240,7 @@ static void usage(void)
 	fprintf(stderr, "usage: gentrace OUT.cwt NEVENTS [LIVE_THREADS]\n"
 			"       gentrace --system OUT.cwt NEVENTS [NCPUS]\n"
 			"       gentrace --uring OUT.cwt NREQUESTS [INFLIGHT]\n"
+			"       gentrace --samples OUT.cwt NEVENTS [LIVE_THREADS]\n"
 			"       gentrace --new-tids OUT.cwt NWAKES\n"
 			"       gentrace --lossy OUT.cwt NRECORDS\n");
 	exit(2);
@@ -1125,7 +1276,9 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (!*mode)
-		err = gen_busy(n, argc > 3 ? (uint32_t)number(argv[3], 1, 1u << 24) : 2000);
+		err = gen_busy(n, argc > 3 ? (uint32_t)number(argv[3], 1, 1u << 24) : 2000, 0);
+	else if (!strcmp(mode, "--samples"))
+		err = gen_busy(n, argc > 3 ? (uint32_t)number(argv[3], 1, 1u << 24) : 2000, 1);
 	else if (!strcmp(mode, "--system"))
 		err = gen_system(n, argc > 3 ? (uint16_t)number(argv[3], 1, MAX_CPUS) : 8);
 	else if (!strcmp(mode, "--uring"))
