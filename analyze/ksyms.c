@@ -12,8 +12,11 @@
 
 struct sym {
 	uint64_t addr;
-	uint32_t name; /* offset in the arena */
+	uint32_t name;	 /* offset in the arena */
+	uint32_t module; /* offset in the arena of "[module]"'s name; NO_MODULE */
 };
+
+#define NO_MODULE UINT32_MAX
 
 struct cw_ksyms {
 	struct sym *syms;
@@ -22,6 +25,10 @@ struct cw_ksyms {
 	size_t used, room;
 	uint64_t dropped;
 	size_t max_syms, max_bytes;
+	/* the module of the last line: a module's symbols come together, so
+	 * its name is stored once per run of lines */
+	uint32_t last_module;
+	size_t last_module_len;
 };
 
 struct cw_ksyms *cw_ksyms__new_bounded(size_t max_syms, size_t max_bytes)
@@ -32,6 +39,7 @@ struct cw_ksyms *cw_ksyms__new_bounded(size_t max_syms, size_t max_bytes)
 		return NULL;
 	k->max_syms = max_syms && max_syms < CW_KSYMS_MAX ? max_syms : CW_KSYMS_MAX;
 	k->max_bytes = max_bytes && max_bytes < CW_KSYMS_BYTES ? max_bytes : CW_KSYMS_BYTES;
+	k->last_module = NO_MODULE;
 	return k;
 }
 
@@ -70,8 +78,9 @@ static int grow(void **p, size_t *cap, size_t need, size_t elem, size_t max)
 static int add_line(struct cw_ksyms *k, const char *s, size_t len)
 {
 	char *end;
-	const char *name;
-	size_t nlen;
+	const char *name, *mod;
+	size_t nlen, mlen, need;
+	int same_mod;
 	uint64_t addr;
 	char hex[17];
 	size_t i;
@@ -89,20 +98,44 @@ static int add_line(struct cw_ksyms *k, const char *s, size_t len)
 		;
 	if (!nlen)
 		return 0;
-	if (k->n >= k->max_syms || k->used + nlen + 1 > k->max_bytes) {
+	mod = name + nlen;
+	while (mod < s + len && (*mod == '\t' || *mod == ' '))
+		mod++;
+	/* "[module]" after the name; anything else is not a module */
+	mlen = 0;
+	if (mod < s + len && *mod == '[') {
+		const char *close = memchr(mod, ']', (size_t)(s + len - mod));
+
+		if (close && close > mod + 1) {
+			mod++;
+			mlen = (size_t)(close - mod);
+		}
+	}
+	same_mod = mlen && k->last_module != NO_MODULE && k->last_module_len == mlen &&
+		   !memcmp(k->names + k->last_module, mod, mlen);
+	need = nlen + 1 + (mlen && !same_mod ? mlen + 1 : 0);
+	if (k->n >= k->max_syms || k->used + need > k->max_bytes) {
 		k->dropped++;
 		return 0;
 	}
 	if (k->n == k->cap && grow((void **)&k->syms, &k->cap, k->n + 1, sizeof(*k->syms),
 				   k->max_syms))
 		return -ENOMEM;
-	if (k->used + nlen + 1 > k->room &&
-	    grow((void **)&k->names, &k->room, k->used + nlen + 1, 1, k->max_bytes))
+	if (k->used + need > k->room &&
+	    grow((void **)&k->names, &k->room, k->used + need, 1, k->max_bytes))
 		return -ENOMEM;
+	if (mlen && !same_mod) {
+		memcpy(k->names + k->used, mod, mlen);
+		k->names[k->used + mlen] = '\0';
+		k->last_module = (uint32_t)k->used;
+		k->last_module_len = mlen;
+		k->used += mlen + 1;
+	}
 	memcpy(k->names + k->used, name, nlen);
 	k->names[k->used + nlen] = '\0';
 	k->syms[k->n].addr = addr;
 	k->syms[k->n].name = (uint32_t)k->used;
+	k->syms[k->n].module = mlen ? k->last_module : NO_MODULE;
 	k->n++;
 	k->used += nlen + 1;
 	return 0;
@@ -153,6 +186,12 @@ uint64_t cw_ksyms__dropped(const struct cw_ksyms *k)
 
 const char *cw_ksyms__lookup(const struct cw_ksyms *k, uint64_t addr, uint64_t *off)
 {
+	return cw_ksyms__lookup_module(k, addr, off, NULL);
+}
+
+const char *cw_ksyms__lookup_module(const struct cw_ksyms *k, uint64_t addr, uint64_t *off,
+				    const char **module)
+{
 	size_t lo = 0, hi;
 
 	if (!k || !k->n || addr < k->syms[0].addr)
@@ -170,6 +209,8 @@ const char *cw_ksyms__lookup(const struct cw_ksyms *k, uint64_t addr, uint64_t *
 	while (lo && k->syms[lo - 1].addr == k->syms[lo].addr)
 		lo--;
 	*off = addr - k->syms[lo].addr;
+	if (module)
+		*module = k->syms[lo].module == NO_MODULE ? NULL : k->names + k->syms[lo].module;
 	return k->names + k->syms[lo].name;
 }
 

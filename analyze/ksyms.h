@@ -42,6 +42,12 @@ uint64_t cw_ksyms__dropped(const struct cw_ksyms *k);
  */
 const char *cw_ksyms__lookup(const struct cw_ksyms *k, uint64_t addr, uint64_t *off);
 
+/* The same, and *@module the kernel module holding the symbol (the
+ * snapshot's "[name]" without brackets), NULL for the kernel itself.
+ * @module may be NULL. */
+const char *cw_ksyms__lookup_module(const struct cw_ksyms *k, uint64_t addr, uint64_t *off,
+				    const char **module);
+
 /* "name" for an exact match, "name+0xOFF" otherwise, "0xADDR" when none.
  * @return @buf. */
 char *cw_ksyms__name(const struct cw_ksyms *k, uint64_t addr, char *buf, size_t len);

@@ -1,72 +1,494 @@
 // SPDX-License-Identifier: MIT
-/* Address spaces (maps.h). Minimal first version: no mapping is kept yet. */
+/*
+ * Address spaces (maps.h): one sorted array of disjoint mappings per
+ * process, found through an open-addressing hash on the pid, so a lookup
+ * is one probe and one binary search. The spaces sit on a list in the
+ * order they were last named (any call that takes the pid), so the bound
+ * can drop the least recently named one in O(1). Paths are interned: a
+ * library mapped by a thousand processes is stored once, and the frames
+ * that point at a path stay valid after its mappings are gone.
+ *
+ * The records are untrusted input: sizes are checked against the record
+ * before anything is read, and a record that does not hold together
+ * changes nothing.
+ */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 #include "maps.h"
 
-struct cw_maps {
-	size_t max;
-	uint64_t dropped;
+#define DEFAULT_MAX_MAPPINGS (1u << 20)
+/* Interned path bytes: beyond this, new paths are not stored (their
+ * mappings keep a NULL path and stay unsymbolized), so a trace of
+ * endless distinct paths cannot take the analyzer's memory. */
+#define MAX_PATH_BYTES (64u << 20)
+#define ANON_PATH "[anon]"
+
+struct space {
+	uint32_t pid;
+	struct cw_mapping *v;
+	size_t n, cap;
+	uint64_t version;
+	struct space *prev, *next; /* recency list, most recent at head */
 };
+
+struct cw_maps {
+	size_t max, total;
+	uint64_t dropped, version;
+	/* pid -> space, linear probing; deletions shift back so no tombstones */
+	struct space **tab;
+	size_t tab_cap, nspaces;
+	struct space *head, *tail;
+	struct cw_strtab *paths;
+};
+
+static uint32_t hash_pid(uint32_t pid)
+{
+	return pid * 2654435761u;
+}
+
+static uint64_t hash_str(const char *s, size_t len)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+	return h;
+}
 
 struct cw_maps *cw_maps__new(size_t max_mappings)
 {
 	struct cw_maps *m = calloc(1, sizeof(*m));
 
-	if (m)
-		m->max = max_mappings;
+	if (!m)
+		return NULL;
+	m->max = max_mappings ? max_mappings : DEFAULT_MAX_MAPPINGS;
+	m->tab_cap = 64;
+	m->tab = calloc(m->tab_cap, sizeof(*m->tab));
+	m->paths = cw_strtab__new(MAX_PATH_BYTES);
+	if (!m->tab || !m->paths) {
+		cw_maps__free(m);
+		errno = ENOMEM;
+		return NULL;
+	}
 	return m;
 }
 
 void cw_maps__free(struct cw_maps *m)
 {
+	if (!m)
+		return;
+	for (size_t i = 0; m->tab && i < m->tab_cap; i++) {
+		if (m->tab[i]) {
+			free(m->tab[i]->v);
+			free(m->tab[i]);
+		}
+	}
+	cw_strtab__free(m->paths);
+	free(m->tab);
 	free(m);
+}
+
+/* --- interned strings -------------------------------------------------- */
+
+struct chunk {
+	struct chunk *next;
+	size_t used, size;
+	char data[];
+};
+
+struct cw_strtab {
+	const char **strs; /* open addressing on the string's hash */
+	size_t cap, n, bytes, max_bytes;
+	struct chunk *chunks;
+};
+
+struct cw_strtab *cw_strtab__new(size_t max_bytes)
+{
+	struct cw_strtab *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return NULL;
+	t->max_bytes = max_bytes ? max_bytes : SIZE_MAX;
+	t->cap = 256;
+	t->strs = calloc(t->cap, sizeof(*t->strs));
+	if (!t->strs) {
+		free(t);
+		return NULL;
+	}
+	return t;
+}
+
+void cw_strtab__free(struct cw_strtab *t)
+{
+	if (!t)
+		return;
+	while (t->chunks) {
+		struct chunk *c = t->chunks;
+
+		t->chunks = c->next;
+		free(c);
+	}
+	free(t->strs);
+	free(t);
+}
+
+static char *arena_alloc(struct cw_strtab *t, size_t len)
+{
+	struct chunk *c = t->chunks;
+
+	if (!c || c->size - c->used < len) {
+		size_t size = len > 65536 ? len : 65536;
+
+		c = malloc(sizeof(*c) + size);
+		if (!c)
+			return NULL;
+		c->size = size;
+		c->used = 0;
+		/* a large string gets a chunk of its own behind the current
+		 * one, so the current one's free room is not lost */
+		if (t->chunks && len > 65536) {
+			c->next = t->chunks->next;
+			t->chunks->next = c;
+		} else {
+			c->next = t->chunks;
+			t->chunks = c;
+		}
+	}
+	c->used += len;
+	return c->data + c->used - len;
+}
+
+static int strs_grow(struct cw_strtab *t)
+{
+	size_t cap = t->cap * 2;
+	const char **v = calloc(cap, sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < t->cap; i++) {
+		const char *s = t->strs[i];
+		size_t j;
+
+		if (!s)
+			continue;
+		for (j = hash_str(s, strlen(s)) & (cap - 1); v[j]; j = (j + 1) & (cap - 1))
+			;
+		v[j] = s;
+	}
+	free(t->strs);
+	t->strs = v;
+	t->cap = cap;
+	return 0;
+}
+
+const char *cw_strtab__intern(struct cw_strtab *t, const char *s, size_t len)
+{
+	size_t j;
+	char *p;
+
+	if (t->n * 2 >= t->cap && strs_grow(t)) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	for (j = hash_str(s, len) & (t->cap - 1); t->strs[j]; j = (j + 1) & (t->cap - 1)) {
+		if (!strncmp(t->strs[j], s, len) && t->strs[j][len] == '\0')
+			return t->strs[j];
+	}
+	if (len + 1 > t->max_bytes - t->bytes) {
+		errno = ENOSPC;
+		return NULL;
+	}
+	p = arena_alloc(t, len + 1);
+	if (!p) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	memcpy(p, s, len);
+	p[len] = '\0';
+	t->strs[j] = p;
+	t->n++;
+	t->bytes += len + 1;
+	return p;
+}
+
+/* --- spaces ------------------------------------------------------------- */
+
+static size_t slot_of(const struct cw_maps *m, uint32_t pid)
+{
+	size_t j;
+
+	for (j = hash_pid(pid) & (m->tab_cap - 1); m->tab[j] && m->tab[j]->pid != pid;
+	     j = (j + 1) & (m->tab_cap - 1))
+		;
+	return j;
+}
+
+static void list_unlink(struct cw_maps *m, struct space *sp)
+{
+	if (sp->prev)
+		sp->prev->next = sp->next;
+	else
+		m->head = sp->next;
+	if (sp->next)
+		sp->next->prev = sp->prev;
+	else
+		m->tail = sp->prev;
+	sp->prev = sp->next = NULL;
+}
+
+static void list_push(struct cw_maps *m, struct space *sp)
+{
+	sp->next = m->head;
+	if (m->head)
+		m->head->prev = sp;
+	m->head = sp;
+	if (!m->tail)
+		m->tail = sp;
+}
+
+static void touch(struct cw_maps *m, struct space *sp)
+{
+	if (m->head != sp) {
+		list_unlink(m, sp);
+		list_push(m, sp);
+	}
+}
+
+static struct space *lookup(struct cw_maps *m, uint32_t pid)
+{
+	struct space *sp = m->tab[slot_of(m, pid)];
+
+	if (sp)
+		touch(m, sp);
+	return sp;
+}
+
+static void remove_space(struct cw_maps *m, struct space *sp)
+{
+	size_t i = slot_of(m, sp->pid), j = i;
+
+	/* backward-shift deletion keeps every probe chain unbroken */
+	m->tab[i] = NULL;
+	for (;;) {
+		size_t home;
+
+		j = (j + 1) & (m->tab_cap - 1);
+		if (!m->tab[j])
+			break;
+		home = hash_pid(m->tab[j]->pid) & (m->tab_cap - 1);
+		if (((j - home) & (m->tab_cap - 1)) >= ((j - i) & (m->tab_cap - 1))) {
+			m->tab[i] = m->tab[j];
+			m->tab[j] = NULL;
+			i = j;
+		}
+	}
+	list_unlink(m, sp);
+	m->total -= sp->n;
+	m->nspaces--;
+	free(sp->v);
+	free(sp);
+}
+
+static int tab_grow(struct cw_maps *m)
+{
+	size_t old = m->tab_cap;
+	struct space **t = m->tab;
+
+	m->tab = calloc(old * 2, sizeof(*m->tab));
+	if (!m->tab) {
+		m->tab = t;
+		return -ENOMEM;
+	}
+	m->tab_cap = old * 2;
+	for (size_t i = 0; i < old; i++)
+		if (t[i])
+			m->tab[slot_of(m, t[i]->pid)] = t[i];
+	free(t);
+	return 0;
+}
+
+static struct space *get_or_add(struct cw_maps *m, uint32_t pid)
+{
+	struct space *sp = lookup(m, pid);
+
+	if (sp)
+		return sp;
+	if ((m->nspaces + 1) * 2 > m->tab_cap && tab_grow(m))
+		return NULL;
+	sp = calloc(1, sizeof(*sp));
+	if (!sp)
+		return NULL;
+	sp->pid = pid;
+	m->tab[slot_of(m, pid)] = sp;
+	m->nspaces++;
+	list_push(m, sp);
+	return sp;
+}
+
+static int reserve(struct space *sp, size_t need)
+{
+	struct cw_mapping *v;
+	size_t cap = sp->cap ? sp->cap : 8;
+
+	if (need <= sp->cap)
+		return 0;
+	while (cap < need)
+		cap *= 2;
+	v = realloc(sp->v, cap * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	sp->v = v;
+	sp->cap = cap;
+	return 0;
+}
+
+/* Past the bound, whole spaces go, least recently named first: a partial
+ * space would symbolize some of a process's frames and not others. The
+ * space just changed is the most recent, so it goes last, and only when
+ * it alone is past the bound. */
+static void enforce_bound(struct cw_maps *m)
+{
+	while (m->total > m->max && m->tail) {
+		remove_space(m, m->tail);
+		m->dropped++;
+	}
+}
+
+/* first index whose mapping ends above addr */
+static size_t first_above(const struct space *sp, uint64_t addr)
+{
+	size_t lo = 0, hi = sp->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (sp->v[mid].end <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
 }
 
 int cw_maps__mmap(struct cw_maps *m, const struct cw_mmap *rec)
 {
-	(void)m;
-	(void)rec;
+	struct cw_mapping nm = { 0 }, left, right;
+	struct space *sp;
+	size_t i, j, nkeep, plen;
+	int has_left, has_right;
+	const char *path = (const char *)(rec + 1);
+
+	if (rec->hdr.size < sizeof(*rec) || rec->path_len > rec->hdr.size - sizeof(*rec) ||
+	    rec->build_id_len > sizeof(rec->build_id) || !rec->len ||
+	    rec->start + rec->len < rec->start)
+		return 1;
+	nm.start = rec->start;
+	nm.end = rec->start + rec->len;
+	nm.pgoff = rec->pgoff;
+	nm.build_id_len = rec->build_id_len;
+	memcpy(nm.build_id, rec->build_id, rec->build_id_len);
+	/* a NUL inside the path ends it: the rest could not name a file */
+	plen = strnlen(path, rec->path_len);
+	if (!plen) {
+		path = ANON_PATH;
+		plen = strlen(ANON_PATH);
+	}
+	nm.path = cw_strtab__intern(m->paths, path, plen);
+	if (!nm.path && errno == ENOMEM)
+		return -ENOMEM;
+
+	sp = get_or_add(m, rec->task.pid);
+	if (!sp || reserve(sp, sp->n + 2))
+		return -ENOMEM;
+	i = first_above(sp, nm.start);
+	for (j = i; j < sp->n && sp->v[j].start < nm.end; j++)
+		;
+	/* Only the first and last overlapped mappings can stick out of the
+	 * new one; what sticks out survives, cut to size. */
+	has_left = i < j && sp->v[i].start < nm.start;
+	has_right = i < j && sp->v[j - 1].end > nm.end;
+	if (has_left) {
+		left = sp->v[i];
+		left.end = nm.start;
+	}
+	if (has_right) {
+		right = sp->v[j - 1];
+		right.pgoff += nm.end - right.start;
+		right.start = nm.end;
+	}
+	nkeep = (size_t)has_left + 1 + (size_t)has_right;
+	memmove(sp->v + i + nkeep, sp->v + j, (sp->n - j) * sizeof(*sp->v));
+	sp->n = sp->n - (j - i) + nkeep;
+	m->total = m->total - (j - i) + nkeep;
+	if (has_left)
+		sp->v[i++] = left;
+	sp->v[i++] = nm;
+	if (has_right)
+		sp->v[i] = right;
+	sp->version = ++m->version;
+	enforce_bound(m);
 	return 0;
 }
 
 void cw_maps__exec(struct cw_maps *m, uint32_t pid)
 {
-	(void)m;
-	(void)pid;
+	struct space *sp = lookup(m, pid);
+
+	if (sp)
+		remove_space(m, sp);
 }
 
 int cw_maps__fork(struct cw_maps *m, uint32_t parent, uint32_t child)
 {
-	(void)m;
-	(void)parent;
-	(void)child;
+	struct space *ps, *cs;
+
+	if (parent == child)
+		return 0;
+	cw_maps__exit(m, child);
+	ps = lookup(m, parent);
+	if (!ps || !ps->n)
+		return 0;
+	cs = get_or_add(m, child);
+	if (!cs || reserve(cs, ps->n))
+		return -ENOMEM;
+	/* get_or_add may have grown the table, never moved the spaces */
+	memcpy(cs->v, ps->v, ps->n * sizeof(*ps->v));
+	cs->n = ps->n;
+	m->total += cs->n;
+	cs->version = ++m->version;
+	enforce_bound(m);
 	return 0;
 }
 
 void cw_maps__exit(struct cw_maps *m, uint32_t pid)
 {
-	(void)m;
-	(void)pid;
+	struct space *sp = m->tab[slot_of(m, pid)];
+
+	if (sp)
+		remove_space(m, sp);
 }
 
 const struct cw_mapping *cw_maps__find(struct cw_maps *m, uint32_t pid, uint64_t addr)
 {
-	(void)m;
-	(void)pid;
-	(void)addr;
-	return NULL;
+	struct space *sp = lookup(m, pid);
+	size_t i;
+
+	if (!sp)
+		return NULL;
+	i = first_above(sp, addr);
+	return i < sp->n && sp->v[i].start <= addr ? &sp->v[i] : NULL;
 }
 
 const struct cw_mapping *cw_maps__all(struct cw_maps *m, uint32_t pid, size_t *n,
 				      uint64_t *version)
 {
-	(void)m;
-	(void)pid;
-	*n = 0;
+	struct space *sp = lookup(m, pid);
+
+	*n = sp ? sp->n : 0;
 	if (version)
-		*version = 0;
-	return NULL;
+		*version = sp ? sp->version : 0;
+	return sp ? sp->v : NULL;
 }
 
 uint64_t cw_maps__dropped(const struct cw_maps *m)

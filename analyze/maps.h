@@ -52,4 +52,16 @@ const struct cw_mapping *cw_maps__all(struct cw_maps *m, uint32_t pid, size_t *n
 /* Address spaces dropped by the bound. */
 uint64_t cw_maps__dropped(const struct cw_maps *m);
 
+/*
+ * Interned strings (the paths here, and the symbolizer's names): one copy
+ * of each, stable until the table is freed. Bounded: past @max_bytes (0:
+ * no bound) a new string is refused.
+ */
+struct cw_strtab;
+struct cw_strtab *cw_strtab__new(size_t max_bytes);
+void cw_strtab__free(struct cw_strtab *t);
+/* @return the copy of s[0..len) (no NUL inside), or NULL with errno
+ * ENOSPC (past the bound) or ENOMEM. */
+const char *cw_strtab__intern(struct cw_strtab *t, const char *s, size_t len);
+
 #endif /* CAUSEWAY_MAPS_H */

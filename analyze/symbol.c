@@ -1,69 +1,755 @@
 // SPDX-License-Identifier: MIT
-/* The symbolizer (symbol.h). Minimal first version: every address gives
- * one unresolved frame naming its module. */
+/*
+ * The symbolizer (symbol.h), with libdw/libelf.
+ *
+ * Three levels, each bounded:
+ *  - objects: one record per build-id (per path when the mapping has no
+ *    build-id) saying whether the object could be opened and where its
+ *    PT_LOAD segments sit in the file. Kept while the cw_sym lives (up to
+ *    MAX_OBJECTS; past that all three levels are cleared), so an object
+ *    that was refused is not tried again.
+ *  - sessions: the open libdw view of an object (a Dwfl holding it as its
+ *    one module, at bias 0, so module addresses are ELF vaddrs), at most
+ *    max_sessions of them, the least recently used closed first.
+ *  - the address cache: (object, file offset, is_return) -> frames. A
+ *    frame seen again costs one hash probe. Its strings are interned in
+ *    the cw_sym, never pointers into a session that may be closed.
+ *
+ * Objects are untrusted too: the file a trace names may be anything by
+ * the time it is analyzed. Only a regular ELF file whose build-id is the
+ * one recorded is used (symlinks are refused: the kernel recorded the
+ * resolved path), opened non-blocking so a FIFO cannot hang the analyzer.
+ * Debug info comes only from the debug directory by build-id: the Dwfl
+ * callbacks are ours, so debuginfod (and DEBUGINFOD_URLS) is never used.
+ */
+#include <dwarf.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwelf.h>
+#include <elfutils/libdwfl.h>
 #include "ksyms.h"
 #include "symbol.h"
+#include "unwind.h"
+
+#define DEFAULT_SESSIONS 64
+#define MAX_OBJECTS 65536
+#define MAX_LOADS 16
+#define CACHE_SLOTS (1u << 18) /* address cache entries, a power of 2 */
+#define CACHE_FRAMES (1u << 18) /* frames the cache holds in all */
+#define MAX_FRAMES (CW_SYM_MAX_INLINE + 1)
+#define MAX_NAME_BYTES (256u << 20)
+/* A kernel address further than this past the nearest symbol below it is
+ * not in that function: kallsyms has no sizes, and guessing would name
+ * module or BPF code after an unrelated function. */
+#define KERNEL_MAX_OFF (1u << 20)
+
+enum obj_state { OBJ_UNTRIED, OBJ_OK, OBJ_UNUSABLE };
+
+struct load {
+	uint64_t off, filesz, vaddr;
+};
+
+struct session;
+
+struct obj {
+	uint8_t bid[20];
+	uint8_t bid_len;
+	const char *path; /* interned: also the key when bid_len is 0 */
+	const char *hex;  /* interned, NULL without build-id */
+	uint64_t hash;
+	enum obj_state state;
+	struct load loads[MAX_LOADS];
+	int nloads;
+	struct session *sess;
+};
+
+struct session {
+	struct obj *o;
+	Dwfl *dwfl;
+	Dwfl_Module *mod;
+	struct session *prev, *next; /* recency, most recent at head */
+};
+
+struct centry {
+	const struct obj *o; /* NULL: free */
+	uint64_t off;
+	uint32_t first;
+	uint8_t n, is_return;
+};
 
 struct cw_sym {
 	struct cw_sym_opts o;
+	char debug_dir[512];
 	struct cw_sym_stats st;
+	struct cw_strtab *names;
+	struct obj **objs; /* open addressing on obj->hash */
+	size_t nobjs;
+	struct session *head, *tail;
+	size_t nsess, max_sess;
+	struct centry *cache;
+	size_t ncache;
+	struct cw_sym_frame *pool;
+	uint32_t pool_used;
+	struct cw_unwind *unwind;
 };
+
+static uint64_t mix(uint64_t h)
+{
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdull;
+	h ^= h >> 33;
+	return h;
+}
+
+static uint64_t hash_bytes(const void *p, size_t len)
+{
+	const unsigned char *b = p;
+	uint64_t h = 1469598103934665603ull;
+
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ b[i]) * 1099511628211ull;
+	return h;
+}
+
+static const char *intern(struct cw_sym *s, const char *str)
+{
+	return str ? cw_strtab__intern(s->names, str, strlen(str)) : NULL;
+}
 
 struct cw_sym *cw_sym__new(const struct cw_sym_opts *o)
 {
 	struct cw_sym *s = calloc(1, sizeof(*s));
+	const char *dir;
 
-	if (s && o)
+	if (!s)
+		return NULL;
+	if (o)
 		s->o = *o;
+	dir = s->o.debug_dir ? s->o.debug_dir : "/usr/lib/debug";
+	if (strlen(dir) >= sizeof(s->debug_dir)) {
+		free(s);
+		errno = ENAMETOOLONG;
+		return NULL;
+	}
+	strcpy(s->debug_dir, dir);
+	s->o.debug_dir = s->debug_dir;
+	s->max_sess = s->o.max_sessions ? s->o.max_sessions : DEFAULT_SESSIONS;
+	s->names = cw_strtab__new(MAX_NAME_BYTES);
+	s->objs = calloc(MAX_OBJECTS * 2, sizeof(*s->objs));
+	s->cache = calloc(CACHE_SLOTS, sizeof(*s->cache));
+	s->pool = calloc(CACHE_FRAMES, sizeof(*s->pool));
+	if (!s->names || !s->objs || !s->cache || !s->pool) {
+		cw_sym__free(s);
+		errno = ENOMEM;
+		return NULL;
+	}
+	elf_version(EV_CURRENT);
 	return s;
+}
+
+static void session_close(struct cw_sym *s, struct session *ss)
+{
+	if (ss->prev)
+		ss->prev->next = ss->next;
+	else
+		s->head = ss->next;
+	if (ss->next)
+		ss->next->prev = ss->prev;
+	else
+		s->tail = ss->prev;
+	ss->o->sess = NULL;
+	dwfl_end(ss->dwfl);
+	free(ss);
+	s->nsess--;
+}
+
+/* Forget every object (and so every cached address): the frames already
+ * handed out stay valid, their strings being interned. */
+static void clear_objects(struct cw_sym *s)
+{
+	while (s->head)
+		session_close(s, s->head);
+	for (size_t i = 0; i < MAX_OBJECTS * 2; i++) {
+		free(s->objs[i]);
+		s->objs[i] = NULL;
+	}
+	s->nobjs = 0;
+	memset(s->cache, 0, CACHE_SLOTS * sizeof(*s->cache));
+	s->ncache = 0;
+	s->pool_used = 0;
 }
 
 void cw_sym__free(struct cw_sym *s)
 {
+	if (!s)
+		return;
+	cw_unwind__free(s->unwind);
+	if (s->objs && s->cache)
+		clear_objects(s);
+	free(s->objs);
+	free(s->cache);
+	free(s->pool);
+	cw_strtab__free(s->names);
 	free(s);
+}
+
+struct cw_unwind **cw_sym__unwind_state(struct cw_sym *s)
+{
+	return &s->unwind;
+}
+
+/* --- opening objects ---------------------------------------------------- */
+
+/* 1: @fd is a regular ELF file with build-id @bid (any, when @bid_len is
+ * 0); 0: it is not. */
+static int check_file(int fd, const uint8_t *bid, int bid_len, Elf **elfp)
+{
+	struct stat st;
+	GElf_Ehdr eh;
+	const void *fbid;
+	ssize_t flen;
+	Elf *elf;
+
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode))
+		return 0;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf)
+		return 0;
+	if (elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh) ||
+	    (eh.e_type != ET_EXEC && eh.e_type != ET_DYN))
+		goto refuse;
+	flen = dwelf_elf_gnu_build_id(elf, &fbid);
+	if (bid_len && (flen != bid_len || memcmp(fbid, bid, (size_t)bid_len)))
+		goto refuse;
+	if (elfp)
+		*elfp = elf;
+	else
+		elf_end(elf);
+	return 1;
+refuse:
+	elf_end(elf);
+	return 0;
+}
+
+static int open_checked(struct cw_sym *s, const char *path, const uint8_t *bid, int bid_len,
+			Elf **elfp)
+{
+	/* O_NONBLOCK: opening a FIFO for reading would wait for a writer */
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+
+	if (fd < 0)
+		return -1; /* missing (or a symlink, ELOOP): not there for us */
+	if (check_file(fd, bid, bid_len, elfp))
+		return fd;
+	s->st.refused++;
+	close(fd);
+	return -1;
+}
+
+static void hex_of(const uint8_t *b, int len, char *out)
+{
+	static const char digits[] = "0123456789abcdef";
+
+	for (int i = 0; i < len; i++) {
+		out[2 * i] = digits[b[i] >> 4];
+		out[2 * i + 1] = digits[b[i] & 15];
+	}
+	out[2 * len] = '\0';
+}
+
+static int debug_path(const struct cw_sym *s, const uint8_t *bid, int bid_len, char *buf,
+		      size_t len)
+{
+	char hex[41];
+	int n;
+
+	if (bid_len < 2)
+		return -1;
+	hex_of(bid, bid_len, hex);
+	n = snprintf(buf, len, "%s/.build-id/%.2s/%s.debug", s->debug_dir, hex, hex + 2);
+	return n < 0 || (size_t)n >= len ? -1 : 0;
+}
+
+int cw_sym__open_object(struct cw_sym *s, const char *path, const uint8_t *bid, int bid_len,
+			Elf **elfp)
+{
+	char dbg[1024];
+	int fd = -1;
+
+	if (path && path[0] == '/')
+		fd = open_checked(s, path, bid, bid_len, elfp);
+	/* Without a recorded build-id nothing ties a debug file to the
+	 * mapping, so the debug directory is tried only with one. */
+	if (fd < 0 && !debug_path(s, bid, bid_len, dbg, sizeof(dbg)))
+		fd = open_checked(s, dbg, bid, bid_len, elfp);
+	return fd;
+}
+
+/* Separate debug info for a module, by its build-id only. */
+static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
+			  Dwarf_Addr base, const char *file_name, const char *debuglink_file,
+			  GElf_Word debuglink_crc, char **debuginfo_file_name)
+{
+	struct cw_sym *s = *userdata;
+	const unsigned char *bits;
+	GElf_Addr vaddr;
+	char dbg[1024];
+	int len, fd;
+
+	(void)modname;
+	(void)base;
+	(void)file_name;
+	/* libdw asks the same callback for a dwz alt file (a debuglink name
+	 * with no CRC); alt files are not followed: the names they hold are
+	 * shared ones, and the symbol table still names the function. */
+	if (!s || (debuglink_file && !debuglink_crc))
+		return -1;
+	len = dwfl_module_build_id(mod, &bits, &vaddr);
+	if (len <= 0 || len > 20 || debug_path(s, bits, len, dbg, sizeof(dbg)))
+		return -1;
+	fd = open_checked(s, dbg, bits, len, NULL);
+	if (fd >= 0) {
+		*debuginfo_file_name = strdup(dbg);
+		if (!*debuginfo_file_name) {
+			close(fd);
+			return -1;
+		}
+	}
+	return fd;
+}
+
+static int find_elf_none(Dwfl_Module *mod, void **userdata, const char *modname,
+			 Dwarf_Addr base, char **file_name, Elf **elfp)
+{
+	/* modules are always reported with their file already open */
+	(void)mod;
+	(void)userdata;
+	(void)modname;
+	(void)base;
+	(void)file_name;
+	(void)elfp;
+	return -1;
+}
+
+const Dwfl_Callbacks cw_sym__dwfl_callbacks = {
+	.find_elf = find_elf_none,
+	.find_debuginfo = find_debuginfo,
+	.section_address = dwfl_offline_section_address,
+};
+
+void cw_sym__adopt_module(struct cw_sym *s, Dwfl_Module *mod)
+{
+	void **ud;
+
+	dwfl_module_info(mod, &ud, NULL, NULL, NULL, NULL, NULL, NULL);
+	*ud = s;
+}
+
+int cw_sym__load_bias(Elf *elf, uint64_t start, uint64_t pgoff, uint64_t *bias)
+{
+	size_t n;
+
+	if (elf_getphdrnum(elf, &n))
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		/* the mapping starts on the page holding the segment's start */
+		if (pgoff >= (ph.p_offset & ~(uint64_t)4095) && pgoff < ph.p_offset + ph.p_filesz) {
+			*bias = start - pgoff - (ph.p_vaddr - ph.p_offset);
+			return 0;
+		}
+	}
+	return -1;
+}
+
+static void read_loads(struct obj *o, Elf *elf)
+{
+	size_t n;
+
+	o->nloads = 0;
+	if (elf_getphdrnum(elf, &n))
+		return;
+	for (size_t i = 0; i < n && o->nloads < MAX_LOADS; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		o->loads[o->nloads++] = (struct load){ ph.p_offset, ph.p_filesz, ph.p_vaddr };
+	}
+}
+
+/* The ELF vaddr of file offset @off. */
+static int vaddr_of(const struct obj *o, uint64_t off, uint64_t *vaddr)
+{
+	for (int i = 0; i < o->nloads; i++) {
+		const struct load *l = &o->loads[i];
+
+		if (off >= l->off && off - l->off < l->filesz) {
+			*vaddr = l->vaddr + (off - l->off);
+			return 0;
+		}
+	}
+	return -1;
+}
+
+static struct session *session_open(struct cw_sym *s, struct obj *o)
+{
+	struct session *ss;
+	Elf *elf = NULL;
+	int fd = cw_sym__open_object(s, o->path, o->bid, o->bid_len, &elf);
+
+	if (fd < 0)
+		return NULL;
+	if (o->state == OBJ_UNTRIED)
+		read_loads(o, elf);
+	elf_end(elf);
+	ss = calloc(1, sizeof(*ss));
+	if (!ss)
+		goto fail;
+	ss->dwfl = dwfl_begin(&cw_sym__dwfl_callbacks);
+	if (!ss->dwfl)
+		goto fail;
+	/* bias 0: module addresses are the object's own vaddrs */
+	ss->mod = dwfl_report_elf(ss->dwfl, o->path, o->path, fd, 0, true);
+	if (!ss->mod)
+		goto fail;
+	fd = -1; /* the Dwfl owns it now */
+	dwfl_report_end(ss->dwfl, NULL, NULL);
+	cw_sym__adopt_module(s, ss->mod);
+	ss->o = o;
+	o->sess = ss;
+	s->st.opened++;
+	if (s->nsess >= s->max_sess)
+		session_close(s, s->tail);
+	ss->next = s->head;
+	if (s->head)
+		s->head->prev = ss;
+	s->head = ss;
+	if (!s->tail)
+		s->tail = ss;
+	s->nsess++;
+	return ss;
+fail:
+	if (ss && ss->dwfl)
+		dwfl_end(ss->dwfl);
+	free(ss);
+	if (fd >= 0)
+		close(fd);
+	return NULL;
+}
+
+static struct session *session_get(struct cw_sym *s, struct obj *o)
+{
+	struct session *ss = o->sess;
+
+	if (!ss) {
+		ss = session_open(s, o);
+		o->state = ss && o->nloads ? OBJ_OK : OBJ_UNUSABLE;
+		if (o->state == OBJ_UNUSABLE && ss)
+			session_close(s, ss);
+		return o->state == OBJ_OK ? ss : NULL;
+	}
+	if (s->head != ss) {
+		ss->prev->next = ss->next;
+		if (ss->next)
+			ss->next->prev = ss->prev;
+		else
+			s->tail = ss->prev;
+		ss->prev = NULL;
+		ss->next = s->head;
+		s->head->prev = ss;
+		s->head = ss;
+	}
+	return ss;
+}
+
+static int obj_matches(const struct obj *o, const struct cw_mapping *m)
+{
+	if (o->bid_len != m->build_id_len)
+		return 0;
+	if (m->build_id_len)
+		return !memcmp(o->bid, m->build_id, m->build_id_len);
+	return o->path == m->path || (o->path && m->path && !strcmp(o->path, m->path));
+}
+
+static struct obj *obj_get(struct cw_sym *s, const struct cw_mapping *m)
+{
+	uint64_t h = m->build_id_len ? hash_bytes(m->build_id, m->build_id_len)
+				     : hash_bytes(m->path, m->path ? strlen(m->path) : 0);
+	size_t mask = MAX_OBJECTS * 2 - 1, j;
+	struct obj *o;
+	char hex[41];
+
+	for (j = h & mask; s->objs[j]; j = (j + 1) & mask)
+		if (s->objs[j]->hash == h && obj_matches(s->objs[j], m))
+			return s->objs[j];
+	if (s->nobjs >= MAX_OBJECTS) {
+		clear_objects(s);
+		for (j = h & mask; s->objs[j]; j = (j + 1) & mask)
+			;
+	}
+	o = calloc(1, sizeof(*o));
+	if (!o)
+		return NULL;
+	o->hash = h;
+	o->bid_len = m->build_id_len;
+	memcpy(o->bid, m->build_id, m->build_id_len);
+	o->path = intern(s, m->path);
+	if (m->build_id_len) {
+		hex_of(m->build_id, m->build_id_len, hex);
+		o->hex = intern(s, hex);
+	}
+	/* a path that could not be kept leaves nothing to open */
+	o->state = o->path ? OBJ_UNTRIED : OBJ_UNUSABLE;
+	s->objs[j] = o;
+	s->nobjs++;
+	return o;
+}
+
+/* --- resolving ---------------------------------------------------------- */
+
+static const char *die_name(Dwarf_Die *die)
+{
+	Dwarf_Attribute a;
+	const char *n = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_name, &a));
+
+	return n;
+}
+
+static int is_function(Dwarf_Die *die)
+{
+	int tag = dwarf_tag(die);
+
+	return tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine ||
+	       tag == DW_TAG_entry_point;
+}
+
+/*
+ * The functions holding @pc from DWARF: the innermost inlined call first,
+ * each with the place it is at (the line at @pc for the innermost, then
+ * the call site of the level inside), the real function last.
+ */
+static int resolve_dwarf(struct cw_sym *s, Dwfl_Module *mod, uint64_t pc,
+			 struct cw_sym_frame *f, int max)
+{
+	Dwarf_Addr bias;
+	Dwarf_Die *cu = dwfl_module_addrdie(mod, pc, &bias), *scopes = NULL, *chain = NULL;
+	Dwarf_Files *files = NULL;
+	int n, nchain, i, k = 0, nf = 0, idx[64];
+	size_t nfiles;
+
+	if (!cu)
+		return 0;
+	n = dwarf_getscopes(cu, pc - bias, &scopes);
+	for (i = 0; i < n && !is_function(&scopes[i]); i++)
+		;
+	if (i >= n)
+		goto out;
+	/* the chain of the DIE's parents: through each inlined call to
+	 * the concrete function that holds them */
+	nchain = dwarf_getscopes_die(&scopes[i], &chain);
+	for (i = 0; i < nchain && nf < (int)(sizeof(idx) / sizeof(idx[0])); i++) {
+		if (!is_function(&chain[i]))
+			continue;
+		idx[nf++] = i;
+		if (dwarf_tag(&chain[i]) != DW_TAG_inlined_subroutine)
+			break;
+	}
+	if (dwarf_getsrcfiles(cu, &files, &nfiles))
+		files = NULL;
+	for (k = 0; k < nf && k < max; k++) {
+		/* too deep: the innermost calls, and the real function last */
+		int p = k == max - 1 ? nf - 1 : k;
+		Dwarf_Die *d = &chain[idx[p]];
+		Dwarf_Attribute a;
+		Dwarf_Word cf, cl;
+
+		f[k].function = intern(s, die_name(d));
+		f[k].inlined = dwarf_tag(d) == DW_TAG_inlined_subroutine;
+		if (p == 0) {
+			Dwfl_Line *line = dwfl_module_getsrc(mod, pc);
+
+			if (line)
+				f[k].file = intern(s, dwfl_lineinfo(line, NULL, &f[k].line, NULL,
+								     NULL, NULL));
+			continue;
+		}
+		/* where the level inside was called from */
+		d = &chain[idx[p - 1]];
+		if (files && !dwarf_formudata(dwarf_attr(d, DW_AT_call_file, &a), &cf))
+			f[k].file = intern(s, dwarf_filesrc(files, cf, NULL, NULL));
+		if (!dwarf_formudata(dwarf_attr(d, DW_AT_call_line, &a), &cl))
+			f[k].line = (int)cl;
+	}
+out:
+	free(scopes);
+	free(chain);
+	return k;
+}
+
+static int resolve(struct cw_sym *s, struct session *ss, uint64_t vaddr, int is_return,
+		   struct cw_sym_frame *f, int max)
+{
+	uint64_t pc = is_return && vaddr ? vaddr - 1 : vaddr;
+	int n;
+
+	memset(f, 0, (size_t)max * sizeof(*f));
+	n = resolve_dwarf(s, ss->mod, pc, f, max);
+	if (n && !f[n - 1].function) {
+		/* a DWARF subprogram without a name: the symbol table's */
+		GElf_Off off;
+		GElf_Sym sym;
+
+		f[n - 1].function = intern(s, dwfl_module_addrinfo(ss->mod, pc, &off, &sym, NULL,
+								    NULL, NULL));
+	}
+	if (!n) {
+		GElf_Off off;
+		GElf_Sym sym;
+		Dwfl_Line *line = dwfl_module_getsrc(ss->mod, pc);
+
+		f[0].function = intern(s, dwfl_module_addrinfo(ss->mod, pc, &off, &sym, NULL,
+								NULL, NULL));
+		if (line)
+			f[0].file = intern(s, dwfl_lineinfo(line, NULL, &f[0].line, NULL, NULL,
+							     NULL));
+		n = 1;
+	}
+	for (int i = 0; i < n; i++) {
+		f[i].address = vaddr;
+		f[i].module = ss->o->path;
+		f[i].build_id = ss->o->hex;
+	}
+	return n;
+}
+
+static int unresolved(struct cw_sym *s, const struct obj *o, uint64_t addr,
+		      struct cw_sym_frame *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->address = addr;
+	if (o) {
+		out->module = o->path;
+		out->build_id = o->hex;
+	}
+	s->st.unresolved++;
+	return 1;
+}
+
+static size_t cache_slot(const struct obj *o, uint64_t off, int is_return)
+{
+	return mix((uint64_t)(uintptr_t)o ^ (off * 0x9e3779b97f4a7c15ull) ^ (uint64_t)is_return) &
+	       (CACHE_SLOTS - 1);
+}
+
+/* Out of room: start the cache afresh, the simplest bound that keeps a
+ * hot working set (it refills within a few thousand lookups). */
+static void cache_reset(struct cw_sym *s)
+{
+	memset(s->cache, 0, CACHE_SLOTS * sizeof(*s->cache));
+	s->ncache = 0;
+	s->pool_used = 0;
+}
+
+static int copy_out(const struct cw_sym_frame *f, int n, struct cw_sym_frame *out, int max)
+{
+	if (n <= max) {
+		memcpy(out, f, (size_t)n * sizeof(*f));
+		return n;
+	}
+	/* the innermost calls and, last, the function that holds them */
+	memcpy(out, f, (size_t)(max - 1) * sizeof(*f));
+	out[max - 1] = f[n - 1];
+	return max;
 }
 
 int cw_sym__user(struct cw_sym *s, const struct cw_mapping *m, uint64_t addr, int is_return,
 		 struct cw_sym_frame *out, int max)
 {
-	(void)is_return;
-	(void)max;
-	memset(out, 0, sizeof(*out));
-	out->address = addr;
-	out->module = m ? m->path : NULL;
+	struct cw_sym_frame f[MAX_FRAMES];
+	struct session *ss;
+	struct centry *e;
+	struct obj *o;
+	uint64_t off, vaddr;
+	size_t j;
+	int n;
+
+	if (max < 1)
+		return 0;
+	is_return = !!is_return;
 	s->st.lookups++;
-	s->st.unresolved++;
-	return 1;
+	if (!m || addr < m->start || addr >= m->end)
+		return unresolved(s, NULL, addr, out);
+	o = obj_get(s, m);
+	if (!o || o->state == OBJ_UNUSABLE)
+		return unresolved(s, o, addr, out);
+	off = addr - m->start + m->pgoff;
+	for (j = cache_slot(o, off, is_return); (e = &s->cache[j])->o;
+	     j = (j + 1) & (CACHE_SLOTS - 1)) {
+		if (e->o == o && e->off == off && e->is_return == is_return) {
+			s->st.hits++;
+			n = copy_out(&s->pool[e->first], e->n, out, max);
+			if (!out[n - 1].function)
+				s->st.unresolved++;
+			return n;
+		}
+	}
+	ss = session_get(s, o);
+	if (!ss)
+		return unresolved(s, o, addr, out);
+	if (vaddr_of(o, off, &vaddr))
+		return unresolved(s, o, addr, out);
+	n = resolve(s, ss, vaddr, is_return, f, MAX_FRAMES);
+	if (s->ncache * 4 >= CACHE_SLOTS * 3 || s->pool_used + n > CACHE_FRAMES) {
+		cache_reset(s);
+		for (j = cache_slot(o, off, is_return); s->cache[j].o; j = (j + 1) & (CACHE_SLOTS - 1))
+			;
+	}
+	e = &s->cache[j];
+	*e = (struct centry){ o, off, s->pool_used, (uint8_t)n, (uint8_t)!!is_return };
+	memcpy(&s->pool[s->pool_used], f, (size_t)n * sizeof(*f));
+	s->pool_used += (uint32_t)n;
+	s->ncache++;
+	n = copy_out(f, n, out, max);
+	if (!out[n - 1].function)
+		s->st.unresolved++;
+	return n;
 }
 
 void cw_sym__kernel(struct cw_sym *s, uint64_t addr, struct cw_sym_frame *out)
 {
-	uint64_t off;
+	const char *mod = NULL;
+	uint64_t off = 0;
+	const char *name = cw_ksyms__lookup_module(s->o.ksyms, addr, &off, &mod);
 
 	memset(out, 0, sizeof(*out));
 	out->address = addr;
 	out->module = "[kernel]";
-	out->function = cw_ksyms__lookup(s->o.ksyms, addr, &off);
+	s->st.lookups++;
+	if (!name || off > KERNEL_MAX_OFF) {
+		s->st.unresolved++;
+		return;
+	}
+	out->function = intern(s, name);
+	if (mod) {
+		char buf[80];
+
+		snprintf(buf, sizeof(buf), "[%s]", mod);
+		out->module = intern(s, buf);
+	}
 }
 
 void cw_sym__stats(const struct cw_sym *s, struct cw_sym_stats *st)
 {
 	*st = s->st;
-}
-
-int cw_sym__unwind(struct cw_sym *s, struct cw_maps *maps, uint32_t pid, const uint64_t *regs,
-		   int nregs, const uint8_t *stack, size_t stack_len, uint64_t *ips, int max)
-{
-	(void)s;
-	(void)maps;
-	(void)pid;
-	(void)stack;
-	(void)stack_len;
-	if (max < 1 || nregs <= 16)
-		return 0;
-	ips[0] = regs[16];
-	return 1;
 }

@@ -1,0 +1,247 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The offline unwinder (cw_sym__unwind): libdw's own unwinder over a
+ * Dwfl that holds the process's objects at their load addresses, with
+ * the sample's registers as the thread's state and the copied stack as
+ * its only memory. This is how programs and distro libraries built
+ * without frame pointers still unwind: libdw follows their .eh_frame
+ * (or .debug_frame from the debug file).
+ *
+ * Building that Dwfl means opening every object of the process, far too
+ * slow per sample, so one is kept per (process, mappings version), a few
+ * of them, the least recently used ended first. libdw allows one attached
+ * state per Dwfl, so the state's argument is a slot of the cache entry
+ * that each unwind fills with its sample before it starts.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "maps.h"
+#include "symbol.h"
+#include "unwind.h"
+
+#define NPROCS 8
+
+struct sample {
+	pid_t pid;
+	const uint64_t *regs;
+	const uint8_t *stack;
+	size_t stack_len;
+};
+
+struct proc {
+	const struct cw_maps *maps;
+	uint32_t pid;
+	uint64_t version;
+	uint64_t used; /* tick of the last use; 0: empty */
+	Dwfl *dwfl;    /* NULL: no object of the process could be opened */
+	struct sample cur;
+};
+
+struct walk {
+	uint64_t *ips;
+	int n, max;
+	int leaf_seen;
+};
+
+struct cw_unwind {
+	struct proc procs[NPROCS];
+	uint64_t tick;
+};
+
+void cw_unwind__free(struct cw_unwind *u)
+{
+	if (!u)
+		return;
+	for (int i = 0; i < NPROCS; i++)
+		if (u->procs[i].dwfl)
+			dwfl_end(u->procs[i].dwfl);
+	free(u);
+}
+
+/* One thread, once: the sample's. */
+static pid_t next_thread(Dwfl *dwfl, void *arg, void **thread_argp)
+{
+	struct sample *smp = arg;
+
+	(void)dwfl;
+	if (*thread_argp)
+		return 0;
+	*thread_argp = smp;
+	return smp->pid;
+}
+
+/* Only the copied stack is readable; anything else ends the unwind there
+ * rather than guess. */
+static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *arg)
+{
+	struct sample *smp = arg;
+	uint64_t sp = smp->regs[7];
+
+	(void)dwfl;
+	if (smp->stack_len < sizeof(*result) || addr < sp ||
+	    addr - sp > smp->stack_len - sizeof(*result))
+		return false;
+	memcpy(result, smp->stack + (addr - sp), sizeof(*result));
+	return true;
+}
+
+static bool set_initial_registers(Dwfl_Thread *thread, void *thread_arg)
+{
+	struct sample *smp = thread_arg;
+	Dwarf_Word r[16];
+
+	/* x86_64 DWARF numbering: 0..15 the general registers, 16 the
+	 * return address column, which is where rip goes */
+	for (int i = 0; i < 16; i++)
+		r[i] = smp->regs[i];
+	if (!dwfl_thread_state_registers(thread, 0, 16, r))
+		return false;
+	dwfl_thread_state_register_pc(thread, smp->regs[16]);
+	return true;
+}
+
+static const Dwfl_Thread_Callbacks thread_callbacks = {
+	.next_thread = next_thread,
+	.memory_read = memory_read,
+	.set_initial_registers = set_initial_registers,
+};
+
+/* Every object of the process, once each, at its load bias; an object
+ * that fails the symbolizer's checks is left out (its frames end the
+ * unwind). */
+static Dwfl *build(struct cw_sym *s, const struct cw_mapping *v, size_t n, struct sample *smp)
+{
+	Dwfl *dwfl = dwfl_begin(&cw_sym__dwfl_callbacks);
+	int reported = 0;
+
+	if (!dwfl)
+		return NULL;
+	dwfl_report_begin(dwfl);
+	for (size_t i = 0; i < n; i++) {
+		const struct cw_mapping *m = &v[i];
+		Dwfl_Module *mod;
+		uint64_t bias;
+		size_t j;
+		Elf *elf = NULL;
+		int fd;
+
+		/* paths are interned: the same object has the same pointer */
+		for (j = 0; j < i && v[j].path != m->path; j++)
+			;
+		if (j < i || !m->path)
+			continue;
+		fd = cw_sym__open_object(s, m->path, m->build_id, m->build_id_len, &elf);
+		if (fd < 0)
+			continue;
+		if (cw_sym__load_bias(elf, m->start, m->pgoff, &bias)) {
+			elf_end(elf);
+			close(fd);
+			continue;
+		}
+		elf_end(elf);
+		/* add_p_vaddr: the module's bias is then exactly @bias (an
+		 * ET_EXEC's is 0 whatever is passed, as it must be) */
+		mod = dwfl_report_elf(dwfl, m->path, m->path, fd, bias, true);
+		if (!mod) {
+			close(fd);
+			continue;
+		}
+		cw_sym__adopt_module(s, mod);
+		reported++;
+	}
+	dwfl_report_end(dwfl, NULL, NULL);
+	if (!reported || !dwfl_attach_state(dwfl, NULL, smp->pid, &thread_callbacks, smp)) {
+		dwfl_end(dwfl);
+		return NULL;
+	}
+	return dwfl;
+}
+
+static struct proc *proc_get(struct cw_sym *s, struct cw_unwind *u, struct cw_maps *maps,
+			     uint32_t pid)
+{
+	const struct cw_mapping *v;
+	struct proc *p = NULL, *lru = &u->procs[0];
+	uint64_t version;
+	size_t n;
+
+	v = cw_maps__all(maps, pid, &n, &version);
+	if (!n)
+		return NULL;
+	for (int i = 0; i < NPROCS; i++) {
+		struct proc *q = &u->procs[i];
+
+		if (q->used && q->maps == maps && q->pid == pid && q->version == version) {
+			p = q;
+			break;
+		}
+		if (q->used < lru->used)
+			lru = q;
+	}
+	if (!p) {
+		p = lru;
+		if (p->dwfl)
+			dwfl_end(p->dwfl);
+		memset(p, 0, sizeof(*p));
+		p->maps = maps;
+		p->pid = pid;
+		p->version = version;
+		p->cur.pid = (pid_t)(pid ? pid : 1);
+		p->dwfl = build(s, v, n, &p->cur);
+	}
+	p->used = ++u->tick;
+	return p;
+}
+
+static int frame_cb(Dwfl_Frame *state, void *arg)
+{
+	struct walk *w = arg;
+	Dwarf_Addr pc;
+	bool activation;
+
+	if (!dwfl_frame_pc(state, &pc, &activation) || !pc)
+		return DWARF_CB_ABORT;
+	(void)activation;
+	/* libdw's first frame is the registers' own: the leaf, already there */
+	if (!w->leaf_seen) {
+		w->leaf_seen = 1;
+		return DWARF_CB_OK;
+	}
+	if (pc == w->ips[w->n - 1])
+		return DWARF_CB_ABORT; /* no progress: a loop, not a stack */
+	w->ips[w->n++] = pc;
+	return w->n < w->max ? DWARF_CB_OK : DWARF_CB_ABORT;
+}
+
+int cw_sym__unwind(struct cw_sym *s, struct cw_maps *maps, uint32_t pid, const uint64_t *regs,
+		   int nregs, const uint8_t *stack, size_t stack_len, uint64_t *ips, int max)
+{
+	struct cw_unwind **up = cw_sym__unwind_state(s);
+	struct walk w = { ips, 0, max, 0 };
+	struct proc *p;
+
+	if (max < 1 || nregs < CW_SAMPLE_NREGS_X86_64 || !regs[16])
+		return 0;
+	ips[w.n++] = regs[16];
+	if (max == 1 || !stack || !maps)
+		return w.n;
+	if (!*up) {
+		*up = calloc(1, sizeof(**up));
+		if (!*up)
+			return w.n;
+	}
+	p = proc_get(s, *up, maps, pid);
+	if (!p || !p->dwfl)
+		return w.n;
+	p->cur.regs = regs;
+	p->cur.stack = stack;
+	p->cur.stack_len = stack_len;
+	/* -1 is how every unwind ends (no CFI, memory outside the copy):
+	 * the frames reached until then are the answer */
+	dwfl_getthread_frames(p->dwfl, p->cur.pid, frame_cb, &w);
+	p->cur.regs = NULL;
+	p->cur.stack = NULL;
+	return w.n;
+}
