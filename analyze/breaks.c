@@ -11,6 +11,12 @@
  * A break may concern one io_uring ring only (a CQE overflow, contract
  * 5.4): cw_break.ring names it, only that ring's joins ask about it
  * (cw_breaks__overlap_ring), and the other classes' joins never see it.
+ *
+ * Loss on the sample ring concerns samples only: the sample ring carries
+ * no fork, exit, wake or switch, so a lost sample can hide no change of
+ * identity and no cause. Its breaks are a plane of their own in the
+ * index, which the edge joins never query (cw_breaks__overlap_samples
+ * does).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -27,11 +33,12 @@
  * windows of all CPUs and classes interleave in the file. */
 #define MERGE_LOOKBACK 64
 
-/* A break's place in the index: sorted by (ring, start), so the breaks
- * that concern every join (ring 0) are the first run and each ring's
- * breaks a run of their own. */
+/* A break's place in the index: sorted by (plane, ring, start), so the
+ * breaks that concern every join (plane 0, ring 0) are the first run,
+ * each ring's breaks a run of their own, and the sample stream's (plane
+ * 1) the last. */
 struct span {
-	uint64_t ring, start_ns, end_ns;
+	uint64_t plane, ring, start_ns, end_ns;
 	/* the largest end_ns from the start of its run to here */
 	uint64_t max_end;
 };
@@ -192,9 +199,16 @@ static int span_cmp(const void *a, const void *b)
 {
 	const struct span *x = a, *y = b;
 
+	if (x->plane != y->plane)
+		return x->plane < y->plane ? -1 : 1;
 	if (x->ring != y->ring)
 		return x->ring < y->ring ? -1 : 1;
 	return x->start_ns < y->start_ns ? -1 : x->start_ns > y->start_ns;
+}
+
+static uint64_t plane_of(const struct cw_break *br)
+{
+	return !strcmp(br->stream, CW_BREAK_STREAM_SAMPLE);
 }
 
 void cw_breaks__finish(struct cw_breaks *b)
@@ -207,13 +221,15 @@ void cw_breaks__finish(struct cw_breaks *b)
 	if (!b->idx)
 		return; /* queries then fall back to a linear scan */
 	for (size_t i = 0; i < b->n; i++)
-		b->idx[i] = (struct span){ b->v[i].ring, b->v[i].start_ns, b->v[i].end_ns, 0 };
+		b->idx[i] = (struct span){ plane_of(&b->v[i]), b->v[i].ring, b->v[i].start_ns,
+					   b->v[i].end_ns, 0 };
 	qsort(b->idx, b->n, sizeof(*b->idx), span_cmp);
 	for (size_t i = 0; i < b->n; i++) {
 		struct span *s = &b->idx[i];
 
 		s->max_end = s->end_ns;
-		if (i && s[-1].ring == s->ring && s[-1].max_end > s->max_end)
+		if (i && s[-1].plane == s->plane && s[-1].ring == s->ring &&
+		    s[-1].max_end > s->max_end)
 			s->max_end = s[-1].max_end;
 	}
 }
@@ -228,23 +244,27 @@ const struct cw_break *cw_breaks__get(const struct cw_breaks *b, size_t i)
 	return &b->v[i];
 }
 
-/* Does a break of @ring (0: those that concern every join) overlap
- * [from, to]? */
-static int overlap_in(const struct cw_breaks *b, uint64_t ring, uint64_t from, uint64_t to)
+/* Does a break of @plane and @ring (0: those that concern every join)
+ * overlap [from, to]? */
+static int overlap_in(const struct cw_breaks *b, uint64_t plane, uint64_t ring, uint64_t from,
+		      uint64_t to)
 {
 	size_t lo = 0, hi = b->n, run;
 
 	if (!b->idx) {
 		for (size_t i = 0; i < b->n; i++)
-			if (b->v[i].ring == ring && b->v[i].start_ns <= to && b->v[i].end_ns >= from)
+			if (plane_of(&b->v[i]) == plane && b->v[i].ring == ring &&
+			    b->v[i].start_ns <= to && b->v[i].end_ns >= from)
 				return 1;
 		return 0;
 	}
-	/* The run of @ring starts at the first span not below (ring, 0)... */
+	/* The run of (@plane, @ring) starts at the first span not below
+	 * (plane, ring, 0)... */
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
+		const struct span *m = &b->idx[mid];
 
-		if (b->idx[mid].ring < ring)
+		if (m->plane < plane || (m->plane == plane && m->ring < ring))
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -255,8 +275,9 @@ static int overlap_in(const struct cw_breaks *b, uint64_t ring, uint64_t from, u
 	hi = b->n;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
+		const struct span *m = &b->idx[mid];
 
-		if (b->idx[mid].ring == ring && b->idx[mid].start_ns <= to)
+		if (m->plane == plane && m->ring == ring && m->start_ns <= to)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -266,12 +287,18 @@ static int overlap_in(const struct cw_breaks *b, uint64_t ring, uint64_t from, u
 
 int cw_breaks__overlap(const struct cw_breaks *b, uint64_t from, uint64_t to)
 {
-	return b && b->n && overlap_in(b, 0, from, to);
+	return b && b->n && overlap_in(b, 0, 0, from, to);
 }
 
 int cw_breaks__overlap_ring(const struct cw_breaks *b, uint64_t ring, uint64_t from, uint64_t to)
 {
-	return cw_breaks__overlap(b, from, to) || (b && b->n && ring && overlap_in(b, ring, from, to));
+	return cw_breaks__overlap(b, from, to) ||
+	       (b && b->n && ring && overlap_in(b, 0, ring, from, to));
+}
+
+int cw_breaks__overlap_samples(const struct cw_breaks *b, uint64_t from, uint64_t to)
+{
+	return b && b->n && overlap_in(b, 1, 0, from, to);
 }
 
 void cw_breaks__free(struct cw_breaks *b)

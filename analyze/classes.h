@@ -36,6 +36,8 @@ struct cw_aclass {
 	/* Class state, or NULL with *err; both hooks may be NULL. */
 	void *(*init)(struct cw_ident *id, int *err);
 	void (*fini)(void *state);
+	/* End of trace, before the identity layer writes what is live. */
+	int (*finish)(struct cw_cls *c);
 	/* A metadata key/value from the capture (NUL-terminated copies). */
 	int (*meta)(struct cw_cls *c, const char *key, const char *value);
 	const struct cw_handler *handlers;
@@ -51,6 +53,33 @@ struct cw_aclass {
 	uint32_t cause_kinds;
 	struct cw_obj *(*cause)(struct cw_cls *c, const struct cw_cause *k, const struct cw_hdr *h,
 				uint8_t *conf, const char **reason, int *err);
+	/*
+	 * Record types another class owns that this one also wants to see
+	 * ({type, minimum size, handler}, 0 ends it). A watcher runs after
+	 * the owner's handler, so it sees the identity layer as the owner
+	 * left it (the thread a fork made, the generation an exit ended),
+	 * and only for records the owner accepted.
+	 */
+	const struct cw_handler *watches;
+	/*
+	 * What runs on a thread (contract 4, samples.node): the most
+	 * specific node this class knows to be running on @thread at @h, or
+	 * NULL. cw_cls__running asks the classes with this hook from the
+	 * highest running_rank down and takes the first answer.
+	 */
+	int running_rank; /* CW_RUN_* */
+	struct cw_obj *(*running)(struct cw_cls *c, const struct cw_obj *thread,
+				  const struct cw_hdr *h);
+};
+
+/* running_rank: more specific is higher. The thread itself is the
+ * answer when no class has one. */
+enum {
+	CW_RUN_WORK_ITEM = 1, /* a work item a kworker executes (cls_workqueue.c) */
+	/* The adapter plane's runtime tasks: a task being polled runs inside
+	 * whatever the thread runs, so it ranks above a work item. No class
+	 * has this rank yet. */
+	CW_RUN_RUNTIME_TASK = 2,
 };
 
 /* thread flags of cw_cls__thread */
@@ -73,6 +102,14 @@ struct cw_obj *cw_cls__thread(struct cw_cls *c, const struct cw_task *t, uint64_
 struct cw_obj *cw_cls__cause(struct cw_cls *c, const struct cw_cause *k, const struct cw_hdr *h,
 			     uint8_t *conf, const char **reason, int *err);
 
+/* The most specific node running on @thread at @h (a class's running
+ * hook), or @thread itself when no class knows better. */
+struct cw_obj *cw_cls__running(struct cw_cls *c, struct cw_obj *thread, const struct cw_hdr *h);
+
+/* The options the join was made with (the sample class's symbolizer
+ * settings, the kallsyms snapshot). */
+const struct cw_join_opts *cw_cls__opts(const struct cw_cls *c);
+
 /* A kernel function's name from the trace's kallsyms snapshot: "name",
  * "name+0xOFF", or "0xADDR" when the snapshot has none. @return @buf. */
 char *cw_cls__ksym(const struct cw_cls *c, uint64_t addr, char *buf, size_t len);
@@ -84,6 +121,7 @@ extern const struct cw_aclass cw_aclass_workqueue;
 extern const struct cw_aclass cw_aclass_timer;
 extern const struct cw_aclass cw_aclass_net;
 extern const struct cw_aclass cw_aclass_futex;
+extern const struct cw_aclass cw_aclass_sample;
 
 /* The sched class's thread lookup, which cw_cls__thread calls with the
  * sched class's own state. */

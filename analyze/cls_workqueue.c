@@ -36,8 +36,19 @@
  * incoming queue edge, src NULL, reason 'orphan: queue not in trace'.
  * Execute end ends the executing generation only: one queued meanwhile
  * is another generation, still waiting.
+ *
+ * Running (samples.node, contract 4): between execute start and end the
+ * worker thread runs the work item, so a sample of that thread belongs
+ * to it. The class remembers, per worker thread node, the work_struct
+ * and the node id of the generation it started; the answer holds only
+ * while that generation is still the executing one, so a lost execute
+ * end can never attach later samples to a work item that is over. At
+ * most MAX_RUNNING workers are remembered (an entry goes at its execute
+ * end or the worker's next start); past that a worker's samples fall
+ * back to the thread, less specific but never wrong.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include "classes.h"
 #include "origin.h"
 
@@ -47,6 +58,58 @@
 #define W_EXEC 0x1 /* between its execute start and end */
 
 static const char R_NO_QUEUE[] = "orphan: queue not in trace";
+
+#define RUN_BUCKETS 1024
+#define MAX_RUNNING 65536
+
+struct running {
+	struct running *next;
+	uint64_t worker; /* thread node id */
+	uint64_t work;	 /* work_struct */
+	uint64_t node;	 /* the executing generation's node id */
+};
+
+struct wq {
+	struct running *tab[RUN_BUCKETS];
+	size_t n;
+};
+
+static struct running **running_find(struct wq *w, uint64_t worker)
+{
+	struct running **p = &w->tab[(worker * 0x9e3779b97f4a7c15ull) >> 54];
+
+	while (*p && (*p)->worker != worker)
+		p = &(*p)->next;
+	return p;
+}
+
+static int running_set(struct wq *w, uint64_t worker, uint64_t work, uint64_t node)
+{
+	struct running **p = running_find(w, worker);
+
+	if (!*p) {
+		if (w->n >= MAX_RUNNING)
+			return 0;
+		if (!(*p = calloc(1, sizeof(**p))))
+			return -ENOMEM;
+		(*p)->worker = worker;
+		w->n++;
+	}
+	(*p)->work = work;
+	(*p)->node = node;
+	return 0;
+}
+
+static void running_drop(struct wq *w, uint64_t worker)
+{
+	struct running **p = running_find(w, worker), *e = *p;
+
+	if (!e)
+		return;
+	*p = e->next;
+	free(e);
+	w->n--;
+}
 
 /* The live generations of one work_struct: slot 0 is scope 'wq', slot 1
  * the private one. Looking never interns a scope: only a birth does. */
@@ -183,6 +246,8 @@ static int on_exec_start(struct cw_cls *c, const struct cw_hdr *h)
 	}
 	if (!worker)
 		return 0;
+	if ((err = running_set(c->state, worker->n.id, r->work, o->n.id)))
+		return err;
 	if (conf == CW_CONF_OBSERVED && !matched)
 		conf = cw_ident__conf(c->id, worker, h->ts);
 	if (conf == CW_CONF_RECONSTRUCTED)
@@ -193,12 +258,15 @@ static int on_exec_start(struct cw_cls *c, const struct cw_hdr *h)
 static int on_exec_end(struct cw_cls *c, const struct cw_hdr *h)
 {
 	const struct cw_wq_work *r = (const void *)h;
+	struct cw_obj *worker = NULL;
 	int err = 0, matched;
 	struct slots s;
 
 	slots_of(c, r->work, &s);
 	if (r->task.tid)
-		cw_cls__thread(c, &r->task, r->task_start, h, 0, &matched, &err);
+		worker = cw_cls__thread(c, &r->task, r->task_start, h, 0, &matched, &err);
+	if (worker)
+		running_drop(c->state, worker->n.id);
 	if (err || !s.exec)
 		return err; /* an execution whose start is not in the trace */
 	s.exec->n.end_ns = (int64_t)h->ts;
@@ -232,6 +300,45 @@ static struct cw_obj *wq_cause(struct cw_cls *c, const struct cw_cause *k, const
 	return o;
 }
 
+/* The work item @thread executes now, if it is still executing. */
+static struct cw_obj *wq_running(struct cw_cls *c, const struct cw_obj *thread,
+				 const struct cw_hdr *h)
+{
+	struct running *e = *running_find(c->state, thread->n.id);
+	struct slots s;
+
+	(void)h;
+	if (!e)
+		return NULL;
+	slots_of(c, e->work, &s);
+	return s.exec && s.exec->n.id == e->node ? s.exec : NULL;
+}
+
+static void *wq_init(struct cw_ident *id, int *err)
+{
+	struct wq *w = calloc(1, sizeof(*w));
+
+	(void)id;
+	if (!w)
+		*err = -ENOMEM;
+	return w;
+}
+
+static void wq_fini(void *state)
+{
+	struct wq *w = state;
+
+	for (size_t b = 0; b < RUN_BUCKETS; b++) {
+		while (w->tab[b]) {
+			struct running *e = w->tab[b];
+
+			w->tab[b] = e->next;
+			free(e);
+		}
+	}
+	free(w);
+}
+
 static const struct cw_handler handlers[] = {
 	{ CW_REC_WQ_QUEUE, sizeof(struct cw_wq_queue), on_queue },
 	{ CW_REC_WQ_ACTIVATE, sizeof(struct cw_wq_work), on_activate },
@@ -242,7 +349,11 @@ static const struct cw_handler handlers[] = {
 
 const struct cw_aclass cw_aclass_workqueue = {
 	.name = "workqueue",
+	.init = wq_init,
+	.fini = wq_fini,
 	.handlers = handlers,
+	.running_rank = CW_RUN_WORK_ITEM,
+	.running = wq_running,
 	.cause_kinds = 1u << CW_CAUSE_WORK,
 	.cause = wq_cause,
 };

@@ -10,18 +10,25 @@
 
 #define INDEX_MARKER "-- @@INDEXES@@"
 
-enum { ST_NODE, ST_EDGE, ST_EXEC, ST_BREAK, ST_DIAG, ST_META, ST_N };
+enum { ST_NODE, ST_EDGE, ST_EXEC, ST_BREAK, ST_DIAG, ST_META, ST_FRAME, ST_STACK, ST_STACK_FRAME,
+       ST_SAMPLE, ST_N };
 
 static const char *const stmt_sql[ST_N] = {
 	[ST_NODE] = "INSERT INTO nodes(id,type,scope,key,generation,pid,tid,name,start_ns,end_ns,"
 		    "start_seen,traced) VALUES(?,?,?,?,?,?,?,?,?,?,?,?)",
-	[ST_EDGE] = "INSERT INTO edges(type,src,dst,ts,cpu,source,confidence,reason,"
-		    "interrupted_tid,addr) VALUES(?,?,?,?,?,?,?,?,?,?)",
+	[ST_EDGE] = "INSERT INTO edges(id,type,src,dst,ts,cpu,source,confidence,reason,"
+		    "interrupted_tid,addr) VALUES(?,?,?,?,?,?,?,?,?,?,?)",
 	[ST_EXEC] = "INSERT INTO execs(node,ts,comm,filename) VALUES(?,?,?,?)",
 	[ST_BREAK] = "INSERT INTO coverage_breaks(start_ns,end_ns,cpu,stream,lost_events,reason)"
 		     " VALUES(?,?,?,?,?,?)",
 	[ST_DIAG] = "INSERT INTO diagnostics(level,message) VALUES(?,?)",
 	[ST_META] = "INSERT OR REPLACE INTO meta(key,value) VALUES(?,?)",
+	[ST_FRAME] = "INSERT INTO frames(id,address,kernel,module,build_id,function,file,line,"
+		     "inlined) VALUES(?,?,?,?,?,?,?,?,?)",
+	[ST_STACK] = "INSERT INTO stacks(id,depth) VALUES(?,?)",
+	[ST_STACK_FRAME] = "INSERT INTO stack_frames(stack,position,frame) VALUES(?,?,?)",
+	[ST_SAMPLE] = "INSERT INTO samples(node,thread,ts,cpu,kind,stack,weight,"
+		      "inclusion_probability,weight_exact,wake) VALUES(?,?,?,?,?,?,?,?,?,?)",
 };
 
 struct cw_db {
@@ -50,6 +57,15 @@ static void bind_opt_i64(sqlite3_stmt *s, int i, int64_t v)
 		sqlite3_bind_null(s, i);
 	else
 		sqlite3_bind_int64(s, i, v);
+}
+
+/* An id, address or count where 0 means none (NULL). */
+static void bind_id(sqlite3_stmt *s, int i, uint64_t v)
+{
+	if (v)
+		sqlite3_bind_int64(s, i, (int64_t)v);
+	else
+		sqlite3_bind_null(s, i);
 }
 
 static void bind_text(sqlite3_stmt *s, int i, const char *t)
@@ -85,22 +101,73 @@ static int db_edge(void *ctx, const struct cw_edge *e)
 	struct cw_db *db = ctx;
 	sqlite3_stmt *s = db->st[ST_EDGE];
 
-	sqlite3_bind_text(s, 1, cw_edge_type_names[e->type], -1, SQLITE_STATIC);
-	if (e->src)
-		sqlite3_bind_int64(s, 2, (int64_t)e->src);
-	else
-		sqlite3_bind_null(s, 2);
-	sqlite3_bind_int64(s, 3, (int64_t)e->dst);
-	sqlite3_bind_int64(s, 4, (int64_t)e->ts);
-	bind_opt_i64(s, 5, e->cpu);
-	sqlite3_bind_text(s, 6, cw_source_names[e->source], -1, SQLITE_STATIC);
-	sqlite3_bind_text(s, 7, cw_confidence_names[e->confidence], -1, SQLITE_STATIC);
-	bind_text(s, 8, e->reason);
-	bind_opt_i64(s, 9, e->interrupted);
-	if (e->addr)
-		sqlite3_bind_int64(s, 10, (int64_t)e->addr);
-	else
-		sqlite3_bind_null(s, 10);
+	/* The identity layer's id, so that a sample can name the edge; a
+	 * sink user without ids (0) gets SQLite's next rowid. */
+	bind_id(s, 1, e->id);
+	sqlite3_bind_text(s, 2, cw_edge_type_names[e->type], -1, SQLITE_STATIC);
+	bind_id(s, 3, e->src);
+	sqlite3_bind_int64(s, 4, (int64_t)e->dst);
+	sqlite3_bind_int64(s, 5, (int64_t)e->ts);
+	bind_opt_i64(s, 6, e->cpu);
+	sqlite3_bind_text(s, 7, cw_source_names[e->source], -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 8, cw_confidence_names[e->confidence], -1, SQLITE_STATIC);
+	bind_text(s, 9, e->reason);
+	bind_opt_i64(s, 10, e->interrupted);
+	bind_id(s, 11, e->addr);
+	return step(db, s);
+}
+
+static int db_frame(void *ctx, const struct cw_frame *f)
+{
+	struct cw_db *db = ctx;
+	sqlite3_stmt *s = db->st[ST_FRAME];
+
+	sqlite3_bind_int64(s, 1, (int64_t)f->id);
+	sqlite3_bind_int64(s, 2, (int64_t)f->address);
+	sqlite3_bind_int(s, 3, f->kernel);
+	bind_text(s, 4, f->module);
+	bind_text(s, 5, f->build_id);
+	bind_text(s, 6, f->function);
+	bind_text(s, 7, f->file);
+	bind_id(s, 8, f->line > 0 ? (uint64_t)f->line : 0);
+	sqlite3_bind_int(s, 9, f->inlined);
+	return step(db, s);
+}
+
+static int db_stack(void *ctx, uint64_t id, const uint64_t *frames, uint32_t depth)
+{
+	struct cw_db *db = ctx;
+	sqlite3_stmt *s = db->st[ST_STACK], *sf = db->st[ST_STACK_FRAME];
+	int err;
+
+	sqlite3_bind_int64(s, 1, (int64_t)id);
+	sqlite3_bind_int64(s, 2, depth);
+	err = step(db, s);
+	for (uint32_t i = 0; i < depth && !err; i++) {
+		sqlite3_bind_int64(sf, 1, (int64_t)id);
+		sqlite3_bind_int64(sf, 2, i);
+		sqlite3_bind_int64(sf, 3, (int64_t)frames[i]);
+		err = step(db, sf);
+	}
+	return err;
+}
+
+static int db_sample(void *ctx, const struct cw_sample_row *r)
+{
+	struct cw_db *db = ctx;
+	sqlite3_stmt *s = db->st[ST_SAMPLE];
+
+	sqlite3_bind_int64(s, 1, (int64_t)r->node);
+	sqlite3_bind_int64(s, 2, (int64_t)r->thread);
+	sqlite3_bind_int64(s, 3, (int64_t)r->ts);
+	bind_opt_i64(s, 4, r->cpu);
+	sqlite3_bind_text(s, 5, r->kind == CW_SAMPLE_KIND_CPU ? "cpu" : "offcpu", -1,
+			  SQLITE_STATIC);
+	bind_id(s, 6, r->stack);
+	sqlite3_bind_int64(s, 7, (int64_t)r->weight);
+	sqlite3_bind_double(s, 8, r->inclusion_probability);
+	sqlite3_bind_int(s, 9, r->weight_exact);
+	bind_id(s, 10, r->wake);
 	return step(db, s);
 }
 
@@ -122,6 +189,9 @@ void cw_db__sink(struct cw_db *db, struct cw_sink *sink)
 	sink->node = db_node;
 	sink->edge = db_edge;
 	sink->exec = db_exec;
+	sink->frame = db_frame;
+	sink->stack = db_stack;
+	sink->sample = db_sample;
 }
 
 int cw_db__break(struct cw_db *db, const struct cw_break *br)

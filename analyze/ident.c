@@ -47,6 +47,7 @@ struct cw_ident {
 	struct cw_obj *retired;		    /* released in this record, not yet written */
 	struct cw_obj *free_objs;
 	uint64_t next_id;
+	uint64_t next_edge_id;
 
 	struct cw_scope **scopes;
 	size_t scopes_cap, nscopes;
@@ -395,6 +396,7 @@ int cw_ident__edge_x(struct cw_ident *id, uint8_t type, const struct cw_obj *src
 		     const char *reason, const struct cw_edge_extra *x)
 {
 	struct cw_edge e = {
+		.id = ++id->next_edge_id,
 		.type = type,
 		.src = src ? src->n.id : 0,
 		.dst = dst->n.id,
@@ -408,7 +410,19 @@ int cw_ident__edge_x(struct cw_ident *id, uint8_t type, const struct cw_obj *src
 	};
 
 	id->st->edges[type][conf]++;
+	/* What ends a thread's wait, for the samples: a wake, or a timer's
+	 * fire straight into the thread. The dst is live (a handler names
+	 * it), so the cast only writes to an object the layer owns. */
+	if ((type == CW_EDGE_WAKE || type == CW_EDGE_FIRE) && dst->n.type == CW_NODE_THREAD) {
+		((struct cw_obj *)dst)->wake_edge = e.id;
+		((struct cw_obj *)dst)->wake_ts = e.ts;
+	}
 	return id->sink.edge(id->sink.ctx, &e);
+}
+
+uint64_t cw_ident__last_edge(const struct cw_ident *id)
+{
+	return id->next_edge_id;
 }
 
 int cw_ident__break_in(const struct cw_ident *id, uint64_t from, uint64_t to)

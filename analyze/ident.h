@@ -45,6 +45,10 @@ struct cw_obj {
 	 * matching witness): a coverage break after this could hide a
 	 * change of generation. */
 	uint64_t est_ns;
+	/* The last wake or fire edge into this object (a thread), whichever
+	 * class wrote it: the id and ts of that edge, 0 when none. An
+	 * off-CPU sample names the wake that ended its wait by it. */
+	uint64_t wake_edge, wake_ts;
 	uint8_t ended;	/* its end was seen; the class decides how long it stays joinable */
 	uint8_t flags;	/* class-private */
 	uint8_t retired; /* released; written between records */
@@ -125,6 +129,10 @@ struct cw_edge_extra {
 	int64_t interrupted; /* tid, or -1 */
 	uint64_t addr;	     /* 0: none */
 };
+
+/* The id of the last edge written (0: none yet). Ids are given in
+ * creation order and are the database's edges.id. */
+uint64_t cw_ident__last_edge(const struct cw_ident *id);
 
 /* cw_ident__edge with @x (NULL: none). */
 int cw_ident__edge_x(struct cw_ident *id, uint8_t type, const struct cw_obj *src,

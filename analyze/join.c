@@ -35,15 +35,25 @@ static const struct cw_aclass *const aclasses[] = {
 	&cw_aclass_timer,
 	&cw_aclass_net,
 	&cw_aclass_futex,
+	&cw_aclass_sample,
 };
 #define NACLASSES (sizeof(aclasses) / sizeof(aclasses[0]))
 
 /* Record types are class << 4 | n with 16 classes at most: 256 slots. */
 #define NTYPES 256
 
+/* Classes that watch one record type besides its owner: the sample class
+ * watches four sched records; a few more may come. */
+#define MAX_WATCHERS 4
+
 struct route {
 	const struct cw_handler *h;
 	uint8_t cls;
+	uint8_t nwatch;
+	struct {
+		const struct cw_handler *h;
+		uint8_t cls;
+	} watch[MAX_WATCHERS];
 };
 
 struct cw_join {
@@ -52,10 +62,25 @@ struct cw_join {
 	struct route routes[NTYPES];
 	uint8_t cause_owner[CW_CAUSE_MAX]; /* class index + 1; 0: none */
 	uint8_t sched;			   /* index of the sched class */
+	/* classes with a running hook, most specific (highest rank) first */
+	uint8_t running[NACLASSES];
+	uint8_t nrunning;
+	struct cw_join_opts opts;
 	const struct cw_ksyms *ksyms;
 	int have_event_ts;
 	struct cw_join_stats st;
 };
+
+/* Keep j->running ordered by rank, highest first; equal ranks keep the
+ * order of aclasses[]. */
+static void add_running(struct cw_join *j, uint8_t c)
+{
+	size_t i = j->nrunning++;
+
+	for (; i && aclasses[j->running[i - 1]]->running_rank < aclasses[c]->running_rank; i--)
+		j->running[i] = j->running[i - 1];
+	j->running[i] = c;
+}
 
 struct cw_join *cw_join__new(const struct cw_sink *sink, const struct cw_join_opts *opts)
 {
@@ -65,6 +90,8 @@ struct cw_join *cw_join__new(const struct cw_sink *sink, const struct cw_join_op
 
 	if (!j)
 		return NULL;
+	if (opts)
+		j->opts = *opts;
 	io.breaks = opts ? opts->breaks : NULL;
 	io.max_live = opts ? opts->max_live : 0;
 	io.st = &j->st;
@@ -92,7 +119,22 @@ struct cw_join *cw_join__new(const struct cw_sink *sink, const struct cw_join_op
 		for (const struct cw_handler *h = ac->handlers; h && h->type; h++) {
 			if (h->type >= NTYPES || j->routes[h->type].h)
 				abort(); /* two classes claim one type: a build error */
-			j->routes[h->type] = (struct route){ h, (uint8_t)c };
+			j->routes[h->type].h = h;
+			j->routes[h->type].cls = (uint8_t)c;
+		}
+		if (ac->running)
+			add_running(j, (uint8_t)c);
+	}
+	/* Watches after every owner is known: a watch of a type nobody owns
+	 * would never run, which is a build error too. */
+	for (size_t c = 0; c < NACLASSES; c++) {
+		for (const struct cw_handler *h = aclasses[c]->watches; h && h->type; h++) {
+			struct route *r = h->type < NTYPES ? &j->routes[h->type] : NULL;
+
+			if (!r || !r->h || r->cls == c || r->nwatch == MAX_WATCHERS)
+				abort();
+			r->watch[r->nwatch].h = h;
+			r->watch[r->nwatch++].cls = (uint8_t)c;
 		}
 	}
 	return j;
@@ -119,6 +161,23 @@ struct cw_obj *cw_cls__cause(struct cw_cls *c, const struct cw_cause *k, const s
 	if (!owner)
 		return NULL;
 	return aclasses[owner - 1]->cause(&c->j->cls[owner - 1], k, h, conf, reason, err);
+}
+
+struct cw_obj *cw_cls__running(struct cw_cls *c, struct cw_obj *thread, const struct cw_hdr *h)
+{
+	for (size_t i = 0; i < c->j->nrunning; i++) {
+		uint8_t k = c->j->running[i];
+		struct cw_obj *o = aclasses[k]->running(&c->j->cls[k], thread, h);
+
+		if (o)
+			return o;
+	}
+	return thread;
+}
+
+const struct cw_join_opts *cw_cls__opts(const struct cw_cls *c)
+{
+	return &c->j->opts;
 }
 
 char *cw_cls__ksym(const struct cw_cls *c, uint64_t addr, char *buf, size_t len)
@@ -176,7 +235,8 @@ int cw_join__record(struct cw_join *j, const struct cw_hdr *h)
 	}
 	/* The snapshot is stamped when /proc was read, after the first
 	 * events: it says nothing about the trace's time range. */
-	if (h->type != CW_REC_META_TASK && h->type != CW_REC_META_KSYMS) {
+	if (h->type != CW_REC_META_TASK && h->type != CW_REC_META_KSYMS &&
+	    !(h->type == CW_REC_META_MMAP && (h->flags & CW_MMAP_SNAPSHOT))) {
 		if (!j->have_event_ts || h->ts < j->st.first_ts)
 			j->st.first_ts = h->ts;
 		if (!j->have_event_ts || h->ts > j->st.last_ts)
@@ -184,6 +244,9 @@ int cw_join__record(struct cw_join *j, const struct cw_hdr *h)
 		j->have_event_ts = 1;
 	}
 	err = r->h->fn(&j->cls[r->cls], h);
+	for (unsigned w = 0; w < r->nwatch && !err; w++)
+		if (h->size >= r->watch[w].h->min_size)
+			err = r->watch[w].h->fn(&j->cls[r->watch[w].cls], h);
 	/*
 	 * Enforce the bound between records, never inside one: the objects
 	 * a record names were just touched, so they are the last to go, and
@@ -194,7 +257,12 @@ int cw_join__record(struct cw_join *j, const struct cw_hdr *h)
 
 int cw_join__finish(struct cw_join *j)
 {
-	return cw_ident__finish(j->id);
+	int err = 0;
+
+	for (size_t c = 0; c < NACLASSES && !err; c++)
+		if (aclasses[c]->finish)
+			err = aclasses[c]->finish(&j->cls[c]);
+	return err ?: cw_ident__finish(j->id);
 }
 
 void cw_join__stats(const struct cw_join *j, struct cw_join_stats *st)

@@ -75,6 +75,10 @@ struct cw_node {
 };
 
 struct cw_edge {
+	/* Given by the identity layer in creation order (1, 2, ...) and
+	 * written as edges.id, so that a row written later (a sample's
+	 * wake) can name the edge. */
+	uint64_t id;
 	uint8_t type;	  /* cw_edge_type */
 	uint64_t src;	  /* node id; 0: unknown cause (NULL) */
 	uint64_t dst;
@@ -88,6 +92,9 @@ struct cw_edge {
 	int64_t interrupted;
 	uint64_t addr; /* the futex word of a reason 'futex' edge; 0: none */
 };
+
+/* The coverage_breaks.stream of sample-ring loss. */
+#define CW_BREAK_STREAM_SAMPLE "sample"
 
 /* end_ns of a break that runs to the end of the trace (stored as NULL). */
 #define CW_BREAK_OPEN ((uint64_t)INT64_MAX)
@@ -104,12 +111,45 @@ struct cw_break {
 	uint64_t ring;
 };
 
-/* Where the join's conclusions go (the database writer, or a test). */
+/* The context plane (contract 4): a frame, a stack (the sequence of
+ * frame ids, leaf first) and a sample, each written once by the sample
+ * class (cls_sample.c says when). */
+struct cw_frame {
+	uint64_t id;
+	uint64_t address;
+	uint8_t kernel;
+	uint8_t inlined;
+	int32_t line;	      /* 0: unknown */
+	const char *module;   /* NULL: unknown */
+	const char *build_id; /* hex, NULL: unknown */
+	const char *function; /* NULL: not symbolized */
+	const char *file;
+};
+
+enum cw_sample_kind { CW_SAMPLE_KIND_CPU, CW_SAMPLE_KIND_OFFCPU };
+
+struct cw_sample_row {
+	uint64_t node, thread; /* node ids */
+	uint64_t ts;
+	int32_t cpu;	       /* -1: unknown */
+	uint8_t kind;	       /* cw_sample_kind */
+	uint8_t weight_exact;  /* 0: weight is a lower bound (the wait's end was not seen) */
+	uint64_t stack;	       /* 0: none (NULL) */
+	uint64_t weight;       /* ns */
+	double inclusion_probability;
+	uint64_t wake;	       /* edge id; 0: NULL */
+};
+
+/* Where the join's conclusions go (the database writer, or a test). The
+ * context-plane callbacks may be NULL: samples are then not written. */
 struct cw_sink {
 	void *ctx;
 	int (*node)(void *ctx, const struct cw_node *n);
 	int (*edge)(void *ctx, const struct cw_edge *e);
 	int (*exec)(void *ctx, uint64_t node, uint64_t ts, const char *comm, const char *filename);
+	int (*frame)(void *ctx, const struct cw_frame *f);
+	int (*stack)(void *ctx, uint64_t id, const uint64_t *frames, uint32_t depth);
+	int (*sample)(void *ctx, const struct cw_sample_row *s);
 };
 
 /*
@@ -131,11 +171,15 @@ size_t cw_breaks__count(const struct cw_breaks *b);
 uint64_t cw_breaks__coarsened(const struct cw_breaks *b);
 const struct cw_break *cw_breaks__get(const struct cw_breaks *b, size_t i);
 /* Does any break that concerns every join overlap [from, to]? Breaks
- * scoped to a ring are not seen here. */
+ * scoped to a ring are not seen here, nor are those of the sample stream
+ * (CW_BREAK_STREAM_SAMPLE): a lost sample hides no fork, exit or wake,
+ * so it never makes an edge join reconstructed. */
 int cw_breaks__overlap(const struct cw_breaks *b, uint64_t from, uint64_t to);
 /* Does a break overlap [from, to] that concerns every join or the ring
  * @ring? */
 int cw_breaks__overlap_ring(const struct cw_breaks *b, uint64_t ring, uint64_t from, uint64_t to);
+/* Does a break of the sample stream overlap [from, to]? */
+int cw_breaks__overlap_samples(const struct cw_breaks *b, uint64_t from, uint64_t to);
 void cw_breaks__free(struct cw_breaks *b);
 
 struct cw_ksyms;
@@ -144,6 +188,10 @@ struct cw_join_opts {
 	const struct cw_breaks *breaks; /* may be NULL */
 	const struct cw_ksyms *ksyms;	/* may be NULL: kernel functions stay addresses */
 	size_t max_live;		/* join-state bound; 0: default */
+	/* Samples: no libdw at all (frames keep address and module); the
+	 * directory of separate debug info (NULL: /usr/lib/debug). */
+	int no_symbols;
+	const char *debug_dir;
 };
 
 struct cw_join_stats {
@@ -160,6 +208,16 @@ struct cw_join_stats {
 	uint64_t tid_reuse_unseen_exit; /* a birth of a tid whose exit was never seen */
 	uint64_t identity_mismatch;	/* a tid named with another pid or witness: reused */
 	uint64_t first_ts, last_ts;
+	/* the context plane (cls_sample.c) */
+	uint64_t samples[2];	  /* written, by cw_sample_kind */
+	uint64_t samples_bad;	  /* malformed sample or mapping records (also in bad_records) */
+	uint64_t offcpu_unresolved; /* offcpu weight a lower bound: the switch-in not seen */
+	uint64_t offcpu_pushed;	  /* of which pushed out of the pending table by its bound */
+	uint64_t stacks, frames;  /* rows written */
+	uint64_t stack_resets, frame_resets; /* dedup tables emptied by their bound */
+	uint64_t frames_symbolized; /* frames with a function */
+	uint64_t maps_dropped;	  /* address spaces dropped by the bound of cw_maps */
+	uint64_t sym_opened, sym_refused;
 };
 
 /*

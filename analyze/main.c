@@ -67,7 +67,12 @@ static void usage(FILE *f)
 		"  -o, --output FILE   database to write\n"
 		"      --force         replace an existing database (a regular file, and\n"
 		"                      never TRACE itself)\n"
-		"      --no-symbols    do not symbolize stacks\n"
+		"      --no-symbols    do not symbolize user stacks (libdw is not used):\n"
+		"                      frames keep their address as sampled, module and\n"
+		"                      build-id; a --call-graph dwarf sample's user stack\n"
+		"                      is then its leaf only (unwinding needs the CFI).\n"
+		"                      Kernel frames are still named from the trace's\n"
+		"                      kallsyms snapshot\n"
 		"  -q, --quiet         no progress bar and no summary\n"
 		"      --max-live N    bound on live join state (default 1048576)\n"
 		"Exit: 0 database written (also from a damaged trace), 1 none could be,\n"
@@ -461,6 +466,19 @@ static void print_summary(const struct cw_join_stats *js, const struct cw_scan *
 	       ", unknown records %" PRIu64 "\n",
 	       js->orphans, cw_breaks__count(scan->breaks), js->events_lost,
 	       scan->rs.segments_damaged, js->evicted, late, js->unknown_records);
+	if (js->samples[CW_SAMPLE_KIND_CPU] || js->samples[CW_SAMPLE_KIND_OFFCPU] || js->samples_bad) {
+		printf("  samples: cpu %" PRIu64 ", offcpu %" PRIu64 " (%" PRIu64
+		       " without a seen switch-in, %" PRIu64 " pushed out), malformed %" PRIu64 "\n",
+		       js->samples[CW_SAMPLE_KIND_CPU], js->samples[CW_SAMPLE_KIND_OFFCPU],
+		       js->offcpu_unresolved, js->offcpu_pushed, js->samples_bad);
+		printf("  stacks %" PRIu64 ", frames %" PRIu64 " (%" PRIu64 " with a function)",
+		       js->stacks, js->frames, js->frames_symbolized);
+		if (env.no_symbols)
+			printf(", symbols: none (--no-symbols)\n");
+		else
+			printf(", objects opened %" PRIu64 ", refused %" PRIu64 "\n", js->sym_opened,
+			       js->sym_refused);
+	}
 	printf("wrote %s\n", out);
 }
 
@@ -510,6 +528,17 @@ static int write_meta(struct cw_db *db, const struct cw_join_stats *js, const st
 	err = err ?: cw_db__meta_u64(db, "identity_mismatch", js->identity_mismatch);
 	err = err ?: cw_db__meta_u64(db, "hints_dropped", js->hints_dropped);
 	err = err ?: cw_db__meta_u64(db, "breaks_coarsened", cw_breaks__coarsened(scan->breaks));
+	/* the context plane */
+	err = err ?: cw_db__meta(db, "symbols", env.no_symbols ? "none" : "libdw");
+	err = err ?: cw_db__meta_u64(db, "samples_malformed", js->samples_bad);
+	err = err ?: cw_db__meta_u64(db, "offcpu_unresolved", js->offcpu_unresolved);
+	err = err ?: cw_db__meta_u64(db, "offcpu_pushed_out", js->offcpu_pushed);
+	err = err ?: cw_db__meta_u64(db, "frames_symbolized", js->frames_symbolized);
+	err = err ?: cw_db__meta_u64(db, "frame_table_resets", js->frame_resets);
+	err = err ?: cw_db__meta_u64(db, "stack_table_resets", js->stack_resets);
+	err = err ?: cw_db__meta_u64(db, "address_spaces_dropped", js->maps_dropped);
+	err = err ?: cw_db__meta_u64(db, "symbol_objects_opened", js->sym_opened);
+	err = err ?: cw_db__meta_u64(db, "symbol_objects_refused", js->sym_refused);
 	return err;
 }
 
@@ -576,7 +605,7 @@ int main(int argc, char **argv)
 	cw_db__sink(db, &sink);
 	{
 		struct cw_join_opts jo = { .breaks = scan.breaks, .ksyms = scan.ksyms,
-					   .max_live = env.max_live };
+					   .max_live = env.max_live, .no_symbols = env.no_symbols };
 
 		join = cw_join__new(&sink, &jo);
 	}
@@ -606,7 +635,8 @@ int main(int argc, char **argv)
 			 */
 			if (h->type == CW_REC_META_KV)
 				err = on_meta_kv(&meta, h) ?: cw_join__record(join, h);
-			else if (h->type == CW_REC_META_TASK)
+			else if (h->type == CW_REC_META_TASK ||
+				 (h->type == CW_REC_META_MMAP && (h->flags & CW_MMAP_SNAPSHOT)))
 				err = cw_join__record(join, h);
 			else
 				err = cw_order__push(ord, h);

@@ -32,6 +32,10 @@ enum {
 	FK_VAR,	  /* bytes appended after the fixed part; .size-byte length at .off */
 	FK_BYTES, /* __u8[.size] as hex digits */
 	FK_CAUSE, /* __u8 CW_CAUSE_* by name */
+	FK_U64S,  /* u64s appended after the fixed part, 0x-hex, comma-separated;
+		   * .size-byte count at .off */
+	FK_HEXVAR, /* bytes appended after the fixed part, as hex; .size-byte length at .off */
+	FK_BUILDID, /* __u8[.size] at .off, as hex of its first n bytes; n is the byte at .arg */
 	FK_SIZE,  /* raw only: the record size */
 	FK_BODY,  /* raw only: hex bytes after the header */
 };
@@ -299,6 +303,33 @@ static const struct field net_pkt_fields[] = {
 	F("daddr", FK_BYTES, cw_net_pkt, daddr, 0, 0),
 	F_END,
 };
+/* format 1.3: the context plane */
+static const struct field mmap_fields[] = {
+	F_HDR,
+	F("task", FK_TASK, cw_mmap, task, 0, 0),
+	F("start", FK_HEX, cw_mmap, start, 0, 0),
+	F("len", FK_HEX, cw_mmap, len, 0, 0),
+	F("pgoff", FK_HEX, cw_mmap, pgoff, 0, 0),
+	F("prot", FK_HEX, cw_mmap, prot, 0, FO_NONZERO),
+	F("mflags", FK_HEX, cw_mmap, mflags, 0, FO_NONZERO),
+	F("build_id", FK_BUILDID, cw_mmap, build_id, offsetof(struct cw_mmap, build_id_len),
+	  FO_NONZERO),
+	F("path", FK_VAR, cw_mmap, path_len, 0, 0),
+	F_END,
+};
+/* The arrays in the order the record holds them. */
+static const struct field sample_fields[] = {
+	F_HDR, F_ACTOR(cw_sample),
+	F("period", FK_U, cw_sample, period, 0, FO_NONZERO),
+	F("keep", FK_HEX, cw_sample, keep, 0, 0),
+	F("kerr", FK_S32, cw_sample, kerr, 0, FO_NONZERO),
+	F("uerr", FK_S32, cw_sample, uerr, 0, FO_NONZERO),
+	F("kernel", FK_U64S, cw_sample, nkernel, 0, FO_NONZERO),
+	F("user", FK_U64S, cw_sample, nuser, 0, FO_NONZERO),
+	F("regs", FK_U64S, cw_sample, nregs, 0, FO_NONZERO),
+	F("stack", FK_HEXVAR, cw_sample, stack_len, 0, FO_NONZERO),
+	F_END,
+};
 static const struct field raw_fields[] = {
 	F("type", FK_HEX, cw_hdr, type, 0, 0),
 	F("size", FK_SIZE, cw_hdr, size, 0, 0),
@@ -343,6 +374,9 @@ static const struct rectype rectypes[] = {
 	{ CW_REC_FUTEX, sizeof(struct cw_futex), futex_fields },
 	{ CW_REC_NET_XMIT, sizeof(struct cw_net_pkt), net_pkt_fields },
 	{ CW_REC_NET_RX, sizeof(struct cw_net_pkt), net_pkt_fields },
+	{ CW_REC_META_MMAP, sizeof(struct cw_mmap), mmap_fields },
+	{ CW_REC_SAMPLE_CPU, sizeof(struct cw_sample), sample_fields },
+	{ CW_REC_SAMPLE_OFFCPU, sizeof(struct cw_sample), sample_fields },
 };
 static const struct rectype raw_type = { 0, 0, raw_fields };
 static const char RAW_NAME[] = "raw";
@@ -631,6 +665,52 @@ static int build_body(struct build *b, const struct field *f, const struct cw_to
 	return 0;
 }
 
+/* Hex digits @t (an even number of them) into @out, at most @max bytes.
+ * @return the number of bytes, or -1. */
+static long unhex(const struct cw_tok *t, uint8_t *out, size_t max)
+{
+	if (t->vlen % 2 || t->vlen / 2 > max)
+		return -1;
+	for (size_t k = 0; k < t->vlen; k += 2) {
+		int hi = hexval(t->val[k]), lo = hexval(t->val[k + 1]);
+
+		if (hi < 0 || lo < 0)
+			return -1;
+		out[k / 2] = (uint8_t)(hi << 4 | lo);
+	}
+	return (long)(t->vlen / 2);
+}
+
+/* "0x1,0x2,...": appended to the record, the count into the field. */
+static int build_u64s(struct build *b, const struct field *f, const struct cw_tok *t)
+{
+	char *p = t->val;
+	uint64_t n = 0;
+
+	while (*p) {
+		char *comma = strchr(p, ',');
+		struct cw_tok one = { NULL, p, comma ? (size_t)(comma - p) : strlen(p) };
+		uint64_t v;
+		int fail;
+
+		if (comma)
+			*comma = '\0';
+		fail = cw_text_num(&one, &v, NULL);
+		if (comma)
+			*comma = ',';
+		if (fail)
+			return bad(b, f, "bad number in list '%s'", t->val);
+		if (b->cur + 8 > 65528 || (f->size < 8 && (n + 1) >> (8 * f->size)))
+			return bad(b, f, "too many values");
+		cw_put64(b->buf + b->cur, v);
+		b->cur += 8;
+		n++;
+		p = comma ? comma + 1 : p + one.vlen;
+	}
+	put_n(b->buf + f->off, f->size, n);
+	return 0;
+}
+
 /* Set field @f of the record from token @t. */
 static int build_field(struct build *b, const struct field *f, const struct cw_tok *t)
 {
@@ -691,16 +771,28 @@ static int build_field(struct build *b, const struct field *f, const struct cw_t
 		b->cur += t->vlen;
 		return 0;
 	case FK_BYTES:
-		if (t->vlen != 2u * f->size)
+		if (t->vlen != 2u * f->size || unhex(t, p, f->size) < 0)
 			return bad(b, f, "must be %u hex digits", 2u * f->size);
-		for (size_t k = 0; k < t->vlen; k += 2) {
-			int hi = hexval(t->val[k]), lo = hexval(t->val[k + 1]);
-
-			if (hi < 0 || lo < 0)
-				return bad(b, f, "bad hex digit");
-			p[k / 2] = (uint8_t)(hi << 4 | lo);
-		}
 		return 0;
+	case FK_U64S:
+		return build_u64s(b, f, t);
+	case FK_HEXVAR: {
+		long n = unhex(t, b->buf + b->cur, 65528 - b->cur);
+
+		if (n < 0 || (f->size < 8 && (uint64_t)n >> (8 * f->size)))
+			return bad(b, f, "expected hex digits, whole bytes, that fit a record");
+		put_n(p, f->size, (uint64_t)n);
+		b->cur += (size_t)n;
+		return 0;
+	}
+	case FK_BUILDID: {
+		long n = unhex(t, p, f->size);
+
+		if (n < 0)
+			return bad(b, f, "expected at most %u bytes of hex", f->size);
+		b->buf[f->arg] = (uint8_t)n;
+		return 0;
+	}
 	case FK_SIZE:
 		if (cw_text_num(t, &v, NULL) || v < sizeof(struct cw_hdr) || v > 65528 || v % 8)
 			return bad(b, f, "must be a multiple of 8 between 16 and 65528");
@@ -839,6 +931,8 @@ static uint64_t field_value(const struct field *f, const uint8_t *rec)
 		return 0;
 	case FK_BIT:
 		return !!(get_n(rec + f->off, f->size) & f->arg);
+	case FK_BUILDID:
+		return rec[f->arg];
 	default:
 		return get_n(rec + f->off, f->size);
 	}
@@ -892,6 +986,33 @@ static void format_field(struct cw_text *t, const struct field *f, const uint8_t
 		for (size_t k = 0; k < f->size; k++)
 			put(t, "%02x", rec[f->off + k]);
 		break;
+	case FK_U64S:
+		for (uint64_t k = 0; k < v; k++, *cur += 8)
+			put(t, "%s0x%llx", k ? "," : "", (unsigned long long)cw_get64(rec + *cur));
+		break;
+	case FK_HEXVAR:
+		for (uint64_t k = 0; k < v; k++)
+			put(t, "%02x", rec[(*cur)++]);
+		break;
+	case FK_BUILDID:
+		/* a length past the array does not round-trip: raw */
+		for (uint64_t k = 0; k < v && k < f->size; k++)
+			put(t, "%02x", rec[f->off + k]);
+		break;
+	}
+}
+
+/* Bytes field @f appends after the fixed part of @rec. */
+static size_t var_bytes(const struct field *f, const uint8_t *rec)
+{
+	switch (f->kind) {
+	case FK_VAR:
+	case FK_HEXVAR:
+		return (size_t)get_n(rec + f->off, f->size);
+	case FK_U64S:
+		return 8 * (size_t)get_n(rec + f->off, f->size);
+	default:
+		return 0;
 	}
 }
 
@@ -905,8 +1026,7 @@ static int format_typed(struct cw_text *t, const struct rectype *rt, const uint8
 	if (len < rt->base)
 		return -1;
 	for (f = rt->fields; f->key; f++)
-		if (f->kind == FK_VAR)
-			var += (size_t)get_n(rec + f->off, f->size);
+		var += var_bytes(f, rec);
 	if (((rt->base + var + 7) & ~(size_t)7) != len)
 		return -1;
 

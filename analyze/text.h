@@ -29,6 +29,15 @@
  *   exit     task=T group_dead=0|1 code= [exit_flags=] [start=]
  *   rename   task=T old= new= [start=]
  *   account  window= ring=edge|sample|map class=sched|... written= lost=
+ *   mmap     task=T start= len= pgoff= [prot= mflags=] [build_id=HEX] path=
+ *            (build_id: its bytes, at most 20; their number is build_id_len)
+ *   sample_cpu | sample_offcpu
+ *            task=T [start=] [period=] keep= [kerr= uerr=]
+ *            [kernel=A,A,...] [user=A,...] [regs=R,...] [stack=HEX]
+ *            (the arrays in record order; their lengths are nkernel,
+ *            nuser, nregs, stack_len. keep is the keep probability x 2^32:
+ *            0x100000000 for a sample kept for sure. A record whose counts
+ *            do not match its size prints as raw.)
  *
  * A flag with a name of its own (preempt, thread, group_dead) is also
  * part of the whole-field key (flags, fork_flags, exit_flags), which is

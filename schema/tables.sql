@@ -41,8 +41,23 @@ CREATE TABLE edges(
   -- futex word (user address) of a reason 'futex' wake.
   addr       INTEGER);
 
+-- The context plane (analyze/cls_sample.c). A stack is the sequence of
+-- frames of one sample, leaf first (position 0): the kernel frames, then
+-- the user frames. Frames and stacks are deduplicated: one row each when
+-- first seen. The tables that remember them are bounded; when one is
+-- full it is emptied (meta.frame_table_resets, stack_table_resets), and a
+-- frame or stack seen again after that is written again under a new id:
+-- group by the columns, not by id, to count exactly.
 CREATE TABLE stacks(id INTEGER PRIMARY KEY, depth INTEGER NOT NULL);
 
+-- address: kernel frames and user frames whose object was not found, the
+-- address as sampled; symbolized user frames, the address in the object
+-- (ELF vaddr: load bias removed); with --no-symbols (meta.symbols =
+-- 'none'), every user frame's address as sampled, with the module and
+-- build-id of its mapping. module: the object's path, '[kernel]', or a
+-- kernel module as '[name]'; NULL when no mapping held the address.
+-- function NULL: not symbolized. inlined = 1: an inlined call, inside the
+-- frame that follows it in the stack.
 CREATE TABLE frames(
   id       INTEGER PRIMARY KEY,
   address  INTEGER NOT NULL,
@@ -60,6 +75,25 @@ CREATE TABLE stack_frames(
   frame    INTEGER NOT NULL REFERENCES frames(id),
   PRIMARY KEY(stack, position));
 
+-- node: the most specific node running on the thread at the sample (a
+-- runtime task being polled, else the work item being executed, else the
+-- thread). stack NULL: no frame was recorded.
+-- weight, ns: cpu, the sampling period; offcpu, the blocked time, from the
+-- switch-out to the same task's next switch-in (tid and witness: never a
+-- reused tid). inclusion_probability: the keep probability of the capture's
+-- sample budget (1 when every sample was kept), so sum(weight /
+-- inclusion_probability) estimates the whole.
+-- weight_exact: 1 when the weight was measured; 0 for an offcpu sample
+-- whose switch-in was not seen: the trace ended first (weight runs to
+-- the last event: a lower bound), the analyzer's bound on waiting samples
+-- pushed it out (to that moment: a lower bound), or its thread was seen
+-- running again, or its tid running as another task, without a switch-in
+-- (to that moment: the wait ended no later).
+-- wake (offcpu): the wake or fire edge that ended the wait: the last one
+-- into the thread in (ts, ts + weight]. NULL when none was seen there,
+-- when the weight is not exact, and when a coverage break of the edges
+-- (not of the sample ring) overlaps the wait, since the wake seen might
+-- not be the one that ended it.
 CREATE TABLE samples(
   id     INTEGER PRIMARY KEY,
   node   INTEGER NOT NULL REFERENCES nodes(id),
@@ -69,7 +103,9 @@ CREATE TABLE samples(
   kind   TEXT NOT NULL,
   stack  INTEGER REFERENCES stacks(id),
   weight INTEGER NOT NULL,
-  inclusion_probability REAL NOT NULL);
+  inclusion_probability REAL NOT NULL,
+  weight_exact INTEGER NOT NULL,
+  wake   INTEGER REFERENCES edges(id));
 
 CREATE TABLE coverage_breaks(
   id          INTEGER PRIMARY KEY,
@@ -103,6 +139,42 @@ CREATE VIEW edges_named AS
          s.type AS src_type, s.key AS src_key, s.generation AS src_gen, s.name AS src_name,
          d.type AS dst_type, d.key AS dst_key, d.generation AS dst_gen, d.name AS dst_name
     FROM edges e LEFT JOIN nodes s ON s.id = e.src JOIN nodes d ON d.id = e.dst;
+
+-- Every frame of every sampled stack, leaf first: one row per (sample,
+-- position).
+CREATE VIEW sample_frames AS
+  SELECT s.id AS sample, s.kind, s.thread, s.node, s.ts, sf.position, f.id AS frame,
+         f.kernel, f.function, f.file, f.line, f.inlined, f.module, f.build_id, f.address
+    FROM samples s JOIN stack_frames sf ON sf.stack = s.stack JOIN frames f ON f.id = sf.frame;
+
+-- A flat profile by function: self is the leaf frame of each stack (the
+-- innermost inlined call where there is one), total any frame (a
+-- function counted once per sample however often it recurs). Weights are
+-- estimates of the whole: sum(weight / inclusion_probability), in ns.
+-- An unsymbolized frame counts under function NULL, per module.
+CREATE VIEW profile_functions AS
+  WITH per AS (
+    SELECT s.id, s.kind, s.weight * 1.0 / s.inclusion_probability AS w,
+           f.function, f.module, min(sf.position) AS pos
+      FROM samples s JOIN stack_frames sf ON sf.stack = s.stack JOIN frames f ON f.id = sf.frame
+     GROUP BY s.id, f.function, f.module)
+  SELECT function, module, kind,
+         sum(CASE WHEN pos = 0 THEN w ELSE 0 END) AS self_weight,
+         sum(w) AS total_weight,
+         sum(pos = 0) AS self_samples, count(*) AS samples
+    FROM per GROUP BY function, module, kind;
+
+-- Blocked time by what ended it: per waker (the src of the sample's wake
+-- edge: a thread, a timer, a work item, an io_request, a packet) and the
+-- thread that waited. waker NULL: the wake is unknown (see samples.wake).
+CREATE VIEW offcpu_by_waker AS
+  SELECT e.src AS waker, w.type AS waker_type, w.name AS waker_name, s.thread,
+         t.name AS thread_name, count(*) AS samples,
+         sum(s.weight * 1.0 / s.inclusion_probability) AS blocked_ns
+    FROM samples s JOIN nodes t ON t.id = s.thread
+    LEFT JOIN edges e ON e.id = s.wake LEFT JOIN nodes w ON w.id = e.src
+   WHERE s.kind = 'offcpu'
+   GROUP BY e.src, s.thread;
 
 -- The causal ancestry of a node: its causes, their causes, and so on back
 -- to a root, one row per step. A node has many causes over its life (a
@@ -300,3 +372,5 @@ CREATE INDEX edges_spawn_ts ON edges(ts) WHERE type = 'spawn';
 -- No index on edges(type, confidence): every query by type reads most of
 -- the table anyway, and building it cost a quarter of the analyzer's time.
 CREATE INDEX samples_node ON samples(node);
+CREATE INDEX samples_thread ON samples(thread, ts);
+CREATE INDEX stack_frames_frame ON stack_frames(frame);

@@ -1,0 +1,640 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The sample class: the context plane (contract 4: samples, stacks,
+ * stack_frames, frames). It owns the mapping records and the CPU and
+ * off-CPU samples, and watches the sched records that change an address
+ * space (exec, fork, a group's exit) or end a wait (a switch-in).
+ *
+ * Records. A sample is checked whole before any of it is read: its size
+ * must be exactly 64 + 8 * (nkernel + nuser + nregs) + stack_len rounded
+ * up to 8, the counts within CW_SAMPLE_MAX_FRAMES and CW_SAMPLE_MAX_STACK,
+ * nregs 0 or CW_SAMPLE_NREGS_X86_64 (a stack copy only with registers, a
+ * user frame-pointer stack only without them), keep in (0, 2^32], and a
+ * CPU sample's period not 0. Anything else is counted (bad_records) and
+ * not read.
+ *
+ * Thread and node. A sample names its task with a witness; the sample
+ * ring carries only traced tasks, so the sample proves the thread
+ * traced and makes an orphan when no generation is live (the sched
+ * class's rules, cw_cls__thread). samples.node is the most specific node
+ * running on that thread at the sample (cw_cls__running: a work item the
+ * kworker executes), else the thread.
+ *
+ * Stack. One stack per sample, leaf first: the kernel frames (named from
+ * the kallsyms snapshot), then the user frames. User addresses come from
+ * user[] (frame pointers) or, with registers (--call-graph dwarf), from
+ * the offline unwinder. Every user address but the first is a return
+ * address, looked up at address - 1; one address may give several frames
+ * (inlined calls first). With --no-symbols nothing touches libdw: a user
+ * frame is its address as sampled, its module and build-id from the
+ * mapping, no function; a dwarf sample's user stack is then its leaf
+ * (rip) only, since unwinding needs the CFI.
+ *
+ * Dedup. A frame (address, kernel, module, build_id, function, file,
+ * line, inlined) and a stack (its sequence of frame ids) are written once,
+ * when first seen. The tables that remember them are bounded (entries
+ * and bytes); a full table is emptied and counted, after which a frame or
+ * stack seen again is written again under a new id: more rows, never
+ * more memory, and every row stays right.
+ *
+ * Weight. A CPU sample stands for its period (ns), with inclusion
+ * probability keep / 2^32. An off-CPU sample is taken when its thread
+ * blocks; it waits (one per thread, in a bounded table) for that thread's
+ * next switch-in, and is then written with weight = switch-in ts - sample
+ * ts and wake = the last wake or fire edge into the thread in (sample ts,
+ * switch-in ts], unless a coverage break of the edge stream overlaps the
+ * wait: the wake seen could then be an earlier one than the one that
+ * ended it, so wake stays NULL (a sample-ring break says nothing about
+ * wakes and does not count). The switch-in must name the same task: the
+ * same thread generation (tid and witness), never a reused tid. When the
+ * wait's end is not seen, the sample is written with weight_exact = 0,
+ * wake NULL, and weight = the time from the sample to the moment the
+ * analyzer stopped waiting: the trace's last event (the thread never ran
+ * again: a lower bound), the moment the bound pushed it out (counted:
+ * also a lower bound), or the moment its tid was seen running as another
+ * task or the thread itself was seen running again (its switch-in was
+ * lost: the wait ended no later than that).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "classes.h"
+#include "ksyms.h"
+#include "maps.h"
+#include "symbol.h"
+
+#define KEEP_ALL 4294967296.0
+/* Frames one sample's stack can hold: every kernel address, and every
+ * user address with its inlined calls. */
+#define MAX_DEPTH (CW_SAMPLE_MAX_FRAMES * (1 + CW_SYM_MAX_INLINE))
+/* The dedup tables: at most this many entries (or --max-live, if
+ * smaller) and bytes each. */
+#define DEDUP_MAX_ENTRIES 65536
+#define DEDUP_MAX_BYTES (16u << 20)
+/* A frame's strings are cut here: a longer one is not a name. */
+#define MAX_STR 4096
+
+/* ---- bounded dedup tables --------------------------------------------- */
+
+struct dent {
+	struct dent *next;
+	uint64_t hash, id;
+	uint32_t len; /* of key[] */
+	uint8_t key[];
+};
+
+struct dedup {
+	struct dent **tab;
+	size_t cap, n, max_n, bytes;
+	uint64_t resets;
+};
+
+static uint64_t fnv(uint64_t h, const void *p, size_t n)
+{
+	const uint8_t *b = p;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ b[i]) * 0x100000001b3ull;
+	return h;
+}
+
+static void dedup_clear(struct dedup *d)
+{
+	for (size_t i = 0; i < d->cap; i++) {
+		while (d->tab[i]) {
+			struct dent *e = d->tab[i];
+
+			d->tab[i] = e->next;
+			free(e);
+		}
+	}
+	d->n = d->bytes = 0;
+}
+
+/* The id @key was given when first seen, or 0 after remembering it as
+ * @id (emptying the table first when it is full). */
+static int dedup_get(struct dedup *d, const void *key, uint32_t len, uint64_t id, uint64_t *found)
+{
+	uint64_t h = fnv(0xcbf29ce484222325ull, key, len);
+	struct dent *e;
+
+	*found = 0;
+	for (e = d->cap ? d->tab[h & (d->cap - 1)] : NULL; e; e = e->next) {
+		if (e->hash == h && e->len == len && !memcmp(e->key, key, len)) {
+			*found = e->id;
+			return 0;
+		}
+	}
+	if (d->n >= d->max_n || d->bytes + len > DEDUP_MAX_BYTES) {
+		dedup_clear(d);
+		d->resets++;
+	}
+	if (!d->cap) {
+		d->cap = 1024;
+		if (!(d->tab = calloc(d->cap, sizeof(*d->tab))))
+			return -ENOMEM;
+	}
+	if (!(e = malloc(sizeof(*e) + len)))
+		return -ENOMEM;
+	e->hash = h;
+	e->id = id;
+	e->len = len;
+	memcpy(e->key, key, len);
+	e->next = d->tab[h & (d->cap - 1)];
+	d->tab[h & (d->cap - 1)] = e;
+	d->n++;
+	d->bytes += sizeof(*e) + len;
+	/* Grow to one entry per bucket; the bound caps it. */
+	if (d->n > d->cap && d->cap < d->max_n) {
+		size_t ncap = d->cap * 2;
+		struct dent **nt = calloc(ncap, sizeof(*nt));
+
+		if (!nt)
+			return -ENOMEM;
+		for (size_t i = 0; i < d->cap; i++) {
+			while (d->tab[i]) {
+				struct dent *x = d->tab[i];
+
+				d->tab[i] = x->next;
+				x->next = nt[x->hash & (ncap - 1)];
+				nt[x->hash & (ncap - 1)] = x;
+			}
+		}
+		free(d->tab);
+		d->tab = nt;
+		d->cap = ncap;
+	}
+	return 0;
+}
+
+static void dedup_free(struct dedup *d)
+{
+	if (d->tab)
+		dedup_clear(d);
+	free(d->tab);
+}
+
+/* ---- pending off-CPU samples ------------------------------------------ */
+
+struct pending {
+	struct pending *hnext, *older, *newer;
+	uint32_t tid;
+	struct cw_sample_row row; /* weight and wake still to come */
+};
+
+#define PENDING_BUCKETS 65536
+
+struct sample {
+	struct cw_maps *maps;
+	struct cw_sym *sym;
+	int no_symbols;
+	struct dedup frames, stacks;
+	uint64_t next_frame, next_stack;
+
+	struct pending *ptab[PENDING_BUCKETS];
+	struct pending *oldest, *newest;
+	size_t npending, max_pending;
+
+	/* scratch for one sample */
+	uint64_t ips[CW_SAMPLE_MAX_FRAMES];
+	uint64_t stack_ids[MAX_DEPTH];
+	uint8_t key[4 * MAX_STR + 64];
+};
+
+static struct pending **pending_find(struct sample *s, uint32_t tid)
+{
+	struct pending **p = &s->ptab[(tid * 0x9e3779b1u) >> 16];
+
+	while (*p && (*p)->tid != tid)
+		p = &(*p)->hnext;
+	return p;
+}
+
+static void pending_unlink(struct sample *s, struct pending *e)
+{
+	*pending_find(s, e->tid) = e->hnext;
+	if (e->older)
+		e->older->newer = e->newer;
+	else
+		s->oldest = e->newer;
+	if (e->newer)
+		e->newer->older = e->older;
+	else
+		s->newest = e->older;
+	s->npending--;
+}
+
+static int write_sample(struct cw_cls *c, const struct cw_sample_row *row)
+{
+	const struct cw_sink *sink = cw_ident__sink(c->id);
+
+	c->st->samples[row->kind]++;
+	return sink->sample ? sink->sample(sink->ctx, row) : 0;
+}
+
+/* The wait of @e ended at @ts unseen (or is given up on): weight to @ts,
+ * no wake. */
+static int close_unresolved(struct cw_cls *c, struct pending *e, uint64_t ts)
+{
+	struct sample *s = c->state;
+	int err;
+
+	pending_unlink(s, e);
+	e->row.weight = ts > e->row.ts ? ts - e->row.ts : 0;
+	e->row.weight_exact = 0;
+	e->row.wake = 0;
+	c->st->offcpu_unresolved++;
+	err = write_sample(c, &e->row);
+	free(e);
+	return err;
+}
+
+/* ---- frames and stacks -------------------------------------------------- */
+
+static size_t put_str(uint8_t *k, const char *str)
+{
+	uint32_t n = str ? (uint32_t)strnlen(str, MAX_STR - 1) + 1 : 0;
+
+	/* 0: NULL; else the length + 1, then the bytes: NULL and "" differ. */
+	memcpy(k, &n, sizeof(n));
+	if (n)
+		memcpy(k + sizeof(n), str, n - 1);
+	return sizeof(n) + (n ? n - 1 : 0);
+}
+
+/* The id of frame @f, written when first seen. */
+static int frame_id(struct cw_cls *c, struct cw_frame *f, uint64_t *id)
+{
+	struct sample *s = c->state;
+	const struct cw_sink *sink = cw_ident__sink(c->id);
+	uint8_t *k = s->key;
+	size_t n = 0;
+	int err;
+
+	memcpy(k, &f->address, 8);
+	k[8] = f->kernel;
+	k[9] = f->inlined;
+	memcpy(k + 10, &f->line, 4);
+	n = 14;
+	n += put_str(k + n, f->module);
+	n += put_str(k + n, f->build_id);
+	n += put_str(k + n, f->function);
+	n += put_str(k + n, f->file);
+	if ((err = dedup_get(&s->frames, k, (uint32_t)n, s->next_frame + 1, id)))
+		return err;
+	if (*id)
+		return 0;
+	*id = f->id = ++s->next_frame;
+	c->st->frames++;
+	if (f->function)
+		c->st->frames_symbolized++;
+	return sink->frame ? sink->frame(sink->ctx, f) : 0;
+}
+
+static int add_frame(struct cw_cls *c, const struct cw_sym_frame *sf, int kernel, uint32_t *depth)
+{
+	struct sample *s = c->state;
+	struct cw_frame f = {
+		.address = sf->address,
+		.kernel = (uint8_t)kernel,
+		.inlined = (uint8_t)!!sf->inlined,
+		.line = sf->line,
+		.module = sf->module,
+		.build_id = sf->build_id,
+		.function = sf->function,
+		.file = sf->file,
+	};
+
+	if (*depth >= MAX_DEPTH)
+		return 0;
+	return frame_id(c, &f, &s->stack_ids[(*depth)++]);
+}
+
+static void hex(char *out, const uint8_t *b, size_t n)
+{
+	static const char digits[] = "0123456789abcdef";
+
+	for (size_t i = 0; i < n; i++) {
+		out[2 * i] = digits[b[i] >> 4];
+		out[2 * i + 1] = digits[b[i] & 15];
+	}
+	out[2 * n] = '\0';
+}
+
+/* A user address's frames: symbolized, or (--no-symbols) the address as
+ * sampled with its mapping's module and build-id. */
+static int user_frames(struct cw_cls *c, uint32_t pid, uint64_t addr, int is_return,
+		       uint32_t *depth)
+{
+	struct sample *s = c->state;
+	const struct cw_mapping *m = cw_maps__find(s->maps, pid, addr);
+	struct cw_sym_frame out[CW_SYM_MAX_INLINE];
+	char bid[41];
+	int n, err = 0;
+
+	if (s->no_symbols) {
+		memset(out, 0, sizeof(out[0]));
+		out[0].address = addr;
+		if (m) {
+			out[0].module = m->path;
+			if (m->build_id_len && m->build_id_len <= 20) {
+				hex(bid, m->build_id, m->build_id_len);
+				out[0].build_id = bid;
+			}
+		}
+		return add_frame(c, &out[0], 0, depth);
+	}
+	n = cw_sym__user(s->sym, m, addr, is_return, out, CW_SYM_MAX_INLINE);
+	for (int i = 0; i < n && i < CW_SYM_MAX_INLINE && !err; i++)
+		err = add_frame(c, &out[i], 0, depth);
+	return err;
+}
+
+/* The stack of sample @r (already validated): its id, 0 when empty. */
+static int stack_of(struct cw_cls *c, const struct cw_sample *r, uint64_t *stack)
+{
+	struct sample *s = c->state;
+	const struct cw_sink *sink = cw_ident__sink(c->id);
+	const uint64_t *kern = (const uint64_t *)(r + 1);
+	const uint64_t *user = kern + r->nkernel, *regs = user + r->nuser;
+	const uint64_t *ips = user;
+	uint32_t depth = 0;
+	int nips = r->nuser, err = 0;
+
+	*stack = 0;
+	for (int i = 0; i < r->nkernel && !err; i++) {
+		struct cw_sym_frame kf;
+
+		cw_sym__kernel(s->sym, kern[i], &kf);
+		err = add_frame(c, &kf, 1, &depth);
+	}
+	if (r->nregs && s->no_symbols) {
+		ips = &regs[16]; /* rip: the leaf, all there is without CFI */
+		nips = 1;
+	} else if (r->nregs) {
+		nips = cw_sym__unwind(s->sym, s->maps, r->task.pid, regs, r->nregs,
+				      (const uint8_t *)(regs + r->nregs), r->stack_len, s->ips,
+				      CW_SAMPLE_MAX_FRAMES);
+		ips = s->ips;
+	}
+	for (int i = 0; i < nips && !err; i++)
+		err = user_frames(c, r->task.pid, ips[i], i > 0, &depth);
+	if (err || !depth)
+		return err;
+	err = dedup_get(&s->stacks, s->stack_ids, depth * 8, s->next_stack + 1, stack);
+	if (err || *stack)
+		return err;
+	*stack = ++s->next_stack;
+	c->st->stacks++;
+	return sink->stack ? sink->stack(sink->ctx, *stack, s->stack_ids, depth) : 0;
+}
+
+/* ---- records ------------------------------------------------------------- */
+
+static int sample_ok(const struct cw_sample *r)
+{
+	size_t want = sizeof(*r) + 8 * ((size_t)r->nkernel + r->nuser + r->nregs) +
+		      (((size_t)r->stack_len + 7) & ~(size_t)7);
+
+	if (r->hdr.size != want || r->nkernel > CW_SAMPLE_MAX_FRAMES ||
+	    r->nuser > CW_SAMPLE_MAX_FRAMES || r->stack_len > CW_SAMPLE_MAX_STACK)
+		return 0;
+	if (r->nregs != 0 && r->nregs != CW_SAMPLE_NREGS_X86_64)
+		return 0;
+	/* dwarf mode carries registers and a stack copy, frame-pointer mode
+	 * user[]: never both, never a copy without registers */
+	if ((r->nregs && r->nuser) || (!r->nregs && r->stack_len))
+		return 0;
+	if (!r->keep || r->keep > CW_KEEP_ALL)
+		return 0;
+	return r->hdr.type != CW_REC_SAMPLE_CPU || r->period;
+}
+
+static int bad(struct cw_cls *c)
+{
+	c->st->bad_records++;
+	c->st->samples_bad++;
+	return 0;
+}
+
+static int on_sample(struct cw_cls *c, const struct cw_hdr *h)
+{
+	const struct cw_sample *r = (const void *)h;
+	struct sample *s = c->state;
+	struct cw_sample_row row = { 0 };
+	struct cw_obj *t;
+	struct pending **pp, *e;
+	int err, matched;
+
+	if (!sample_ok(r))
+		return bad(c);
+	if (!r->task.tid)
+		return 0; /* the idle task is no thread: it waits for nothing */
+	t = cw_cls__thread(c, &r->task, r->task_start, h, CW_T_CREATE | CW_T_PROOF, &matched,
+			   &err);
+	if (!t)
+		return err;
+	/* The thread was seen again while a wait of its tid was open: that
+	 * wait's switch-in was lost (or the tid is another task now). */
+	pp = pending_find(s, r->task.tid);
+	if (*pp && (err = close_unresolved(c, *pp, h->ts)))
+		return err;
+	row.thread = t->n.id;
+	row.node = cw_cls__running(c, t, h)->n.id;
+	row.ts = h->ts;
+	row.cpu = h->cpu == 0xffff ? -1 : h->cpu;
+	row.inclusion_probability = (double)r->keep / KEEP_ALL;
+	if ((err = stack_of(c, r, &row.stack)))
+		return err;
+	if (h->type == CW_REC_SAMPLE_CPU) {
+		row.kind = CW_SAMPLE_KIND_CPU;
+		row.weight = r->period;
+		row.weight_exact = 1;
+		return write_sample(c, &row);
+	}
+	row.kind = CW_SAMPLE_KIND_OFFCPU;
+	if (s->npending >= s->max_pending) {
+		c->st->offcpu_pushed++;
+		if ((err = close_unresolved(c, s->oldest, h->ts)))
+			return err;
+	}
+	if (!(e = calloc(1, sizeof(*e))))
+		return -ENOMEM;
+	e->tid = r->task.tid;
+	e->row = row;
+	pp = pending_find(s, r->task.tid);
+	e->hnext = *pp;
+	*pp = e;
+	e->older = s->newest;
+	if (s->newest)
+		s->newest->newer = e;
+	else
+		s->oldest = e;
+	s->newest = e;
+	s->npending++;
+	return 0;
+}
+
+/* A switch-in ends the wait of the task switched in, if it is the task
+ * that blocked (the same thread generation). */
+static int on_switch(struct cw_cls *c, const struct cw_hdr *h)
+{
+	const struct cw_switch *r = (const void *)h;
+	struct sample *s = c->state;
+	struct pending *e = r->next.tid ? *pending_find(s, r->next.tid) : NULL;
+	uint64_t witness = CW_REC_HAS(r, next_start) ? r->next_start : 0;
+	struct cw_obj *t;
+	int err = 0, matched;
+
+	if (!e)
+		return 0;
+	t = cw_cls__thread(c, &r->next, witness, h, 0, &matched, &err);
+	if (err)
+		return err;
+	if (!t || t->n.id != e->row.thread)
+		return close_unresolved(c, e, h->ts);
+	pending_unlink(s, e);
+	e->row.weight = h->ts - e->row.ts;
+	e->row.weight_exact = 1;
+	if (t->wake_edge && t->wake_ts > e->row.ts && t->wake_ts <= h->ts &&
+	    !cw_ident__break_in(c->id, e->row.ts, h->ts))
+		e->row.wake = t->wake_edge;
+	err = write_sample(c, &e->row);
+	free(e);
+	return err;
+}
+
+static int on_mmap(struct cw_cls *c, const struct cw_hdr *h)
+{
+	struct sample *s = c->state;
+	int ret = cw_maps__mmap(s->maps, (const struct cw_mmap *)h);
+
+	if (ret > 0)
+		return bad(c);
+	return ret;
+}
+
+static int on_exec_maps(struct cw_cls *c, const struct cw_hdr *h)
+{
+	cw_maps__exec(((struct sample *)c->state)->maps, ((const struct cw_exec *)h)->task.pid);
+	return 0;
+}
+
+static int on_fork_maps(struct cw_cls *c, const struct cw_hdr *h)
+{
+	const struct cw_fork *r = (const void *)h;
+
+	if (r->fork_flags & CW_FORK_THREAD)
+		return 0; /* a thread shares its process's address space */
+	return cw_maps__fork(((struct sample *)c->state)->maps, r->parent.pid, r->child.pid);
+}
+
+static int on_group_exit(struct cw_cls *c, const struct cw_hdr *h)
+{
+	const struct cw_exit *r = (const void *)h;
+
+	if (r->exit_flags & CW_EXIT_GROUP_DEAD)
+		cw_maps__exit(((struct sample *)c->state)->maps, r->task.pid);
+	return 0;
+}
+
+/* ---- life ------------------------------------------------------------------ */
+
+static void *sample_init(struct cw_ident *id, int *err)
+{
+	struct sample *s = calloc(1, sizeof(*s));
+	size_t max = cw_ident__max_live(id);
+
+	if (!s || !(s->maps = cw_maps__new(0))) {
+		free(s);
+		*err = -ENOMEM;
+		return NULL;
+	}
+	s->max_pending = max;
+	s->frames.max_n = s->stacks.max_n = max < DEDUP_MAX_ENTRIES ? max : DEDUP_MAX_ENTRIES;
+	return s;
+}
+
+/* The symbolizer needs the join's options (kallsyms, --no-symbols), which
+ * class init does not see: it is made at the first sample. */
+static int ensure_sym(struct cw_cls *c)
+{
+	struct sample *s = c->state;
+	const struct cw_join_opts *o = cw_cls__opts(c);
+	struct cw_sym_opts so = { .debug_dir = o->debug_dir, .ksyms = o->ksyms };
+
+	if (s->sym)
+		return 0;
+	s->no_symbols = o->no_symbols;
+	s->sym = cw_sym__new(&so);
+	return s->sym ? 0 : -ENOMEM;
+}
+
+static int on_sample_rec(struct cw_cls *c, const struct cw_hdr *h)
+{
+	int err = ensure_sym(c);
+
+	return err ?: on_sample(c, h);
+}
+
+/* End of trace: the waits still open never ended in the trace. */
+static int sample_finish(struct cw_cls *c)
+{
+	struct sample *s = c->state;
+	struct cw_sym_stats st;
+	int err = 0;
+
+	while (s->oldest && !err)
+		err = close_unresolved(c, s->oldest, c->st->last_ts);
+	c->st->stack_resets = s->stacks.resets;
+	c->st->frame_resets = s->frames.resets;
+	c->st->maps_dropped = cw_maps__dropped(s->maps);
+	if (s->sym && !s->no_symbols) {
+		cw_sym__stats(s->sym, &st);
+		c->st->sym_opened = st.opened;
+		c->st->sym_refused = st.refused;
+	}
+	return err;
+}
+
+static void sample_fini(void *state)
+{
+	struct sample *s = state;
+
+	while (s->oldest) {
+		struct pending *e = s->oldest;
+
+		pending_unlink(s, e);
+		free(e);
+	}
+	dedup_free(&s->frames);
+	dedup_free(&s->stacks);
+	cw_sym__free(s->sym);
+	cw_maps__free(s->maps);
+	free(s);
+}
+
+static const struct cw_handler handlers[] = {
+	{ CW_REC_META_MMAP, sizeof(struct cw_mmap), on_mmap },
+	{ CW_REC_SAMPLE_CPU, sizeof(struct cw_sample), on_sample_rec },
+	{ CW_REC_SAMPLE_OFFCPU, sizeof(struct cw_sample), on_sample_rec },
+	{ 0 },
+};
+
+/* The owner's minimum sizes: what the sched class accepts. */
+static const struct cw_handler watches[] = {
+	{ CW_REC_SWITCH, offsetof(struct cw_switch, prev_start), on_switch },
+	{ CW_REC_EXEC, offsetof(struct cw_exec, task_start), on_exec_maps },
+	{ CW_REC_FORK, offsetof(struct cw_fork, parent_start), on_fork_maps },
+	{ CW_REC_EXIT, offsetof(struct cw_exit, task_start), on_group_exit },
+	{ 0 },
+};
+
+const struct cw_aclass cw_aclass_sample = {
+	.name = "sample",
+	.init = sample_init,
+	.fini = sample_fini,
+	.finish = sample_finish,
+	.handlers = handlers,
+	.watches = watches,
+};
