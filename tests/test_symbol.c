@@ -11,6 +11,7 @@
  * names and frames are the ones written here, as -O2 compiles them (no
  * frame pointers on Debian's gcc: the unwinder must use the CFI).
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -170,6 +171,19 @@ NOIPA int inline_caller(int x)
 	return r * 2;
 }
 
+typedef void (*qsort_fn)(void *, size_t, size_t, int (*)(const void *, const void *));
+
+/* libc's own qsort: under ASan, qsort is the sanitizer's interceptor */
+static qsort_fn libc_qsort(void)
+{
+	void *h = dlopen("libc.so.6", RTLD_NOW | RTLD_NOLOAD);
+	qsort_fn f = h ? (qsort_fn)dlsym(h, "qsort") : NULL;
+
+	if (h)
+		dlclose(h);
+	return f;
+}
+
 static struct cw_sym *new_sym(void)
 {
 	struct cw_sym_opts o = { 0 };
@@ -246,9 +260,8 @@ static void test_libc(void)
 {
 	struct cw_sym *s = new_sym();
 	struct cw_sym_frame f[CW_SYM_MAX_INLINE + 1];
-	/* in a PIE, &qsort is libc's qsort itself (through the GOT), not a
-	 * PLT stub; qsort is not an IFUNC */
-	void *q = (void *)qsort;
+	/* libc's qsort itself, not a PLT stub; qsort is not an IFUNC */
+	void *q = (void *)libc_qsort();
 	const struct cw_mapping *m = self_mapping(q);
 	int n;
 
@@ -256,10 +269,10 @@ static void test_libc(void)
 	n = cw_sym__user(s, m, (uint64_t)(uintptr_t)q, 0, f, CW_SYM_MAX_INLINE + 1);
 	CHECK(f[n - 1].function && strstr(f[n - 1].function, "qsort") && !f[n - 1].inlined,
 	      "libc: %s", f[n - 1].function);
-	cw_sym__free(s);
-	passes++;
 	printf("ok libc: %s%s%s\n", f[n - 1].function, f[n - 1].file ? " at " : "",
 	       f[n - 1].file ? base(f[n - 1].file) : "");
+	cw_sym__free(s);
+	passes++;
 }
 
 /* --- unwinding ---------------------------------------------------------- */
@@ -394,9 +407,10 @@ NOIPA void test_unwind_libc(void)
 	struct cw_sym *s = new_sym();
 	const char *names[64], *mods[64];
 	int v[] = { 3, 1, 2, 5, 4 }, n, i, in_libc = 0;
+	qsort_fn q = libc_qsort();
 
-	CHECK(s, "cw_sym__new");
-	qsort(v, 5, sizeof(v[0]), cmp_capture);
+	CHECK(s && q, "cw_sym__new, libc's qsort");
+	q(v, 5, sizeof(v[0]), cmp_capture);
 	n = unwind_names(s, names, mods, 64);
 	CHECK(n > 3 && !strcmp(names[0], "capture") && !strcmp(names[1], "cmp_capture"),
 	      "%d frames, %s %s", n, n > 0 ? names[0] : "", n > 1 ? names[1] : "");
@@ -406,9 +420,9 @@ NOIPA void test_unwind_libc(void)
 	CHECK(i < n && !strcmp(names[i], "test_unwind_libc"),
 	      "after %d libc frames (last %s): %s, want test_unwind_libc", in_libc,
 	      names[i - 1], i < n ? names[i] : "none");
+	printf("ok unwind through libc (%d libc frames, %s)\n", in_libc, names[2]);
 	cw_sym__free(s);
 	passes++;
-	printf("ok unwind through libc (%d libc frames, %s)\n", in_libc, names[2]);
 }
 
 /* --- refusals ----------------------------------------------------------- */
