@@ -1186,6 +1186,8 @@ static void test_columnar_hostile(void)
 
 /* ---- dump round trip ---- */
 
+/* Every typed record, the context plane's too (mmap, samples), plus raw
+ * ones. */
 static const char *const script[] = {
 	"kv ts=0 key=kernel_release value=\"6.18.0\"",
 	"kv ts=0 key=hostname value=\"a \\\"quoted\\\" \\\\ name\\x01\"",
@@ -1207,6 +1209,11 @@ static const char *const script[] = {
 	"account ts=2000 cpu=3 window=1 ring=9 class=99 written=0 lost=0",
 	"raw type=0x7f size=24 ts=2100 cpu=1",
 	"raw type=0x10 size=32 ts=2100 cpu=65535 body=0102030405060708090a0b0c0d0e0f10",
+	"mmap ts=2200 cpu=0 flags=1 task=100/100 start=0x400000 len=0x1000 pgoff=0x0 prot=0x5 build_id=0102 path=/usr/bin/app",
+	"mmap ts=2201 cpu=0 task=100/100 start=0x7f0000000000 len=0x1000 pgoff=0x2000 path=\"a b\"",
+	"sample_cpu ts=2300 cpu=1 task=100/100 start=5 period=10101010 keep=0x100000000 kerr=-14 kernel=0xffffffff81000010,0x2 user=0x401000",
+	"sample_offcpu ts=2301 cpu=1 task=100/100 keep=0x80000000 regs=0x1,0x2,0x3,0x4,0x5,0x6,0x7,0x8,0x9,0xa,0xb,0xc,0xd,0xe,0xf,0x10,0x11 stack=0011223344",
+	"sample_cpu ts=2302 cpu=0 task=1/1 keep=0x1 regs=0x1,0x2,0x3",
 	"!seal events",
 	"!seal final",
 };
