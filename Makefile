@@ -194,6 +194,15 @@ $(BUILD)/bench/cpurun: bench/cpurun.c
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $<
 
+# symbench: the symbolizer's frames/s on cached and on cold addresses, and
+# the offline unwinder's stacks/s.
+SYMBENCH_OBJS := $(addprefix $(BUILD)/analyze/,maps.o symbol.o unwind.o ksyms.o)
+bench-tools: $(BUILD)/bench/symbench
+$(BUILD)/bench/symbench: bench/symbench.c $(SYMBENCH_OBJS) $(HEADERS)
+	$(call msg,LINK,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ bench/symbench.c $(SYMBENCH_OBJS) -ldw -lelf
+
 # A libFuzzer target for the reader and the dump (not part of make test):
 # make fuzz, then build/fuzz_reader -max_total_time=120 CORPUS_DIR
 fuzz: $(BUILD)/fuzz_reader

@@ -43,6 +43,7 @@ struct walk {
 	uint64_t *ips;
 	int n, max;
 	int leaf_seen;
+	Dwarf_Word last_sp;
 };
 
 struct cw_unwind {
@@ -199,6 +200,7 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 {
 	struct walk *w = arg;
 	Dwarf_Addr pc;
+	Dwarf_Word sp;
 	bool activation;
 
 	if (!dwfl_frame_pc(state, &pc, &activation) || !pc)
@@ -207,10 +209,17 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 	/* libdw's first frame is the registers' own: the leaf, already there */
 	if (!w->leaf_seen) {
 		w->leaf_seen = 1;
+		if (dwfl_frame_reg(state, 7, &w->last_sp))
+			w->last_sp = 0;
 		return DWARF_CB_OK;
 	}
-	if (pc == w->ips[w->n - 1])
-		return DWARF_CB_ABORT; /* no progress: a loop, not a stack */
+	/* The same pc at the same stack pointer is no progress (a loop in
+	 * the CFI, not a stack); the same pc higher up is recursion. */
+	if (dwfl_frame_reg(state, 7, &sp))
+		sp = 0;
+	if (pc == w->ips[w->n - 1] && sp == w->last_sp)
+		return DWARF_CB_ABORT;
+	w->last_sp = sp;
 	w->ips[w->n++] = pc;
 	return w->n < w->max ? DWARF_CB_OK : DWARF_CB_ABORT;
 }
@@ -219,7 +228,7 @@ int cw_sym__unwind(struct cw_sym *s, struct cw_maps *maps, uint32_t pid, const u
 		   int nregs, const uint8_t *stack, size_t stack_len, uint64_t *ips, int max)
 {
 	struct cw_unwind **up = cw_sym__unwind_state(s);
-	struct walk w = { ips, 0, max, 0 };
+	struct walk w = { ips, 0, max, 0, 0 };
 	struct proc *p;
 
 	if (max < 1 || nregs < CW_SAMPLE_NREGS_X86_64 || !regs[16])
