@@ -19,6 +19,9 @@
  *   exit ts= cpu= task=T group_dead=0|1 code= [exit_flags=]
  *   rename ts= cpu= task=T old= new=
  *   account ts= cpu= window= ring=edge|sample|map class=meta|sched|... written= lost=
+ *   mmap ts= cpu= task=T start= len= pgoff= [prot= mflags= build_id=HEX] path=
+ *   sample_cpu|sample_offcpu ts= cpu= task=T [start=] period= keep=0x100000000
+ *            [kernel=A,A,...] [user=A,...] [regs=R x17] [stack=HEX]
  *   raw type=0x7f size=24 ts= cpu= [body=HEX]   (any type, zero body by default)
  *
  * Every record also takes ctx= and flags= (the cw_hdr fields); the sched

@@ -6,7 +6,11 @@
 #    join state, generation counters and node ids are bounded by the
 #    bound, not by the number of keys ever seen;
 #  - 4M accounting records that each report lost events (a ~700 KB
-#    file): coverage breaks on the same stream merge.
+#    file): coverage breaks on the same stream merge;
+#  - 30K off-CPU samples (NS=... overrides), each of a new thread that
+#    never runs again, each with 64 kernel frames never seen before (2M
+#    distinct frames): the waiting samples, the frame and stack dedup
+#    tables are bounded (pushed out, emptied and counted), not the trace.
 # The analyzer must also finish with exit 0 and account for what it
 # evicted. Peak RSS is read with /usr/bin/time (package time).
 #   tests/hostile.sh BUILD     (N=... overrides the 4M)
@@ -29,7 +33,11 @@ fi
 
 run() { # name gentrace-mode meta-check-sql
 	local name=$1 mode=$2 check=$3 rc kb
-	"$BUILD/bench/gentrace" "$mode" "$T/$name.cwt" "$N" || { echo "hostile: gentrace $mode failed" >&2; failed=1; return; }
+	if [ "$mode" = --samples ]; then
+		gen_samples "$T/$name.cwt" || { echo "hostile: the sample trace failed" >&2; failed=1; return; }
+	else
+		"$BUILD/bench/gentrace" "$mode" "$T/$name.cwt" "$N" || { echo "hostile: gentrace $mode failed" >&2; failed=1; return; }
+	fi
 	/usr/bin/time -f '%M %e' -o "$T/$name.time" \
 		"$AN" -q --max-live 1000 -o "$T/$name.db" "$T/$name.cwt" 2>"$T/$name.err"
 	rc=$?
@@ -47,12 +55,32 @@ run() { # name gentrace-mode meta-check-sql
 		echo "hostile: FAIL: $name: $check is not true" >&2
 		failed=1
 	fi
-	echo "hostile: $name: $(stat -c %s "$T/$name.cwt") bytes, $N records, peak RSS $((kb / 1024)) MB, $secs s"
+	echo "hostile: $name: $(stat -c %s "$T/$name.cwt") bytes, peak RSS $((kb / 1024)) MB, $secs s"
 	rm -f "$T/$name.db" "$T/$name.cwt"
+}
+
+# The sample trace is compiled from text by the fixture compiler: no
+# generator needs to know the sample layout.
+gen_samples() { # out.cwt
+	awk -v n="${NS:-30000}" 'BEGIN {
+		print "!seal meta"
+		for (i = 0; i < n; i++) {
+			line = sprintf("sample_offcpu ts=%d cpu=%d task=%d/%d start=%d keep=0x100000000 kernel=",
+				       1000 + i, i % 8, 1000 + i, 1000 + i, 1 + i)
+			for (k = 0; k < 64; k++)
+				line = line sprintf("%s0xffffffff%08x", k ? "," : "", i * 64 + k)
+			print line
+		}
+		print "!seal final"
+	}' >"$T/samples.events" && "$BUILD/tests/fixturec" "$T/samples.events" "$1"
 }
 
 run new_tids --new-tids \
 	"select (select value from meta where key = 'evicted_total') >= $N - 1000"
 run lossy --lossy \
 	"select (select value from meta where key = 'events_lost') > $N"
+run samples --samples \
+	"select (select value from meta where key = 'offcpu_pushed_out') >= ${NS:-30000} - 1000
+	    and (select value from meta where key = 'frame_table_resets') > 0
+	    and (select count(*) from samples) = ${NS:-30000}"
 exit $failed

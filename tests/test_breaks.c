@@ -7,7 +7,9 @@
  *  - breaks merge only within one stream, CPU, reason and ring;
  *  - coarsening past the bound keeps a ring's breaks on that ring while
  *    merging within rings is enough, and when it is not, the merged break
- *    concerns every join (wider, never narrower); it always ends.
+ *    concerns every join (wider, never narrower); it always ends;
+ *  - sample-ring loss is seen only by the sample query: never by an edge
+ *    join, with or without a ring, whatever else is in the index.
  */
 #include <stdio.h>
 #include <string.h>
@@ -128,12 +130,35 @@ static void test_coarsen_across(void)
 	printf("ok coarsen across rings (%zu breaks)\n", n);
 }
 
+static void test_samples(void)
+{
+	struct cw_breaks *b = cw_breaks__new();
+	struct cw_break br = { .start_ns = 100, .end_ns = 200, .cpu = 0,
+			       .stream = CW_BREAK_STREAM_SAMPLE, .lost = 5 };
+
+	CHECK(b, "new");
+	snprintf(br.reason, sizeof(br.reason), "ring full: sample");
+	CHECK(!cw_breaks__add(b, &br), "add");
+	CHECK(!add(b, 500, 600, 0, "ring full: sched"), "add");
+	CHECK(!add(b, 150, 160, 0xa, "CQE overflow on ring 0xa"), "add");
+	cw_breaks__finish(b);
+	CHECK(!cw_breaks__overlap(b, 0, 400), "an edge join sees a sample break");
+	CHECK(!cw_breaks__overlap_ring(b, 0xb, 0, 400), "a ring's join sees a sample break");
+	CHECK(cw_breaks__overlap_samples(b, 150, 150), "the sample query misses its break");
+	CHECK(!cw_breaks__overlap_samples(b, 201, 1000), "the sample query sees other streams");
+	CHECK(cw_breaks__overlap(b, 550, 550), "the edge break is lost");
+	cw_breaks__free(b);
+	passes++;
+	printf("ok samples\n");
+}
+
 int main(void)
 {
 	test_scoped();
 	test_merge();
 	test_coarsen_within();
 	test_coarsen_across();
+	test_samples();
 	printf("test_breaks: %d passed, %d failed\n", passes, failures);
 	return failures != 0;
 }
