@@ -32,6 +32,8 @@ function entry(e,    tp, kind, sec) {
 		sec = "fentry/" tp
 	else if (kind == "CW_PROG_FEXIT")
 		sec = "fexit/" tp
+	else if (kind == "CW_PROG_PERF_EVENT")
+		return # the sample plane: not a hook, the capture opens its events
 	else {
 		print "floor-gen: " FILENAME ": unknown program kind " kind > "/dev/stderr"
 		failed = 1

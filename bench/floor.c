@@ -136,7 +136,7 @@ int main(int argc, char **argv)
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 
-	classes__select(&sel, env.requested);
+	classes__select(&sel, env.requested, 0);
 	for (size_t i = 0; i < cw_nclasses; i++) {
 		const struct cw_class_state *s = &sel.c[cw_classes[i].id];
 		const char *name = cw_name_of(cw_class_names, CW_CLASS_MAX, (unsigned)cw_classes[i].id);

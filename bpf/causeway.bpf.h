@@ -38,9 +38,10 @@ struct cw_counter {
 
 #define CW_NCOUNTERS (3 * CW_CLASS_MAX)
 
+/* One more slot after the (ring, class) ones: CW_COUNTER_DECIMATED. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, CW_NCOUNTERS);
+	__uint(max_entries, CW_NCOUNTERS + 1);
 	__type(key, __u32);
 	__type(value, struct cw_counter);
 } counters SEC(".maps");
@@ -51,6 +52,16 @@ struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 8 << 20);
 } edges SEC(".maps");
+
+/* Context plane (bpf/sample.bpf.c): stack samples, on a ring of their own
+ * so that a burst of samples can never take room from edges, and with
+ * their own loss counters (CW_RING_SAMPLE), so that the analyzer breaks
+ * the sample stream's coverage, never the edges'. Size set by user space
+ * (one page when the sample plane is off). */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 1 << 20);
+} samples SEC(".maps");
 
 /*
  * Traced set (filter_enabled): tgids of the -p processes or COMMAND and

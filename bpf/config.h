@@ -37,6 +37,16 @@ struct cw_bpf_config {
 	__u8 filter_enabled; /* 0: system-wide; 1: only the traced set */
 	__u8 ctx_method;     /* CW_CTXM_* */
 	__u8 __pad[2];
+	/* The sample plane (bpf/sample.bpf.c). */
+	__u64 sample_period_ns;	   /* CPU samples: ns of CPU time per tick */
+	__u64 sample_wakeup_bytes; /* as wakeup_bytes, for the sample ring */
+	/* --sample-budget: samples kept per window, all CPUs together, x
+	 * 2^32 (so a budget below one sample per window stays exact); 0: no
+	 * cap, every sample kept. */
+	__u64 sample_quota;
+	__u64 sample_window_ns;	  /* the budget's window */
+	__u32 sample_stack_bytes; /* --call-graph dwarf: user stack bytes to copy; 0: fp */
+	__u32 __pad2;
 };
 
 /*
@@ -50,6 +60,15 @@ struct cw_traced {
 	__u32 state; /* CW_TRACED_* */
 	__u32 tid;   /* DYING: the thread whose final switch ends it */
 };
+
+/*
+ * The counters map (bpf/causeway.bpf.h) holds one slot per (ring, class),
+ * key ring * CW_CLASS_MAX + class, then this one: samples the budget
+ * decimated (in `written`). They are not lost: each kept sample carries
+ * its keep probability, so what was decimated is estimated exactly; the
+ * count is only shown and written at the close.
+ */
+#define CW_COUNTER_DECIMATED (CW_RING_MAX * CW_CLASS_MAX)
 
 /* include/linux/sched.h; part of the ABI of the sched_switch prev_state. */
 #define CW_TASK_DEAD 0x80
@@ -66,7 +85,8 @@ static const char *const cw_ctx_method_names[CW_CTXM_MAX] = {
 /* The maps every object defines (bpf/causeway.bpf.h) and user space
  * creates once: the first object loaded creates them, the others reuse
  * its file descriptors. */
-static const char *const cw_shared_maps[] = { "edges", "counters", "traced", "pc_addr", "slots", "objs" };
+static const char *const cw_shared_maps[] = { "edges", "counters", "traced", "pc_addr", "slots", "objs",
+						"samples" };
 #endif
 
 #endif /* CAUSEWAY_BPF_CONFIG_H */

@@ -6,6 +6,7 @@
 
 #include <bpf/bpf.h>
 
+#include "bpf/config.h"
 #include "capture/account.h"
 #include "capture/segwriter.h"
 
@@ -19,7 +20,8 @@ struct slot {
 	uint32_t key;
 	uint16_t ring, class;
 	bool always;
-	struct counter *prev; /* [cpu]: values at the last flush */
+	struct counter *prev;  /* [cpu]: values at the last flush */
+	uint64_t *extra_lost;  /* [cpu]: account__add_lost() since the last flush */
 };
 
 struct account {
@@ -29,6 +31,7 @@ struct account {
 	struct slot slots[CW_RING_MAX * CW_CLASS_MAX];
 	size_t nslots;
 	struct counter *cur; /* [cpu] */
+	bool sampling;	     /* the sample plane is recorded: read CW_COUNTER_DECIMATED */
 	struct account_totals tot;
 };
 
@@ -50,6 +53,7 @@ struct account *account__new(int counters_fd, int ncpus, uint64_t start_ns,
 
 		if (sel->c[c->id].status != CW_CLS_OK)
 			continue;
+		a->sampling |= c->context_plane;
 		for (uint16_t ring = 0; ring < CW_RING_MAX; ring++) {
 			struct slot *s = &a->slots[a->nslots];
 
@@ -58,11 +62,14 @@ struct account *account__new(int counters_fd, int ncpus, uint64_t start_ns,
 			s->key = (uint32_t)ring * CW_CLASS_MAX + (uint32_t)c->id;
 			s->ring = ring;
 			s->class = (uint16_t)c->id;
-			s->always = ring == CW_RING_EDGE;
+			/* The rings are streams the analyzer covers: a
+			 * window without loss is evidence too. */
+			s->always = ring != CW_RING_MAP;
 			s->prev = calloc((size_t)ncpus, sizeof(*s->prev));
-			if (!s->prev)
+			s->extra_lost = calloc((size_t)ncpus, sizeof(*s->extra_lost));
+			a->nslots++; /* freed by account__free() either way */
+			if (!s->prev || !s->extra_lost)
 				goto nomem;
-			a->nslots++;
 		}
 	}
 	return a;
@@ -81,7 +88,7 @@ int account__flush(struct account *a, struct cw_writer *w, uint64_t now)
 			continue;
 		for (int cpu = 0; cpu < a->ncpus; cpu++) {
 			uint64_t dw = a->cur[cpu].written - s->prev[cpu].written;
-			uint64_t dl = a->cur[cpu].lost - s->prev[cpu].lost;
+			uint64_t dl = a->cur[cpu].lost - s->prev[cpu].lost + s->extra_lost[cpu];
 			struct cw_account r = { 0 };
 			int err;
 
@@ -100,6 +107,7 @@ int account__flush(struct account *a, struct cw_writer *w, uint64_t now)
 			if (err)
 				return err;
 			s->prev[cpu] = a->cur[cpu];
+			s->extra_lost[cpu] = 0;
 			if (s->ring == CW_RING_EDGE)
 				a->tot.lost_edge += dl;
 			else if (s->ring == CW_RING_SAMPLE)
@@ -109,7 +117,24 @@ int account__flush(struct account *a, struct cw_writer *w, uint64_t now)
 		}
 	}
 	a->last_ns = now;
+	if (a->sampling) {
+		uint32_t key = CW_COUNTER_DECIMATED;
+
+		if (!bpf_map_lookup_elem(a->fd, &key, a->cur)) {
+			a->tot.decimated = 0;
+			for (int cpu = 0; cpu < a->ncpus; cpu++)
+				a->tot.decimated += a->cur[cpu].written;
+		}
+	}
 	return 0;
+}
+
+void account__add_lost(struct account *a, int cpu, uint16_t ring, uint16_t class, uint64_t n)
+{
+	for (size_t i = 0; a && i < a->nslots; i++)
+		if (a->slots[i].ring == ring && a->slots[i].class == class && cpu >= 0 &&
+		    cpu < a->ncpus)
+			a->slots[i].extra_lost[cpu] += n;
 }
 
 void account__flush_max(const struct account *a, size_t *bytes, size_t *records)
@@ -127,8 +152,10 @@ void account__free(struct account *a)
 {
 	if (!a)
 		return;
-	for (size_t i = 0; i < a->nslots; i++)
+	for (size_t i = 0; i < a->nslots; i++) {
 		free(a->slots[i].prev);
+		free(a->slots[i].extra_lost);
+	}
 	free(a->cur);
 	free(a);
 }

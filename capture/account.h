@@ -17,6 +17,7 @@ struct account;
 
 struct account_totals {
 	uint64_t lost_edge, lost_sample, lost_map;
+	uint64_t decimated; /* samples the budget did not keep: not lost */
 };
 
 /*
@@ -35,6 +36,13 @@ struct account *account__new(int counters_fd, int ncpus, uint64_t start_ns,
  * @return 0 or the writer's negative errno.
  */
 int account__flush(struct account *a, struct cw_writer *w, uint64_t now);
+
+/*
+ * Count @n events of (@ring, @class) lost on @cpu outside the BPF
+ * counters (the perf rings of the mapping events); the next flush writes
+ * them with the BPF ones. Ignored for a (ring, class) not accounted.
+ */
+void account__add_lost(struct account *a, int cpu, uint16_t ring, uint16_t class, uint64_t n);
 
 /* Record bytes and records one flush writes at most. */
 void account__flush_max(const struct account *a, size_t *bytes, size_t *records);

@@ -11,10 +11,12 @@
 #include "bpf/config.h" /* the skeletons' .rodata type */
 #include "capture/classes.h"
 #include "capture/log.h"
+#include "capture/perfev.h"
 #include "capture/probe.h"
 #include "futex.skel.h"
 #include "io_uring.skel.h"
 #include "net.skel.h"
+#include "sample.skel.h"
 #include "sched.skel.h"
 #include "timer.skel.h"
 #include "workqueue.skel.h"
@@ -172,6 +174,23 @@ static const struct cw_rec_desc futex_records[] = {
 	{ .type = 0 },
 };
 
+/* sample: the tick's program runs on perf events the tracer opens; the
+ * off-CPU program has sched_switch's two layouts, as sched's. */
+static const struct cw_prog_desc sample_progs[] = {
+	{ .name = "handle_cpu", .tp = PERFEV_SAMPLE_EVENT, .kind = CW_PROG_PERF_EVENT,
+	  .feature = CW_FEAT_CPU_SAMPLES },
+	{ .name = "handle_offcpu", .tp = "sched_switch", .min_args = 4, .feature = CW_FEAT_OFFCPU },
+	{ .name = "handle_offcpu_v0", .tp = "sched_switch", .min_args = 3, .max_args = 3,
+	  .feature = CW_FEAT_OFFCPU },
+	{ .name = NULL },
+};
+
+static const struct cw_rec_desc sample_records[] = {
+	{ CW_REC_SAMPLE_CPU, CW_REC_VARIABLE },
+	{ CW_REC_SAMPLE_OFFCPU, CW_REC_VARIABLE },
+	{ .type = 0 },
+};
+
 /* In the contract's order of -e. The ones without an object are the next
  * issues' work; listing them lets -e name them and the capture say that
  * they are missing instead of calling them unknown. */
@@ -219,6 +238,14 @@ const struct cw_class_desc cw_classes[] = {
 		.rings = 1u << CW_RING_EDGE,
 	},
 	{ .id = CW_CLASS_ADAPTER, .alias = "usdt" },
+	{
+		.id = CW_CLASS_SAMPLE,
+		.elf_bytes = sample_bpf__elf_bytes,
+		.progs = sample_progs,
+		.records = sample_records,
+		.rings = 1u << CW_RING_SAMPLE,
+		.context_plane = true,
+	},
 };
 const size_t cw_nclasses = sizeof(cw_classes) / sizeof(cw_classes[0]);
 
@@ -230,8 +257,9 @@ static const char *class_name(const struct cw_class_desc *c)
 const struct cw_class_desc *classes__find(const char *name)
 {
 	for (size_t i = 0; i < cw_nclasses; i++)
-		if (!strcmp(name, class_name(&cw_classes[i])) ||
-		    (cw_classes[i].alias && !strcmp(name, cw_classes[i].alias)))
+		if (!cw_classes[i].context_plane &&
+		    (!strcmp(name, class_name(&cw_classes[i])) ||
+		     (cw_classes[i].alias && !strcmp(name, cw_classes[i].alias))))
 			return &cw_classes[i];
 	return NULL;
 }
@@ -242,8 +270,10 @@ void classes__names(char *buf, size_t len)
 
 	buf[0] = 0;
 	for (size_t i = 0; i < cw_nclasses && off < len; i++)
-		off += snprintf(buf + off, len - off, "%s%s", i ? "," : "",
-				cw_classes[i].alias ? cw_classes[i].alias : class_name(&cw_classes[i]));
+		if (!cw_classes[i].context_plane)
+			off += snprintf(buf + off, len - off, "%s%s", off ? "," : "",
+					cw_classes[i].alias ? cw_classes[i].alias
+							    : class_name(&cw_classes[i]));
 }
 
 int classes__prog_probe(const struct cw_prog_desc *p)
@@ -256,6 +286,10 @@ int classes__prog_probe(const struct cw_prog_desc *p)
 	case CW_PROG_FENTRY:
 	case CW_PROG_FEXIT:
 		return probe__function(p->tp, p->kind == CW_PROG_FEXIT);
+	case CW_PROG_PERF_EVENT:
+		/* Software events exist wherever perf does; what can fail
+		 * is opening one (CONFIG_PERF_EVENTS, perf_event_paranoid). */
+		return probe__cpu_clock();
 	case CW_PROG_TP_BTF:
 		break;
 	}
@@ -289,6 +323,9 @@ void classes__prog_why(const struct cw_prog_desc *p, int err, char *buf, size_t 
 			snprintf(buf, len, "the kernel refuses %s programs on %s: %s", how, p->tp,
 				 strerror(-err));
 		return;
+	case CW_PROG_PERF_EVENT:
+		snprintf(buf, len, "cannot open a %s perf event: %s", p->tp, strerror(-err));
+		return;
 	case CW_PROG_TP_BTF:
 		break;
 	}
@@ -301,12 +338,12 @@ void classes__prog_why(const struct cw_prog_desc *p, int err, char *buf, size_t 
 
 /* 0, or -ENOENT with @why naming the first required hook that no program
  * of @c fits. */
-static int kernel_supports(const struct cw_class_desc *c, char *why, size_t len)
+static int kernel_supports(const struct cw_class_desc *c, unsigned features, char *why, size_t len)
 {
 	for (const struct cw_prog_desc *p = c->progs; p->name; p++) {
 		bool fitted = false;
 
-		if (p->optional)
+		if (p->optional || (p->feature && !(p->feature & features)))
 			continue;
 		for (const struct cw_prog_desc *q = c->progs; q->name && !fitted; q++)
 			fitted = q->kind == p->kind && !strcmp(q->tp, p->tp) && classes__prog_fits(q);
@@ -318,7 +355,7 @@ static int kernel_supports(const struct cw_class_desc *c, char *why, size_t len)
 	return 0;
 }
 
-void classes__select(struct cw_class_sel *sel, const bool *requested)
+void classes__select(struct cw_class_sel *sel, const bool *requested, unsigned features)
 {
 	memset(sel, 0, sizeof(*sel));
 	for (size_t i = 0; i < cw_nclasses; i++) {
@@ -329,7 +366,7 @@ void classes__select(struct cw_class_sel *sel, const bool *requested)
 			continue;
 		if (!c->elf_bytes)
 			s->status = CW_CLS_NO_BUILD;
-		else if (kernel_supports(c, s->why, sizeof(s->why)))
+		else if (kernel_supports(c, features, s->why, sizeof(s->why)))
 			s->status = CW_CLS_NO_KERNEL;
 		else
 			s->status = CW_CLS_OK;
@@ -346,7 +383,7 @@ int classes__list(const struct cw_class_sel *sel, bool missing, char *buf, size_
 		const struct cw_class_desc *c = &cw_classes[i];
 		enum cw_class_status s = sel->c[c->id].status;
 
-		if (s == CW_CLS_OFF || (s == CW_CLS_OK) == missing)
+		if (s == CW_CLS_OFF || (s == CW_CLS_OK) == missing || (!missing && c->context_plane))
 			continue;
 		off += snprintf(buf + off, len - off, "%s%s%s", n++ ? "," : "", class_name(c),
 				s == CW_CLS_NO_BUILD ? ":build" : s == CW_CLS_NO_KERNEL ? ":kernel" : "");
@@ -354,13 +391,13 @@ int classes__list(const struct cw_class_sel *sel, bool missing, char *buf, size_
 	return n;
 }
 
-int classes__choose(struct cw_class_sel *sel, const bool *requested, char *recorded,
-		    char *missing, size_t len)
+int classes__choose(struct cw_class_sel *sel, const bool *requested, unsigned features,
+		    char *recorded, char *missing, size_t len)
 {
 	char unbuilt[256] = "", why[512] = "";
 	size_t uoff = 0, woff = 0;
 
-	classes__select(sel, requested);
+	classes__select(sel, requested, features);
 	classes__list(sel, true, missing, len);
 	for (size_t i = 0; i < cw_nclasses; i++) {
 		const struct cw_class_state *s = &sel->c[cw_classes[i].id];

@@ -38,6 +38,16 @@ enum cw_prog_kind {
 	CW_PROG_TRACEPOINT, /* tp: a tracefs tracepoint, "syscalls/sys_enter_futex" */
 	CW_PROG_FENTRY,	    /* tp: a kernel function, entered */
 	CW_PROG_FEXIT,	    /* tp: a kernel function, returning */
+	/* tp: a perf event (PERFEV_SAMPLE_EVENT); the tracer opens one per
+	 * online CPU and attaches the program to each */
+	CW_PROG_PERF_EVENT,
+};
+
+/* What a program records that a capture may not want: it is loaded only
+ * when tracer_opts.features asks for it. */
+enum {
+	CW_FEAT_CPU_SAMPLES = 0x1, /* -F HZ > 0 */
+	CW_FEAT_OFFCPU = 0x2,	   /* not --no-offcpu */
 };
 
 /*
@@ -66,13 +76,17 @@ struct cw_prog_desc {
 	/* Work only with -p or COMMAND: not loaded system-wide, so the hook
 	 * it shares with another class costs nothing there. */
 	bool filtered_only;
+	unsigned feature; /* CW_FEAT_*, or 0: always wanted */
 };
 
-/* A record type a class writes, and its exact size. */
+/* A record type a class writes, and its exact size, or CW_REC_VARIABLE:
+ * as long as its counts say (a sample's stacks), checked by the drain. */
 struct cw_rec_desc {
 	uint16_t type;
 	uint16_t size;
 };
+
+#define CW_REC_VARIABLE 0xffffu /* no record BPF writes is that long: not a multiple of 8 */
 
 struct cw_class_desc {
 	int id;		   /* CW_CLASS_*: the name is cw_class_names[id] */
@@ -83,6 +97,14 @@ struct cw_class_desc {
 	const struct cw_prog_desc *progs; /* ends with a NULL name */
 	const struct cw_rec_desc *records; /* ends with type 0 */
 	unsigned rings; /* bit per CW_RING_* it counts written/lost on */
+	/*
+	 * The sample plane (contract 2.1's context plane) is a class for
+	 * loading, draining and accounting, not an edge class: -e neither
+	 * lists nor accepts it, and the classes metadata key does not name
+	 * it. The capture requests it by -F and --no-offcpu (main.c), and
+	 * its programs by feature.
+	 */
+	bool context_plane;
 };
 
 extern const struct cw_class_desc cw_classes[];
@@ -114,13 +136,14 @@ void classes__names(char *buf, size_t len);
 
 /*
  * Mark @sel's requested classes (all when @requested is NULL) OK, or why
- * they cannot be recorded, from the build and the kernel's BTF.
+ * they cannot be recorded, from the build and the kernel's BTF. Programs
+ * of a feature (CW_FEAT_*) not in @features are not required.
  */
-void classes__select(struct cw_class_sel *sel, const bool *requested);
+void classes__select(struct cw_class_sel *sel, const bool *requested, unsigned features);
 
 /*
- * The requested classes of @sel that will be recorded ("sched,..."), or
- * with @missing those that will not, each with why: "name:build" (not in
+ * The requested edge classes of @sel that will be recorded ("sched,..."),
+ * or with @missing the requested classes that will not, each with why: "name:build" (not in
  * this build) or "name:kernel" (the kernel lacks what it needs).
  * @return how many there were.
  */
@@ -132,8 +155,8 @@ int classes__list(const struct cw_class_sel *sel, bool missing, char *buf, size_
  * classes__list() does. @return 0, or -1 when none can be recorded,
  * after a message naming them and why (printed even under -q).
  */
-int classes__choose(struct cw_class_sel *sel, const bool *requested, char *recorded,
-		    char *missing, size_t len);
+int classes__choose(struct cw_class_sel *sel, const bool *requested, unsigned features,
+		    char *recorded, char *missing, size_t len);
 
 /*
  * Can program @p be loaded on this kernel? @return 0; -ENOENT when its

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include <errno.h>
+#include <poll.h>
+#include <stdbool.h>
 #include <stdlib.h>
 
 #include <bpf/libbpf.h>
@@ -10,24 +12,61 @@
 /* What the callback returns to end a batch: no libbpf call returns it. */
 #define MORE (-EINPROGRESS)
 
-struct drain {
+/*
+ * One ring with its own manager, so that each is consumed in its own
+ * batches: with both rings on one manager, libbpf consumes them in
+ * turn and stops at the first that ends its batch, so a flood of edges
+ * would starve the sample ring (or the other way round).
+ */
+struct drain_ring {
+	struct drain *d;
 	struct ring_buffer *rb;
+	unsigned batch;
+};
+
+struct drain {
+	struct drain_ring edges, samples;
 	struct cw_writer *w;
 	uint64_t events, rejected;
-	unsigned batch;
 	int err;		/* the writer's error that ended the call */
-	uint16_t size_of[256];	/* record type -> exact size; 0: not ours */
+	uint16_t size_of[256];	/* record type -> exact size or CW_REC_VARIABLE; 0: not ours */
+	struct pollfd pfd[2];
+	int npfd;
 };
+
+static uint32_t pad8(uint32_t n)
+{
+	return (n + 7u) & ~7u;
+}
+
+/*
+ * A sample (schema/events.h) is as long as its stacks: its size must be
+ * exactly what its counts say, and the counts within what BPF can write.
+ */
+static bool sample_ok(const void *data, size_t size)
+{
+	const struct cw_sample *s = data;
+
+	if (size < sizeof(*s) || s->nkernel > CW_SAMPLE_MAX_FRAMES ||
+	    s->nuser > CW_SAMPLE_MAX_FRAMES || s->nregs > CW_SAMPLE_NREGS_X86_64 ||
+	    s->stack_len > CW_SAMPLE_MAX_STACK || (s->stack_len && !s->nregs))
+		return false;
+	return size == sizeof(*s) + 8u * ((uint32_t)s->nkernel + s->nuser + s->nregs) +
+			       pad8(s->stack_len);
+}
 
 static int on_record(void *ctx, void *data, size_t size)
 {
-	struct drain *d = ctx;
+	struct drain_ring *r = ctx;
+	struct drain *d = r->d;
 	const struct cw_hdr *h = data;
 	int err;
 
 	/* BPF wrote it, but a record that does not describe itself, or one
 	 * no recorded class declares, is never passed on. */
-	if (size < sizeof(*h) || h->size != size || h->type >= 256 || d->size_of[h->type] != size) {
+	if (size < sizeof(*h) || h->size != size || h->type >= 256 || !d->size_of[h->type] ||
+	    (d->size_of[h->type] == CW_REC_VARIABLE ? !sample_ok(data, size)
+						     : d->size_of[h->type] != size)) {
 		d->rejected++;
 	} else {
 		err = cw_writer__append(d->w, data, size);
@@ -37,10 +76,22 @@ static int on_record(void *ctx, void *data, size_t size)
 		}
 		d->events++;
 	}
-	return ++d->batch >= DRAIN_BATCH ? MORE : 0;
+	return ++r->batch >= DRAIN_BATCH ? MORE : 0;
 }
 
-struct drain *drain__new(int ring_fd, struct cw_writer *w, const struct cw_class_sel *sel)
+static int ring_open(struct drain *d, struct drain_ring *r, int fd)
+{
+	r->d = d;
+	r->rb = ring_buffer__new(fd, on_record, r, NULL);
+	if (!r->rb)
+		return -errno;
+	d->pfd[d->npfd].fd = ring_buffer__epoll_fd(r->rb);
+	d->pfd[d->npfd++].events = POLLIN;
+	return 0;
+}
+
+struct drain *drain__new(int ring_fd, int sample_fd, struct cw_writer *w,
+			 const struct cw_class_sel *sel)
 {
 	struct drain *d = calloc(1, sizeof(*d));
 	int err;
@@ -57,32 +108,51 @@ struct drain *drain__new(int ring_fd, struct cw_writer *w, const struct cw_class
 			if (r->type < 256)
 				d->size_of[r->type] = r->size;
 	}
-	d->rb = ring_buffer__new(ring_fd, on_record, d, NULL);
-	if (!d->rb) {
-		err = errno;
-		free(d);
-		errno = err;
+	err = ring_open(d, &d->edges, ring_fd);
+	if (!err && sample_fd >= 0)
+		err = ring_open(d, &d->samples, sample_fd);
+	if (err) {
+		drain__free(d);
+		errno = -err;
 		return NULL;
 	}
 	return d;
 }
 
-int drain__poll(struct drain *d, int timeout_ms)
+/* Consume one batch of @r. @return 1 when more is pending, 0, or a
+ * negative errno. */
+static int ring_consume(struct drain_ring *r)
 {
 	int ret;
 
-	d->batch = 0;
-	d->err = 0;
-	ret = timeout_ms ? ring_buffer__poll(d->rb, timeout_ms) : ring_buffer__consume(d->rb);
-	/* A poll that timed out reports nothing: events submitted without a
-	 * wakeup are still waiting. */
-	if (ret == 0 && timeout_ms)
-		ret = ring_buffer__consume(d->rb);
+	if (!r->rb)
+		return 0;
+	r->batch = 0;
+	ret = ring_buffer__consume(r->rb);
 	if (ret == MORE)
 		return 1;
 	if (ret == -EINTR || ret >= 0)
 		return 0;
-	return d->err ? d->err : ret;
+	return r->d->err ? r->d->err : ret;
+}
+
+int drain__poll(struct drain *d, int timeout_ms)
+{
+	int e, s;
+
+	d->err = 0;
+	/* Only to wait: the rings are read below whether it woke or not,
+	 * since records submitted without a wakeup wake nobody. The epoll
+	 * descriptors of the two managers are themselves pollable. */
+	if (timeout_ms && poll(d->pfd, (nfds_t)d->npfd, timeout_ms) < 0 && errno != EINTR)
+		return -errno;
+	e = ring_consume(&d->edges);
+	if (e < 0)
+		return e;
+	s = ring_consume(&d->samples);
+	if (s < 0)
+		return s;
+	return e || s;
 }
 
 uint64_t drain__events(const struct drain *d)
@@ -99,6 +169,7 @@ void drain__free(struct drain *d)
 {
 	if (!d)
 		return;
-	ring_buffer__free(d->rb);
+	ring_buffer__free(d->edges.rb);
+	ring_buffer__free(d->samples.rb);
 	free(d);
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The edge ring's consumer: records from the BPF programs into the
- * segment writer, in bounded batches.
+ * The consumer of the edge and sample rings: records from the BPF
+ * programs into the segment writer, in bounded batches, each ring in
+ * batches of its own.
  *
  * libbpf 1.1's ring_buffer__poll() keeps consuming for as long as the
  * producers keep up; a loop around it would then never see SIGINT, -d,
@@ -23,15 +24,18 @@ struct cw_writer;
 struct drain;
 
 /*
- * Drain ring @ring_fd into @w. Only records the classes @sel records
- * declare, at their exact size, are passed on; others are counted
- * (drain__rejected). @return a drain, or NULL with errno set.
+ * Drain the edge ring @ring_fd and, unless @sample_fd is -1, the sample
+ * ring, into @w. Only records the classes @sel records declare are passed
+ * on: at their exact size, or for samples at the size their counts give;
+ * others are counted (drain__rejected). @return a drain, or NULL with
+ * errno set.
  */
-struct drain *drain__new(int ring_fd, struct cw_writer *w, const struct cw_class_sel *sel);
+struct drain *drain__new(int ring_fd, int sample_fd, struct cw_writer *w,
+			 const struct cw_class_sel *sel);
 
 /*
- * Consume up to DRAIN_BATCH records; wait up to @timeout_ms for the first
- * when none is pending (0: do not wait). @return 0 when the ring is
+ * Consume up to DRAIN_BATCH records of each ring; wait up to @timeout_ms
+ * for the first when none is pending (0: do not wait). @return 0 when the ring is
  * drained (as far as it has been told), 1 when more is pending, -EFBIG
  * when the writer's limit stopped it (--max-size), or another negative
  * errno (writing the file failed).

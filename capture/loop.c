@@ -10,6 +10,7 @@
 #include "capture/flusher.h"
 #include "capture/log.h"
 #include "capture/loop.h"
+#include "capture/perfev.h"
 #include "capture/segwriter.h"
 #include "capture/signals.h"
 #include "capture/status.h"
@@ -81,6 +82,9 @@ enum stop_reason loop__run(struct loop *l)
 		if (ret < 0)
 			return write_failed(l, ret);
 		more = ret > 0;
+		ret = perfev_maps__read(l->maps, l->w, l->acct);
+		if (ret < 0)
+			return write_failed(l, ret);
 		if (signals__stop())
 			return STOP_SIGNAL;
 		if (l->cmd && command__exited(l->cmd))
@@ -116,5 +120,7 @@ enum stop_reason loop__drain_rest(struct loop *l, enum stop_reason stop)
 	if (ret > 0)
 		cw_msg("stopped draining the ring at the second signal: the events left in it are "
 		       "not in the trace");
+	if (ret >= 0)
+		ret = perfev_maps__read(l->maps, l->w, l->acct);
 	return ret < 0 ? write_failed(l, ret) : stop;
 }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The drain loop: drain the ring in bounded batches (capture/drain.h) and
+ * The drain loop: drain the rings in bounded batches (capture/drain.h),
+ * and the perf rings of mapping changes (capture/perfev.h), and
  * between two batches look at what can end the capture: a signal, -d,
  * COMMAND's exit, every -p process gone, the file full, an error. Once a
  * second, write the accounting, seal the segment (a flusher thread syncs
@@ -33,6 +34,7 @@ struct loop {
 	struct flusher *flusher;
 	struct tracer *tracer;
 	struct command *cmd;  /* NULL without COMMAND */
+	struct perfev_maps *maps; /* mapping changes; NULL without the sample plane */
 	bool watch_targets;   /* -p: stop once the traced set is empty */
 	uint64_t start_ns;
 	uint64_t duration_ns; /* 0: none */

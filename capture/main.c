@@ -42,6 +42,7 @@
 #include "capture/meta.h"
 #include "capture/options.h"
 #include "capture/output.h"
+#include "capture/perfev.h"
 #include "capture/probe.h"
 #include "capture/procsnap.h"
 #include "capture/segwriter.h"
@@ -99,6 +100,12 @@ static int resolve_pids(struct env *env)
 	return 0;
 }
 
+/* perfev's filter in filtered mode. */
+static bool is_traced(void *tracer, uint32_t pid)
+{
+	return tracer__is_traced(tracer, pid);
+}
+
 /* Put @set[from..to) in the traced set. @return 0 or -1 after a message. */
 static int trace_pids(struct tracer *t, const pid_t *set, size_t from, size_t to)
 {
@@ -149,7 +156,7 @@ static uint64_t close_reserve(const struct account *acct)
 	size_t bytes, records;
 
 	account__flush_max(acct, &bytes, &records);
-	return cw_writer__worst_case(bytes, records) + cw_writer__worst_case(meta__final_max(), 6);
+	return cw_writer__worst_case(bytes, records) + cw_writer__worst_case(meta__final_max(), 9);
 }
 
 int main(int argc, char **argv)
@@ -165,6 +172,8 @@ int main(int argc, char **argv)
 	struct drain *drain = NULL;
 	struct account *acct = NULL;
 	struct flusher *flusher = NULL;
+	struct perfev_maps *maps = NULL;
+	struct perfev_maps_opts mopts = { 0 };
 	struct account_totals lost;
 	struct loop loop = { 0 };
 	struct tracer_opts topts = { 0 };
@@ -178,6 +187,8 @@ int main(int argc, char **argv)
 	pid_t *traced = NULL;
 	size_t ntraced = 0;
 	int exit_code = 2, err, ctx;
+	unsigned features;
+	bool sampling;
 
 	/* Before anything that can take time (loading BPF does). */
 	err = signals__install();
@@ -191,12 +202,17 @@ int main(int argc, char **argv)
 	exit_code = 2;
 	cw_log_quiet(env.quiet);
 	cw_log_libbpf();
+	features = (env.freq ? CW_FEAT_CPU_SAMPLES : 0) | (env.no_offcpu ? 0 : CW_FEAT_OFFCPU);
 	if (can_start() || resolve_pids(&env) ||
-	    classes__choose(&sel, env.events, recorded, missing, sizeof(recorded)))
+	    classes__choose(&sel, env.events, features, recorded, missing, sizeof(recorded)))
 		goto cleanup;
-	if (env.freq || !env.no_offcpu)
-		cw_notice("CPU sampling and off-CPU stacks are not implemented yet: recording edges "
-			  "only (-F 0 --no-offcpu silences this)");
+	/* A sample plane the kernel cannot give was named by a notice; the
+	 * edges are recorded all the same. */
+	sampling = sel.c[CW_CLASS_SAMPLE].status == CW_CLS_OK;
+	if (!sampling) {
+		env.freq = 0;
+		env.no_offcpu = true;
+	}
 
 	ksyms = read_ksyms(&env, &ksyms_why);
 
@@ -214,6 +230,13 @@ int main(int argc, char **argv)
 	topts.edge_ring_bytes = EDGE_RING_BYTES;
 	topts.traced_max = TRACED_MAX;
 	topts.ctx_method = env.ctx_method;
+	topts.features = features;
+	/* The ring exists in every object (bpf/causeway.bpf.h): one page
+	 * when nothing writes to it. */
+	topts.sample_ring_bytes = sampling ? (uint32_t)env.sample_ring_bytes : 4096;
+	topts.sample_period_ns = env.freq ? 1000000000ull / env.freq : 0;
+	topts.sample_stack_bytes = env.dwarf_stack;
+	topts.sample_budget = env.sample_budget;
 	tracer = tracer__load(&topts, &sel);
 	if (!tracer)
 		goto cleanup;
@@ -238,6 +261,17 @@ int main(int argc, char **argv)
 		traced[ntraced++] = env.pids[i];
 	if (trace_pids(tracer, traced, 0, ntraced) || tracer__attach(tracer))
 		goto cleanup;
+	/* Before the mapping snapshot, so that no mapping falls between
+	 * the two (one in both is harmless: a mapping replaces what it
+	 * overlaps), and before COMMAND's exec. */
+	if (sampling) {
+		mopts.self = getpid();
+		mopts.traced = topts.filter ? is_traced : NULL;
+		mopts.ctx = tracer;
+		maps = perfev_maps__open(&mopts);
+		if (!maps)
+			goto cleanup;
+	}
 	loop.start_ns = loop__now();
 	/* Snapshot after attaching: a task forked meanwhile is either in
 	 * the snapshot or seen forking, never neither. */
@@ -257,7 +291,9 @@ int main(int argc, char **argv)
 
 	wopts.segment_size = env.segment_size;
 	w = cw_writer__new(output__fd(out), &wopts);
-	drain = w ? drain__new(tracer__ring_fd(tracer), w, &sel) : NULL;
+	drain = w ? drain__new(tracer__ring_fd(tracer), sampling ? tracer__sample_ring_fd(tracer) : -1,
+			       w, &sel)
+		  : NULL;
 	acct = drain ? account__new(tracer__counters_fd(tracer), libbpf_num_possible_cpus(),
 				    loop.start_ns, &sel)
 		     : NULL;
@@ -284,6 +320,16 @@ int main(int argc, char **argv)
 		.segment_size = env.segment_size,
 		.ksyms = ksyms,
 		.ksyms_omitted = ksyms_why,
+		.sample_freq = env.freq,
+		.offcpu = !env.no_offcpu,
+		.sample_event = PERFEV_SAMPLE_EVENT,
+		.dwarf_stack_size = env.dwarf_stack,
+		.sample_budget = env.sample_budget,
+		.sample_ring_bytes = env.sample_ring_bytes,
+		/* COMMAND has not run its exec yet: its mappings are the
+		 * capture's, and its own come through the perf rings. */
+		.map_pids = topts.filter ? traced + (cmd ? 1 : 0) : NULL,
+		.nmap_pids = topts.filter ? ntraced - (cmd ? 1 : 0) : 0,
 	};
 	err = meta__write_start(w, &ms, snap);
 	if (err) {
@@ -319,6 +365,7 @@ int main(int argc, char **argv)
 		.flusher = flusher,
 		.tracer = tracer,
 		.cmd = cmd,
+		.maps = maps,
 		.watch_targets = env.npids > 0,
 		.start_ns = loop.start_ns,
 		.duration_ns = env.duration_ns,
@@ -342,6 +389,10 @@ int main(int argc, char **argv)
 	mf.map_overflow = lost.lost_map;
 	mf.rejected = drain__rejected(drain);
 	mf.stop_reason = stop_names[stop];
+	mf.sampling = sampling;
+	mf.samples_lost = lost.lost_sample;
+	mf.samples_decimated = lost.decimated;
+	mf.mmaps = perfev_maps__count(maps);
 	err = err ?: meta__write_final(w, &mf);
 	flusher__stop(flusher);
 	flusher = NULL;
@@ -375,6 +426,7 @@ cleanup:
 	flusher__stop(flusher);
 	command__free(cmd);
 	drain__free(drain);
+	perfev_maps__free(maps);
 	account__free(acct);
 	tracer__free(tracer);
 	cw_writer__free(w);

@@ -16,6 +16,7 @@
 #include "schema/format.h"
 #include "capture/segwriter.h"
 #include "capture/ksyms.h"
+#include "capture/mapsnap.h"
 #include "capture/procsnap.h"
 #include "capture/meta.h"
 
@@ -116,6 +117,25 @@ static int put_traced(struct cw_writer *w, uint64_t ts, const pid_t *pids, size_
 	return err;
 }
 
+/* The sample plane's settings (schema/format.md, "Metadata keys"). */
+static int put_sampling(struct cw_writer *w, uint64_t ts, const struct meta_start *m)
+{
+	int err = 0;
+
+	err = err ?: meta__put_kv_u64(w, ts, "sample_freq", m->sample_freq);
+	err = err ?: meta__put_kv_u64(w, ts, "offcpu", m->offcpu);
+	if (!m->sample_freq && !m->offcpu)
+		return err;
+	if (m->sample_freq)
+		err = err ?: meta__put_kv(w, ts, "sample_event", m->sample_event);
+	err = err ?: meta__put_kv(w, ts, "call_graph", m->dwarf_stack_size ? "dwarf" : "fp");
+	if (m->dwarf_stack_size)
+		err = err ?: meta__put_kv_u64(w, ts, "dwarf_stack_size", m->dwarf_stack_size);
+	err = err ?: meta__put_kv_u64(w, ts, "sample_budget", m->sample_budget);
+	err = err ?: meta__put_kv_u64(w, ts, "sample_ring_bytes", m->sample_ring_bytes);
+	return err;
+}
+
 int meta__write_start(struct cw_writer *w, const struct meta_start *m, const struct proc_snap *snap)
 {
 	char buf[4096];
@@ -156,7 +176,14 @@ int meta__write_start(struct cw_writer *w, const struct meta_start *m, const str
 	err = err ?: meta__put_kv_u64(w, ts, "ksyms_symbols", ksyms_snap__count(m->ksyms));
 	if (m->ksyms_omitted)
 		err = err ?: meta__put_kv(w, ts, "ksyms_omitted", m->ksyms_omitted);
+	err = err ?: put_sampling(w, ts, m);
 	err = err ?: proc_snap__write(snap, w);
+	if (!err && (m->sample_freq || m->offcpu)) {
+		uint64_t n;
+
+		err = mapsnap__write(w, m->map_pids, m->nmap_pids, getpid(), ts, &n);
+		err = err ?: meta__put_kv_u64(w, ts, "mmap_snapshot", n);
+	}
 	err = err ?: ksyms_snap__write(m->ksyms, w, ts, m->segment_size);
 	err = err ?: cw_writer__seal(w, CW_SEG_META);
 	return err;
@@ -174,13 +201,18 @@ int meta__write_final(struct cw_writer *w, const struct meta_final *f)
 	if (f->rejected)
 		err = err ?: meta__put_kv_u64(w, ts, "records_rejected", f->rejected);
 	err = err ?: meta__put_kv(w, ts, "stop_reason", f->stop_reason);
+	if (f->sampling) {
+		err = err ?: meta__put_kv_u64(w, ts, "samples_lost", f->samples_lost);
+		err = err ?: meta__put_kv_u64(w, ts, "samples_decimated", f->samples_decimated);
+		err = err ?: meta__put_kv_u64(w, ts, "mmap_records", f->mmaps);
+	}
 	err = err ?: cw_writer__seal(w, CW_SEG_FINAL);
 	return err;
 }
 
 size_t meta__final_max(void)
 {
-	/* Six keys of at most 20 characters, numbers of at most 20 digits
+	/* Nine keys of at most 20 characters, numbers of at most 20 digits
 	 * or the longest stop reason. */
-	return 6 * PAD8(sizeof(struct cw_meta_kv) + 20 + 20);
+	return 9 * PAD8(sizeof(struct cw_meta_kv) + 20 + 20);
 }

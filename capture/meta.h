@@ -39,6 +39,18 @@ struct meta_start {
 	size_t segment_size;		 /* raw bytes per segment; 0: the default */
 	const struct ksyms_snap *ksyms;	 /* the kallsyms snapshot, or NULL */
 	const char *ksyms_omitted;	 /* why there is none, or NULL */
+	/* The sample plane: sample_freq and offcpu are always written, the
+	 * other keys and the mappings only when one of them is on. */
+	uint64_t sample_freq;	   /* 0: no CPU samples */
+	bool offcpu;
+	const char *sample_event;  /* what CPU samples tick on */
+	uint32_t dwarf_stack_size; /* 0: --call-graph fp */
+	uint64_t sample_budget;
+	uint64_t sample_ring_bytes;
+	/* The mapping snapshot: of map_pids[0..nmap_pids), or with
+	 * map_pids NULL of every process but the capture. */
+	const pid_t *map_pids;
+	size_t nmap_pids;
 };
 
 /* The keys, then @snap, then the kallsyms snapshot, sealed as the META
@@ -53,6 +65,10 @@ struct meta_final {
 	uint64_t map_overflow; /* bounded BPF maps */
 	uint64_t rejected;     /* records from BPF that were not passed on */
 	const char *stop_reason;
+	bool sampling;	       /* the sample plane was on: the sample keys follow */
+	uint64_t samples_lost;
+	uint64_t samples_decimated;
+	uint64_t mmaps;	       /* mapping records written while capturing */
 };
 
 /* The keys, sealed as the FINAL segment. @return 0 or a negative errno. */

@@ -33,8 +33,18 @@ static void usage(FILE *f)
 		"                        (default: all that this build and kernel support)\n"
 		"      --segment-size N  uncompressed bytes per segment (default 1M; K/M/G suffixes)\n"
 		"      --max-size N      stop cleanly before the file passes N bytes (K/M/G suffixes)\n"
-		"  -F, --freq HZ         CPU stack sampling: not implemented yet (accepted; 0 = off)\n"
-		"      --no-offcpu       off-CPU stacks: not implemented yet (accepted)\n"
+		"  -F, --freq HZ         CPU stack samples per second on each CPU (default 99;\n"
+		"                        0 = off), from a cpu-clock event, traced tasks only\n"
+		"      --no-offcpu       no off-CPU stacks (by default a task that blocks has its\n"
+		"                        stacks recorded at switch-out)\n"
+		"      --call-graph MODE fp (default): user stacks by frame pointers; dwarf[,SIZE]:\n"
+		"                        the user registers and SIZE bytes of user stack (default\n"
+		"                        8192, a multiple of 8, at most 48K), unwound offline\n"
+		"      --sample-budget N keep at most about N samples/s (CPU and off-CPU together);\n"
+		"                        past it samples are kept at random with a recorded\n"
+		"                        probability (0: no cap; edges are never decimated)\n"
+		"      --sample-ring SIZE  sample ring buffer bytes, a power of two (default 8M;\n"
+		"                        K/M/G suffixes), apart from the edge ring\n"
 		"      --context-method M  how interrupt context is told apart: auto (default),\n"
 		"                        ksym, runqueue, thread_info or none (wakes then have an\n"
 		"                        unknown context)\n"
@@ -127,6 +137,35 @@ static int parse_events(struct env *env, const char *s)
 	return err;
 }
 
+/* Past it, the budget's quota per window x 2^32 would not fit 64 bits. */
+#define SAMPLE_BUDGET_MAX 1000000000ull
+
+/* fp | dwarf | dwarf,SIZE */
+static int parse_call_graph(struct env *env, const char *s)
+{
+	uint64_t v = DWARF_STACK_DEFAULT;
+
+	if (!strcmp(s, "fp")) {
+		env->dwarf_stack = 0;
+		return 0;
+	}
+	if (strncmp(s, "dwarf", 5) || (s[5] && s[5] != ',')) {
+		cw_msg("--call-graph: '%s' is not fp, dwarf or dwarf,SIZE", s);
+		return -EINVAL;
+	}
+#if !defined(__x86_64__)
+	cw_msg("--call-graph dwarf: this build copies the user registers of x86_64 only");
+	return -ENOTSUP;
+#endif
+	if (s[5] && (parse_size(s + 6, &v) || v < 8 || v > CW_SAMPLE_MAX_STACK || v % 8)) {
+		cw_msg("--call-graph dwarf,SIZE: '%s' is not a multiple of 8 between 8 and %u", s + 6,
+		       CW_SAMPLE_MAX_STACK);
+		return -EINVAL;
+	}
+	env->dwarf_stack = (uint32_t)v;
+	return 0;
+}
+
 static void version(void)
 {
 	printf("causeway-capture %s (writes trace format %d.%d)\n", CW_VERSION, CW_FORMAT_MAJOR,
@@ -141,6 +180,9 @@ int options__parse(struct env *env, int argc, char **argv)
 		OPT_SEGMENT_SIZE,
 		OPT_MAX_SIZE,
 		OPT_CONTEXT,
+		OPT_CALL_GRAPH,
+		OPT_SAMPLE_BUDGET,
+		OPT_SAMPLE_RING,
 		OPT_VERSION
 	};
 	static const struct option opts[] = {
@@ -154,6 +196,9 @@ int options__parse(struct env *env, int argc, char **argv)
 		{ "segment-size", required_argument, NULL, OPT_SEGMENT_SIZE },
 		{ "max-size", required_argument, NULL, OPT_MAX_SIZE },
 		{ "context-method", required_argument, NULL, OPT_CONTEXT },
+		{ "call-graph", required_argument, NULL, OPT_CALL_GRAPH },
+		{ "sample-budget", required_argument, NULL, OPT_SAMPLE_BUDGET },
+		{ "sample-ring", required_argument, NULL, OPT_SAMPLE_RING },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, OPT_VERSION },
@@ -169,6 +214,7 @@ int options__parse(struct env *env, int argc, char **argv)
 	env->freq = 99;
 	env->segment_size = CW_SEG_DEFAULT_RAW;
 	env->ctx_method = -1;
+	env->sample_ring_bytes = SAMPLE_RING_DEFAULT;
 	env->argc = argc;
 	env->argv = argv;
 
@@ -202,8 +248,9 @@ int options__parse(struct env *env, int argc, char **argv)
 		case 'F':
 			errno = 0;
 			env->freq = strtoul(optarg, &end, 10);
-			if (errno || *end || end == optarg || *optarg == '-') {
-				cw_msg("-F: '%s' is not a frequency in Hz", optarg);
+			/* The kernel ticks cpu-clock every 10 us at the most. */
+			if (errno || *end || end == optarg || *optarg == '-' || env->freq > 100000) {
+				cw_msg("-F: '%s' is not a frequency in Hz between 0 and 100000", optarg);
 				return 2;
 			}
 			break;
@@ -239,6 +286,31 @@ int options__parse(struct env *env, int argc, char **argv)
 				return 2;
 			}
 			break;
+		case OPT_CALL_GRAPH:
+			if (parse_call_graph(env, optarg))
+				return 2;
+			env->call_graph_given = true;
+			break;
+		case OPT_SAMPLE_BUDGET:
+			errno = 0;
+			v = strtoull(optarg, &end, 10);
+			if (errno || *end || end == optarg || *optarg == '-' || v > SAMPLE_BUDGET_MAX) {
+				cw_msg("--sample-budget: '%s' is not a number of samples per second "
+				       "(0 to %llu)", optarg, SAMPLE_BUDGET_MAX);
+				return 2;
+			}
+			env->sample_budget = v;
+			env->sample_budget_given = true;
+			break;
+		case OPT_SAMPLE_RING:
+			if (parse_size(optarg, &v) || v < 4096 || v > (1u << 30) || (v & (v - 1))) {
+				cw_msg("--sample-ring: '%s' is not a power of two between 4K and 1G",
+				       optarg);
+				return 2;
+			}
+			env->sample_ring_bytes = v;
+			env->sample_ring_given = true;
+			break;
 		case 'q':
 			env->quiet = true;
 			break;
@@ -262,6 +334,15 @@ int options__parse(struct env *env, int argc, char **argv)
 	if (!env->events_given)
 		for (size_t i = 0; i < CW_CLASS_MAX; i++)
 			env->events[i] = true;
+	/* Not an -e class: the sample plane is on by -F and --no-offcpu. */
+	env->events[CW_CLASS_SAMPLE] = ENV_SAMPLING(env);
+	if (!ENV_SAMPLING(env) &&
+	    (env->call_graph_given || env->sample_budget_given || env->sample_ring_given)) {
+		cw_msg("%s does nothing with -F 0 --no-offcpu: no samples are recorded",
+		       env->call_graph_given ? "--call-graph" :
+		       env->sample_budget_given ? "--sample-budget" : "--sample-ring");
+		return 2;
+	}
 	return OPTIONS_GO;
 }
 
@@ -277,10 +358,16 @@ void options__string(const struct env *env, const char *classes, char *buf, size
 			off += snprintf(buf + off, len - off, "%s%d", i ? "," : "", env->pids[i]);
 	}
 	if (off < len)
+		off += snprintf(buf + off, len - off,
+				" events=%s freq=%lu offcpu=%d duration_ns=%" PRIu64
+				" segment_size=%zu max_size=%" PRIu64 " context_method=%s",
+				classes, env->freq, !env->no_offcpu, env->duration_ns,
+				env->segment_size, env->max_size,
+				env->ctx_method < 0 ? "auto" : cw_ctx_method_names[env->ctx_method]);
+	if (off < len && ENV_SAMPLING(env))
 		snprintf(buf + off, len - off,
-			 " events=%s freq=%lu offcpu=%d duration_ns=%" PRIu64
-			 " segment_size=%zu max_size=%" PRIu64 " context_method=%s",
-			 classes, env->freq, !env->no_offcpu, env->duration_ns, env->segment_size,
-			 env->max_size,
-			 env->ctx_method < 0 ? "auto" : cw_ctx_method_names[env->ctx_method]);
+			 " call_graph=%s dwarf_stack_size=%" PRIu32 " sample_budget=%" PRIu64
+			 " sample_ring=%" PRIu64,
+			 env->dwarf_stack ? "dwarf" : "fp", env->dwarf_stack, env->sample_budget,
+			 env->sample_ring_bytes);
 }

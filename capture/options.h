@@ -22,8 +22,14 @@ struct env {
 	size_t npids;
 	char **command;
 	uint64_t duration_ns;
-	unsigned long freq;
+	unsigned long freq;	    /* -F: CPU samples per second per CPU; 0: none */
 	bool no_offcpu;
+	uint32_t dwarf_stack;	    /* --call-graph dwarf,SIZE; 0: fp */
+	bool call_graph_given;
+	uint64_t sample_budget;	    /* samples/s kept at most; 0: no cap */
+	bool sample_budget_given;
+	uint64_t sample_ring_bytes; /* a power of two */
+	bool sample_ring_given;
 	bool events[CW_CLASS_MAX]; /* -e, by CW_CLASS_* */
 	bool events_given;
 	size_t segment_size;
@@ -33,6 +39,15 @@ struct env {
 	int argc;
 	char **argv;
 };
+
+/* --sample-ring default: at 999 Hz on 8 CPUs, a second of dwarf samples
+ * of the default 8 KiB is 64 MiB, drained every 100 ms at the latest and
+ * earlier at 1/8 fill. */
+#define SAMPLE_RING_DEFAULT (8u << 20)
+#define DWARF_STACK_DEFAULT 8192u
+
+/* The sample plane is on: CPU samples or off-CPU stacks. */
+#define ENV_SAMPLING(env) ((env)->freq || !(env)->no_offcpu)
 
 /* What options__parse() leaves for main(): go on, or exit. */
 #define OPTIONS_GO (-1)

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include <errno.h>
 #include <linux/capability.h>
+#include <linux/perf_event.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -266,4 +268,22 @@ void probe__cleanup(void)
 {
 	btf__free(vmlinux_btf);
 	vmlinux_btf = NULL;
+}
+
+int probe__cpu_clock(void)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_SOFTWARE,
+		.size = sizeof(attr),
+		.config = PERF_COUNT_SW_CPU_CLOCK,
+		.disabled = 1,
+	};
+	int cpu = sched_getcpu();
+	int fd = (int)syscall(SYS_perf_event_open, &attr, -1, cpu < 0 ? 0 : cpu, -1,
+			      PERF_FLAG_FD_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	return 0;
 }

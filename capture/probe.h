@@ -52,6 +52,13 @@ int probe__tracepoint(const char *tp);
 int probe__function(const char *func, bool fexit);
 
 /*
+ * 0 when a cpu-clock perf event opens on a CPU (then closed): the kernel
+ * has perf events and perf_event_paranoid lets the caller open per-CPU
+ * ones. Otherwise perf_event_open(2)'s negative errno.
+ */
+int probe__cpu_clock(void);
+
+/*
  * x86: distance in bytes from this CPU's `runqueues` to its preempt count
  * (`__preempt_count`, or `pcpu_hot.preempt_count` on 6.2..6.14), from the
  * offsets of both variables in the kernel BTF's .data..percpu DATASEC.

@@ -25,13 +25,15 @@ void status__line(const struct cw_writer *w, const struct account_totals *lost, 
 		  double rate)
 {
 	struct cw_writer_stats st;
-	char bytes[32];
+	char bytes[32], dec[40] = "";
 
 	cw_writer__stats(w, &st);
 	human_bytes(st.file_bytes, bytes, sizeof(bytes));
+	if (lost->decimated)
+		snprintf(dec, sizeof(dec), "  decimated %" PRIu64, lost->decimated);
 	fprintf(stderr, "\r[%5.0fs] %9.0f ev/s  %s written  ratio %.1fx  lost edge %" PRIu64
-			" sample %" PRIu64 "\033[K",
-		elapsed_ns / 1e9, rate, bytes, ratio(&st), lost->lost_edge, lost->lost_sample);
+			" sample %" PRIu64 "%s\033[K",
+		elapsed_ns / 1e9, rate, bytes, ratio(&st), lost->lost_edge, lost->lost_sample, dec);
 }
 
 void status__end_line(void)
@@ -53,6 +55,9 @@ void status__summary(const struct cw_writer *w, const struct summary *s)
 		  s->lost.lost_edge, s->lost.lost_sample, s->lost.lost_map, bytes, st.segments,
 		  ratio(&st), s->stop_reason, s->stop_detail ? " (" : "",
 		  s->stop_detail ? s->stop_detail : "", s->stop_detail ? ")" : "");
+	if (s->lost.decimated)
+		cw_notice("%" PRIu64 " samples decimated by --sample-budget (not lost: each kept "
+			  "sample records its keep probability)", s->lost.decimated);
 	if (s->rejected)
 		cw_notice("%" PRIu64 " records from the BPF programs were malformed and not written",
 			  s->rejected);

@@ -38,12 +38,18 @@
 #include "schema/names.h"
 #include "bpf/config.h"
 #include "capture/log.h"
+#include "capture/perfev.h"
 #include "capture/probe.h"
 #include "capture/tracer.h"
 #include "context.skel.h"
 
 #define NSHARED (sizeof(cw_shared_maps) / sizeof(cw_shared_maps[0]))
-enum { SHARED_EDGES, SHARED_COUNTERS, SHARED_TRACED, SHARED_PC_ADDR };
+enum { SHARED_EDGES, SHARED_COUNTERS, SHARED_TRACED, SHARED_PC_ADDR, SHARED_SAMPLES = 6 };
+
+/* The budget's window (bpf/sample.bpf.c): short enough to follow a
+ * change of rate within a tenth of a second, long enough to hold a few
+ * samples per CPU at the default 99 Hz. */
+#define SAMPLE_WINDOW_NS 100000000ull
 
 struct tracer {
 	struct tracer_opts opts;
@@ -104,6 +110,32 @@ static int set_config(struct bpf_object *obj, const struct cw_bpf_config *cfg)
 	return err;
 }
 
+/* Size @map, or have it reuse the shared map of its name once one exists. */
+static int setup_map(struct tracer *t, struct bpf_map *map)
+{
+	int i = shared_index(bpf_map__name(map));
+
+	/* Record scratch (bpf/sample.bpf.c): a slot per CPU and program
+	 * kind. */
+	if (i < 0)
+		return strcmp(bpf_map__name(map), "scratch")
+			       ? 0
+			       : bpf_map__set_max_entries(map, 2 * (uint32_t)t->ncpus);
+	if (t->shared[i] >= 0)
+		return bpf_map__reuse_fd(map, t->shared[i]);
+	switch (i) {
+	case SHARED_EDGES:
+		return bpf_map__set_max_entries(map, t->opts.edge_ring_bytes);
+	case SHARED_SAMPLES:
+		return bpf_map__set_max_entries(map, t->opts.sample_ring_bytes);
+	case SHARED_TRACED:
+		return bpf_map__set_max_entries(map, t->opts.traced_max);
+	case SHARED_PC_ADDR:
+		return bpf_map__set_max_entries(map, (uint32_t)t->ncpus);
+	}
+	return 0;
+}
+
 /*
  * Open @elf as @name: settings written, shared maps sized or reused.
  * @return the object, or NULL after a message with errno set.
@@ -129,18 +161,7 @@ static struct bpf_object *open_object(struct tracer *t, const char *name, const 
 		goto fail;
 	}
 	bpf_object__for_each_map(map, obj) {
-		int i = shared_index(bpf_map__name(map));
-
-		if (i < 0)
-			continue;
-		if (t->shared[i] >= 0)
-			err = bpf_map__reuse_fd(map, t->shared[i]);
-		else if (i == SHARED_EDGES)
-			err = bpf_map__set_max_entries(map, t->opts.edge_ring_bytes);
-		else if (i == SHARED_TRACED)
-			err = bpf_map__set_max_entries(map, t->opts.traced_max);
-		else if (i == SHARED_PC_ADDR)
-			err = bpf_map__set_max_entries(map, (uint32_t)t->ncpus);
+		err = setup_map(t, map);
 		if (err) {
 			cw_msg("BPF object %s: cannot set up map %s: %s", name, bpf_map__name(map),
 			       strerror(-err));
@@ -236,7 +257,8 @@ static int choose_programs(struct tracer *t, struct bpf_object *obj, const struc
 			       bpf_program__name(prog), cw_class_names[c->id]);
 			return -EINVAL;
 		}
-		if ((p->optional && no_optional) || (p->filtered_only && !t->cfg.filter_enabled)) {
+		if ((p->optional && no_optional) || (p->filtered_only && !t->cfg.filter_enabled) ||
+		    (p->feature && !(p->feature & t->opts.features))) {
 			bpf_program__set_autoload(prog, false);
 			continue;
 		}
@@ -449,6 +471,12 @@ struct tracer *tracer__load(const struct tracer_opts *opts, const struct cw_clas
 	/* Wake the consumer at 1/8 fill: early enough that a burst between
 	 * two polls cannot fill the ring. */
 	t->cfg.wakeup_bytes = opts->edge_ring_bytes / 8;
+	t->cfg.sample_wakeup_bytes = opts->sample_ring_bytes / 8;
+	t->cfg.sample_period_ns = opts->sample_period_ns;
+	t->cfg.sample_stack_bytes = opts->sample_stack_bytes;
+	t->cfg.sample_window_ns = SAMPLE_WINDOW_NS;
+	/* Per window, x 2^32; options.c bounds the budget below 2^32. */
+	t->cfg.sample_quota = (opts->sample_budget << 32) / (1000000000ull / SAMPLE_WINDOW_NS);
 	t->keys = calloc(opts->traced_max, sizeof(*t->keys));
 	if (t->ncpus <= 0 || !t->keys) {
 		err = t->ncpus <= 0 ? t->ncpus : -ENOMEM;
@@ -512,6 +540,56 @@ const char *tracer__records_missing(const struct tracer *t)
 	return t->records_missing;
 }
 
+static int add_link(struct tracer *t, struct bpf_link *link)
+{
+	struct bpf_link **links = realloc(t->links, (t->nlinks + 1) * sizeof(*links));
+
+	if (!links) {
+		bpf_link__destroy(link);
+		cw_msg("out of memory");
+		return -ENOMEM;
+	}
+	t->links = links;
+	t->links[t->nlinks++] = link;
+	return 0;
+}
+
+/*
+ * A perf_event program runs on events, not on a hook: open the tick on
+ * every online CPU and attach @prog to each. The link owns the event, so
+ * detaching closes it.
+ */
+static int attach_ticks(struct tracer *t, struct bpf_program *prog)
+{
+	int *cpus = calloc((size_t)t->ncpus, sizeof(*cpus));
+	int n = cpus ? perfev__online_cpus(cpus, t->ncpus) : -ENOMEM, err = n < 0 ? n : 0;
+
+	for (int i = 0; i < n && !err; i++) {
+		int fd = perfev__open_clock(cpus[i], t->opts.sample_period_ns);
+		struct bpf_link *link;
+
+		if (fd < 0) {
+			err = fd;
+			cw_msg("cannot open the %s event on CPU %d: %s", PERFEV_SAMPLE_EVENT, cpus[i],
+			       strerror(-err));
+			break;
+		}
+		link = bpf_program__attach_perf_event(prog, fd);
+		if (!link) {
+			err = -errno;
+			close(fd);
+			cw_msg("cannot attach BPF program %s on CPU %d: %s", bpf_program__name(prog),
+			       cpus[i], strerror(-err));
+			break;
+		}
+		err = add_link(t, link);
+	}
+	if (n < 0)
+		cw_msg("cannot list the online CPUs: %s", strerror(-n));
+	free(cpus);
+	return err;
+}
+
 int tracer__attach(struct tracer *t)
 {
 	for (size_t i = 0; i < t->nobjs; i++) {
@@ -519,13 +597,19 @@ int tracer__attach(struct tracer *t)
 
 		bpf_object__for_each_program(prog, t->objs[i]) {
 			const struct cw_prog_desc *p = t->descs[i] ? prog_desc(t->descs[i], prog) : NULL;
-			struct bpf_link *link, **links;
+			struct bpf_link *link;
 			int err;
 
 			/* context.bpf.c's program is run, not attached. */
 			if (!bpf_program__autoload(prog) ||
 			    bpf_program__type(prog) == BPF_PROG_TYPE_RAW_TRACEPOINT)
 				continue;
+			if (bpf_program__type(prog) == BPF_PROG_TYPE_PERF_EVENT) {
+				err = attach_ticks(t, prog);
+				if (err)
+					return err;
+				continue;
+			}
 			link = bpf_program__attach(prog);
 			if (!link && p && p->optional) {
 				char why[200];
@@ -542,14 +626,9 @@ int tracer__attach(struct tracer *t)
 				       strerror(-err));
 				return err;
 			}
-			links = realloc(t->links, (t->nlinks + 1) * sizeof(*links));
-			if (!links) {
-				bpf_link__destroy(link);
-				cw_msg("out of memory");
-				return -ENOMEM;
-			}
-			t->links = links;
-			t->links[t->nlinks++] = link;
+			err = add_link(t, link);
+			if (err)
+				return err;
 		}
 	}
 	return 0;
@@ -574,6 +653,18 @@ void tracer__detach(struct tracer *t)
 int tracer__ring_fd(const struct tracer *t)
 {
 	return t->shared[SHARED_EDGES];
+}
+
+int tracer__sample_ring_fd(const struct tracer *t)
+{
+	return t->shared[SHARED_SAMPLES];
+}
+
+bool tracer__is_traced(const struct tracer *t, uint32_t tgid)
+{
+	struct cw_traced v;
+
+	return !bpf_map_lookup_elem(t->shared[SHARED_TRACED], &tgid, &v);
 }
 
 int tracer__counters_fd(const struct tracer *t)

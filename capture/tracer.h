@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The BPF side of a capture: one object per recorded class (classes.c),
- * sharing the edge ring, the counters, the traced set and the preempt
- * count addresses; the way interrupt context is told apart; attaching and
+ * sharing the edge and sample rings, the counters, the traced set and
+ * the preempt count addresses; the per-CPU perf events the CPU sample
+ * program runs on; the way interrupt context is told apart; attaching and
  * detaching; the traced set. Knows nothing of the trace file.
  */
 #ifndef CAUSEWAY_CAPTURE_TRACER_H
@@ -21,6 +22,12 @@ struct tracer_opts {
 	uint32_t edge_ring_bytes; /* a power of two */
 	uint32_t traced_max;	  /* traced set capacity */
 	int ctx_method;		  /* CW_CTXM_*, or -1: the best the kernel allows */
+	unsigned features;	  /* CW_FEAT_*: the programs of those to load */
+	/* The sample plane (ignored when the class is not loaded). */
+	uint32_t sample_ring_bytes;  /* a power of two */
+	uint64_t sample_period_ns;   /* CW_FEAT_CPU_SAMPLES: the tick */
+	uint32_t sample_stack_bytes; /* --call-graph dwarf,SIZE; 0: frame pointers */
+	uint64_t sample_budget;	     /* samples/s kept at most; 0: all */
 };
 
 struct tracer;
@@ -65,6 +72,10 @@ const char *tracer__records_missing(const struct tracer *t);
 void tracer__detach(struct tracer *t);
 
 int tracer__ring_fd(const struct tracer *t);
+int tracer__sample_ring_fd(const struct tracer *t);
+
+/* Is process @tgid in the traced set now? */
+bool tracer__is_traced(const struct tracer *t, uint32_t tgid);
 int tracer__counters_fd(const struct tracer *t);
 
 void tracer__free(struct tracer *t);

@@ -1,0 +1,408 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * causeway context plane (contract 2.1): CPU stack samples at each tick of
+ * a per-CPU perf cpu-clock event, and off-CPU stacks at the switch-out of
+ * a task that blocks, each one struct cw_sample on the `samples` ring,
+ * never the edge ring: a burst of samples must not push out edges.
+ *
+ * Stacks come from bpf_get_stack() straight into the record, never from
+ * a stack-id map: a stack map's buckets collide (a new stack replaces an
+ * older one with the same hash) and its entries must be read and freed
+ * by user space in time, so it loses stacks exactly when there are many.
+ *
+ * A record's length depends on its stacks, and bpf_ringbuf_reserve()
+ * wants a constant size; so each record is built in this CPU's scratch
+ * slot and copied out with bpf_ringbuf_output() at its exact length.
+ * The slot is an array element rather than a per-CPU array value: a
+ * per-CPU value holds at most 32 KiB, less than the largest dwarf record.
+ * The tick runs in hard interrupt context and sched_switch with
+ * interrupts off, so the two cannot interrupt each other; they still get
+ * a slot each, so that nothing has to rely on it.
+ *
+ * --call-graph dwarf (cw_config.sample_stack_bytes > 0): instead of frame
+ * pointers, the user registers and the top of the user stack, which the
+ * analyzer unwinds offline with the CFI of each object, as perf does.
+ * Pages of user stack that are not resident cannot be faulted in from
+ * the tick or the switch, so the copy stops at the first page that fails:
+ * usually the top of the stack.
+ *
+ * --sample-budget (cw_config.sample_quota > 0): samples offered are
+ * counted per window, over all CPUs; in the next window each is kept with
+ * probability keep / 2^32 = min(1, quota / offered in the previous
+ * window), decided by one draw of bpf_get_prandom_u32() < keep and
+ * written into the record, so the analyzer's estimate (weight / keep) is
+ * exact whatever the estimate of the rate was. The share is not fixed
+ * per CPU: one busy thread would then get budget / ncpus. A change of
+ * rate is followed one window late. Edges never pass here.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_tracing.h>
+#include "schema/events.h"
+#include "bpf/config.h"
+#include "causeway.bpf.h"
+
+char LICENSE[] SEC("license") = "Dual MIT/GPL";
+
+#define PAGE_BYTES 4096
+#define KSTACK_BYTES (CW_SAMPLE_MAX_FRAMES * 8)
+#define USTACK_BYTES (CW_SAMPLE_MAX_FRAMES * 8)
+#define REGS_BYTES (CW_SAMPLE_NREGS_X86_64 * 8)
+#define STACK_PAGES (CW_SAMPLE_MAX_STACK / PAGE_BYTES + 1) /* the first may be partial */
+/* The largest record, plus a page: the verifier bounds the stack copy's
+ * offset and length separately, so their sum may pass the record by up
+ * to one page. */
+#define SCRATCH_BYTES \
+	(sizeof(struct cw_sample) + KSTACK_BYTES + USTACK_BYTES + REGS_BYTES + CW_SAMPLE_MAX_STACK + \
+	 PAGE_BYTES)
+
+struct scratch {
+	__u8 b[SCRATCH_BYTES];
+};
+
+/* Two slots per possible CPU (tick, switch); sized by user space. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 2);
+	__type(key, __u32);
+	__type(value, struct scratch);
+} scratch SEC(".maps");
+
+/* This CPU's budget window and the keep probability it uses in it. */
+struct window {
+	__u64 win;
+	__u64 keep;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct window);
+} windows SEC(".maps");
+
+/*
+ * Samples offered in a window, all CPUs together; slot win % 4, so the
+ * previous window's count stays readable while the current one fills.
+ * The first CPU into a window resets its slot without a lock: a race
+ * loses a count or two of the estimate, never the exactness of keep.
+ */
+struct offered {
+	__u64 win;
+	__u64 n;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 4);
+	__type(key, __u32);
+	__type(value, struct offered);
+} offered SEC(".maps");
+
+/* User registers in DWARF order (schema/events.h). */
+struct uregs {
+	__u64 r[CW_SAMPLE_NREGS_X86_64];
+};
+
+/* The keep probability (x 2^32) of a sample offered at @ts. */
+static __always_inline __u64 budget_keep(__u64 ts)
+{
+	__u64 w = ts / cw_config.sample_window_ns, n;
+	__u32 zero = 0, cur = w & 3, prev = (w - 1) & 3;
+	struct offered *o = bpf_map_lookup_elem(&offered, &cur);
+	struct offered *p = bpf_map_lookup_elem(&offered, &prev);
+	struct window *win = bpf_map_lookup_elem(&windows, &zero);
+
+	if (!o || !p || !win)
+		return CW_KEEP_ALL;
+	if (o->win != w) {
+		o->n = 0;
+		o->win = w;
+	}
+	__sync_fetch_and_add(&o->n, 1);
+	if (win->win != w || !win->keep) {
+		n = p->win == w - 1 ? p->n : 0;
+		win->keep = n ? cw_config.sample_quota / n : CW_KEEP_ALL;
+		if (win->keep > CW_KEEP_ALL)
+			win->keep = CW_KEEP_ALL;
+		/* Never 0: a window with keep 0 would keep nothing to
+		 * estimate from, and 1 / 2^32 is still exact. */
+		if (!win->keep)
+			win->keep = 1;
+		win->win = w;
+	}
+	return win->keep;
+}
+
+/*
+ * Context of the code the tick interrupted: the tick's own hard
+ * interrupt is taken off the preempt count first (cpu-clock fires from
+ * an hrtimer, in hard interrupt context).
+ */
+static __always_inline __u8 tick_context(void)
+{
+	__u32 pc;
+
+	if (cw_preempt_count(&pc))
+		return CW_CTX_UNKNOWN;
+	if (pc & CW_HARDIRQ_MASK)
+		pc -= 1U << CW_HARDIRQ_SHIFT;
+	if (pc & CW_NMI_MASK)
+		return CW_CTX_NMI;
+	if (pc & CW_HARDIRQ_MASK)
+		return CW_CTX_HARDIRQ;
+	if (pc & CW_SOFTIRQ_OFFSET)
+		return CW_CTX_SOFTIRQ;
+	return CW_CTX_TASK;
+}
+
+#define CW_DWARF_REGS(d, s)              \
+	do {                             \
+		(d)[0] = (s)->ax;        \
+		(d)[1] = (s)->dx;        \
+		(d)[2] = (s)->cx;        \
+		(d)[3] = (s)->bx;        \
+		(d)[4] = (s)->si;        \
+		(d)[5] = (s)->di;        \
+		(d)[6] = (s)->bp;        \
+		(d)[7] = (s)->sp;        \
+		(d)[8] = (s)->r8;        \
+		(d)[9] = (s)->r9;        \
+		(d)[10] = (s)->r10;      \
+		(d)[11] = (s)->r11;      \
+		(d)[12] = (s)->r12;      \
+		(d)[13] = (s)->r13;      \
+		(d)[14] = (s)->r14;      \
+		(d)[15] = (s)->r15;      \
+		(d)[16] = (s)->ip;       \
+	} while (0)
+
+/*
+ * The user registers of @task, saved where it entered the kernel. Read
+ * as a copy: loaded field by field, the compiler would share the loads
+ * with the tick's reads of its context, which the verifier refuses
+ * through anything but the context pointer itself. @return 0, or -1 when
+ * they cannot be read.
+ */
+static __always_inline int task_uregs(struct uregs *ur, struct task_struct *task)
+{
+	struct pt_regs r;
+
+	if (bpf_probe_read_kernel(&r, sizeof(r), (void *)bpf_task_pt_regs(task)))
+		return -1;
+	CW_DWARF_REGS(ur->r, &r);
+	return 0;
+}
+
+/*
+ * Copy up to cw_config.sample_stack_bytes of user stack from @sp to @dst,
+ * page by page; stop at the first page that cannot be read. @return the
+ * bytes copied.
+ */
+static __always_inline __u32 copy_ustack(__u8 *dst, __u64 sp)
+{
+	/* 64-bit throughout: the verifier must see the clamp on the very
+	 * register passed as the length. */
+	__u64 want = cw_config.sample_stack_bytes, got = 0;
+
+	for (int i = 0; i < STACK_PAGES; i++) {
+		__u64 addr = sp + got;
+		__u64 room = PAGE_BYTES - (addr & (PAGE_BYTES - 1));
+		__u64 len = want - got;
+
+		if (got >= want)
+			break;
+		if (len > room)
+			len = room;
+		if (len > PAGE_BYTES)
+			break;
+		if (got > CW_SAMPLE_MAX_STACK)
+			break;
+		if (bpf_probe_read_user(dst + got, len, (void *)addr))
+			break;
+		got += len;
+	}
+	return got;
+}
+
+/*
+ * Build the sample of the current task in this CPU's slot and send it.
+ * @user: the task has a user address space (not a kernel thread);
+ * @ur: its user registers (dwarf mode), or NULL.
+ */
+static __always_inline void emit(void *ctx, __u16 type, __u8 hctx, __u64 ts, __u64 keep,
+				 bool user, const struct uregs *ur)
+{
+	__u32 key = bpf_get_smp_processor_id() * 2 + (type == CW_REC_SAMPLE_OFFCPU);
+	__u8 *b = bpf_map_lookup_elem(&scratch, &key);
+	struct cw_sample *s = (void *)b;
+	__u32 off = sizeof(*s), nk = 0, nu = 0, len = 0, end;
+	long n;
+
+	if (!b)
+		return;
+	s->hdr.type = type;
+	s->hdr.cpu = bpf_get_smp_processor_id();
+	s->hdr.ctx = hctx;
+	s->hdr.flags = 0;
+	s->hdr.ts = ts;
+	cw_current(&s->task, &s->task_start);
+	s->period = type == CW_REC_SAMPLE_CPU ? cw_config.sample_period_ns : 0;
+	s->keep = keep;
+	s->kerr = 0;
+	s->uerr = 0;
+	s->__pad = 0;
+
+	n = bpf_get_stack(ctx, b + off, KSTACK_BYTES, 0);
+	if (n < 0)
+		s->kerr = n;
+	else
+		nk = ((__u32)n / 8) & 0x7f;
+	off += nk * 8;
+	if (user && !ur) {
+		n = bpf_get_stack(ctx, b + off, USTACK_BYTES, BPF_F_USER_STACK);
+		if (n < 0)
+			s->uerr = n;
+		else
+			nu = ((__u32)n / 8) & 0x7f;
+		off += nu * 8;
+	}
+	s->nkernel = nk;
+	s->nuser = nu;
+	s->nregs = 0;
+	if (ur) {
+		__u64 *d = (__u64 *)(b + off);
+
+		for (int i = 0; i < CW_SAMPLE_NREGS_X86_64; i++)
+			d[i] = ur->r[i];
+		off += REGS_BYTES;
+		s->nregs = CW_SAMPLE_NREGS_X86_64;
+		len = copy_ustack(b + off, ur->r[7]);
+		if (len > CW_SAMPLE_MAX_STACK)
+			len = CW_SAMPLE_MAX_STACK;
+	}
+	s->stack_len = len;
+	/* Zero padding: the slot holds the previous record's bytes. */
+	end = (len + 7) & ~7U;
+	for (__u32 i = 0; i < 7; i++)
+		if (len + i < end)
+			b[off + len + i] = 0;
+	off += end;
+	if (off > SCRATCH_BYTES)
+		return;
+	s->hdr.size = off;
+	if (bpf_ringbuf_output(&samples, b, off,
+			       bpf_ringbuf_query(&samples, BPF_RB_AVAIL_DATA) >=
+					       cw_config.sample_wakeup_bytes
+				       ? BPF_RB_FORCE_WAKEUP
+				       : BPF_RB_NO_WAKEUP))
+		cw_count(CW_RING_SAMPLE, CW_CLASS_SAMPLE, true);
+	else
+		cw_count(CW_RING_SAMPLE, CW_CLASS_SAMPLE, false);
+}
+
+/* The keep probability of a sample offered now, or 0 when the budget
+ * decimates it (counted). */
+static __always_inline __u64 keep_or_drop(__u64 ts)
+{
+	__u64 keep;
+	__u32 key = CW_COUNTER_DECIMATED;
+	struct cw_counter *c;
+
+	if (!cw_config.sample_quota)
+		return CW_KEEP_ALL;
+	keep = budget_keep(ts);
+	if ((__u64)bpf_get_prandom_u32() < keep)
+		return keep;
+	c = bpf_map_lookup_elem(&counters, &key);
+	if (c)
+		c->written++;
+	return 0;
+}
+
+/* A cpu-clock tick on this CPU. The idle task is not sampled: idle time
+ * is not anybody's CPU time. */
+SEC("perf_event")
+int handle_cpu(struct bpf_perf_event_data *ctx)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	__u64 id = bpf_get_current_pid_tgid(), ts, keep;
+	struct uregs ur;
+	bool user, dwarf = false;
+
+	if (!(__u32)id || !cw_tgid_traced(id >> 32))
+		return 0;
+	ts = bpf_ktime_get_ns();
+	keep = keep_or_drop(ts);
+	if (!keep)
+		return 0;
+	user = task->mm != NULL;
+#if defined(__TARGET_ARCH_x86)
+	if (cw_config.sample_stack_bytes && user) {
+		/* A tick in user mode has the user registers in hand;
+		 * one in the kernel finds them where the task entered it.
+		 * User mode is told by the address, in the lower half on
+		 * x86_64: the context allows 8-byte loads only, and cs
+		 * shares its 8 bytes with other fields since 6.9. */
+		if ((__s64)ctx->regs.ip >= 0) {
+			CW_DWARF_REGS(ur.r, &ctx->regs);
+			dwarf = true;
+		} else {
+			dwarf = !task_uregs(&ur, task);
+		}
+	}
+#endif
+	emit(ctx, CW_REC_SAMPLE_CPU, tick_context(), ts, keep, user, dwarf ? &ur : NULL);
+	return 0;
+}
+
+/*
+ * Switch-out of @prev (the current task). Only a task that blocks: a
+ * preempted one is still runnable (its time is CPU wait, not a wait for
+ * an event), and the final switch of a dead task has nothing to wait
+ * for. Since 5.18 prev_state is the raw state even when preempted, so
+ * @preempt decides that, not the state.
+ */
+static __always_inline int offcpu(void *ctx, bool preempt, struct task_struct *prev, __u64 state)
+{
+	__u32 tid = prev->pid;
+	__u64 ts, keep;
+	struct uregs ur;
+	bool user, dwarf = false;
+
+	if (preempt || !state || (state & CW_TASK_DEAD) || !tid || !cw_tgid_traced(prev->tgid))
+		return 0;
+	ts = bpf_ktime_get_ns();
+	keep = keep_or_drop(ts);
+	if (!keep)
+		return 0;
+	user = prev->mm != NULL;
+#if defined(__TARGET_ARCH_x86)
+	if (cw_config.sample_stack_bytes && user)
+		dwarf = !task_uregs(&ur, prev);
+#endif
+	emit(ctx, CW_REC_SAMPLE_OFFCPU, CW_CTX_TASK, ts, keep, user, dwarf ? &ur : NULL);
+	return 0;
+}
+
+struct task_struct___old {
+	long state; /* before 5.14: renamed __state */
+} __attribute__((preserve_access_index));
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(handle_offcpu, bool preempt, struct task_struct *prev, struct task_struct *next,
+	     unsigned int prev_state)
+{
+	return offcpu(ctx, preempt, prev, prev_state);
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(handle_offcpu_v0, bool preempt, struct task_struct *prev, struct task_struct *next)
+{
+	__u64 state = bpf_core_field_exists(prev->__state)
+			      ? BPF_CORE_READ(prev, __state)
+			      : BPF_CORE_READ((struct task_struct___old *)prev, state);
+
+	return offcpu(ctx, preempt, prev, state);
+}
