@@ -74,7 +74,8 @@ struct session {
 	struct obj *o;
 	Dwfl *dwfl;
 	Dwfl_Module *mod;
-	struct session *prev, *next; /* recency, most recent at head */
+	size_t slot;   /* in cw_sym.sess */
+	uint64_t used; /* tick of the last use */
 };
 
 struct centry {
@@ -91,8 +92,11 @@ struct cw_sym {
 	struct cw_strtab *names;
 	struct obj **objs; /* open addressing on obj->hash */
 	size_t nobjs;
-	struct session *head, *tail;
+	/* Few and opened rarely: the least recent is found by a scan when a
+	 * new one needs the room. */
+	struct session **sess;
 	size_t nsess, max_sess;
+	uint64_t tick;
 	struct centry *cache;
 	size_t ncache;
 	struct cw_sym_frame *pool;
@@ -143,9 +147,10 @@ struct cw_sym *cw_sym__new(const struct cw_sym_opts *o)
 	s->max_sess = s->o.max_sessions ? s->o.max_sessions : DEFAULT_SESSIONS;
 	s->names = cw_strtab__new(MAX_NAME_BYTES);
 	s->objs = calloc(MAX_OBJECTS * 2, sizeof(*s->objs));
+	s->sess = calloc(s->max_sess, sizeof(*s->sess));
 	s->cache = calloc(CACHE_SLOTS, sizeof(*s->cache));
 	s->pool = calloc(CACHE_FRAMES, sizeof(*s->pool));
-	if (!s->names || !s->objs || !s->cache || !s->pool) {
+	if (!s->names || !s->objs || !s->sess || !s->cache || !s->pool) {
 		cw_sym__free(s);
 		errno = ENOMEM;
 		return NULL;
@@ -156,26 +161,19 @@ struct cw_sym *cw_sym__new(const struct cw_sym_opts *o)
 
 static void session_close(struct cw_sym *s, struct session *ss)
 {
-	if (ss->prev)
-		ss->prev->next = ss->next;
-	else
-		s->head = ss->next;
-	if (ss->next)
-		ss->next->prev = ss->prev;
-	else
-		s->tail = ss->prev;
+	s->sess[ss->slot] = s->sess[--s->nsess];
+	s->sess[ss->slot]->slot = ss->slot;
 	ss->o->sess = NULL;
 	dwfl_end(ss->dwfl);
 	free(ss);
-	s->nsess--;
 }
 
 /* Forget every object (and so every cached address): the frames already
  * handed out stay valid, their strings being interned. */
 static void clear_objects(struct cw_sym *s)
 {
-	while (s->head)
-		session_close(s, s->head);
+	while (s->nsess)
+		session_close(s, s->sess[0]);
 	for (size_t i = 0; i < MAX_OBJECTS * 2; i++) {
 		free(s->objs[i]);
 		s->objs[i] = NULL;
@@ -191,9 +189,10 @@ void cw_sym__free(struct cw_sym *s)
 	if (!s)
 		return;
 	cw_unwind__free(s->unwind);
-	if (s->objs && s->cache)
+	if (s->objs && s->sess && s->cache)
 		clear_objects(s);
 	free(s->objs);
+	free(s->sess);
 	free(s->cache);
 	free(s->pool);
 	cw_strtab__free(s->names);
@@ -429,15 +428,16 @@ static struct session *session_open(struct cw_sym *s, struct obj *o)
 	ss->o = o;
 	o->sess = ss;
 	s->st.opened++;
-	if (s->nsess >= s->max_sess)
-		session_close(s, s->tail);
-	ss->next = s->head;
-	if (s->head)
-		s->head->prev = ss;
-	s->head = ss;
-	if (!s->tail)
-		s->tail = ss;
-	s->nsess++;
+	if (s->nsess >= s->max_sess) {
+		struct session *lru = s->sess[0];
+
+		for (size_t i = 1; i < s->nsess; i++)
+			if (s->sess[i]->used < lru->used)
+				lru = s->sess[i];
+		session_close(s, lru);
+	}
+	ss->slot = s->nsess;
+	s->sess[s->nsess++] = ss;
 	return ss;
 fail:
 	if (ss && ss->dwfl)
@@ -457,19 +457,10 @@ static struct session *session_get(struct cw_sym *s, struct obj *o)
 		o->state = ss && o->nloads ? OBJ_OK : OBJ_UNUSABLE;
 		if (o->state == OBJ_UNUSABLE && ss)
 			session_close(s, ss);
-		return o->state == OBJ_OK ? ss : NULL;
+		if (o->state != OBJ_OK)
+			return NULL;
 	}
-	if (s->head != ss) {
-		ss->prev->next = ss->next;
-		if (ss->next)
-			ss->next->prev = ss->prev;
-		else
-			s->tail = ss->prev;
-		ss->prev = NULL;
-		ss->next = s->head;
-		s->head->prev = ss;
-		s->head = ss;
-	}
+	ss->used = ++s->tick;
 	return ss;
 }
 

@@ -11,7 +11,7 @@
  *    symbolizer: libdw's work (DWARF scopes, line tables, inline chains),
  *    object opening included.
  * And the offline unwinder's stacks per second on a copy of this
- * thread's stack (registers from inline asm, as a sample holds them).
+ * thread's stack (registers from getcontext, in a sample's order).
  * The address spaces come from dl_iterate_phdr, as a trace's mapping
  * records would describe them.
  */
@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <ucontext.h>
 #include <unistd.h>
 #include "analyze/maps.h"
 #include "analyze/symbol.h"
@@ -153,35 +154,38 @@ static uint64_t pass(struct env *e, struct cw_sym *s, uint64_t *unresolved)
 
 struct snap {
 	uint64_t regs[CW_SAMPLE_NREGS_X86_64];
-	uint8_t stack[8192];
+	uint8_t stack[4096];
 };
 
 static struct snap snap;
 
-__attribute__((noipa)) static void take_snapshot(int depth)
+/* The registers from getcontext (its return point in this function),
+ * in the DWARF order a sample holds them. */
+__attribute__((noipa)) static void take_snapshot(void)
 {
-	uint64_t *r = snap.regs;
+	static const int dwarf_to_greg[CW_SAMPLE_NREGS_X86_64] = {
+		REG_RAX, REG_RDX, REG_RCX, REG_RBX, REG_RSI, REG_RDI, REG_RBP, REG_RSP, REG_R8,
+		REG_R9,	 REG_R10, REG_R11, REG_R12, REG_R13, REG_R14, REG_R15, REG_RIP,
+	};
+	ucontext_t uc;
 
-	if (depth > 0) {
-		take_snapshot(depth - 1);
-		__asm__ volatile("" ::: "memory");
+	if (getcontext(&uc))
 		return;
-	}
-	__asm__ volatile("movq %%rbx, 24(%0)\n\t"
-			 "movq %%rbp, 48(%0)\n\t"
-			 "movq %%rsp, 56(%0)\n\t"
-			 "movq %%r12, 96(%0)\n\t"
-			 "movq %%r13, 104(%0)\n\t"
-			 "movq %%r14, 112(%0)\n\t"
-			 "movq %%r15, 120(%0)\n\t"
-			 "leaq 0(%%rip), %%rax\n\t"
-			 "movq %%rax, 128(%0)\n\t"
-			 :
-			 : "r"(r)
-			 : "rax", "memory");
-	/* the deeper frames: enough for the walk, never past the stack top
-	 * (this runs well below main) */
-	memcpy(snap.stack, (const void *)(uintptr_t)r[7], 2048);
+	for (int i = 0; i < CW_SAMPLE_NREGS_X86_64; i++)
+		snap.regs[i] = (uint64_t)uc.uc_mcontext.gregs[dwarf_to_greg[i]];
+	/* enough for the walk, never past the stack top (this runs well
+	 * below main) */
+	memcpy(snap.stack, (const void *)(uintptr_t)snap.regs[7], sizeof(snap.stack));
+}
+
+/* A stack of @depth more frames, small ones, above the snapshot's. */
+__attribute__((noipa)) static void recurse(int depth)
+{
+	if (depth > 0)
+		recurse(depth - 1);
+	else
+		take_snapshot();
+	__asm__ volatile("" ::: "memory");
 }
 
 int main(int argc, char **argv)
@@ -220,11 +224,11 @@ int main(int argc, char **argv)
 	       " (cache hits %" PRIu64 ")\n",
 	       e.naddrs, rounds, frames, t, (double)frames / t, st.hits);
 
-	take_snapshot(8);
+	recurse(8);
 	t = now();
 	for (int i = 0; i < nunwind; i++)
 		depth = cw_sym__unwind(s, e.maps, e.pid, snap.regs, CW_SAMPLE_NREGS_X86_64,
-				       snap.stack, 2048, ips, 64);
+				       snap.stack, sizeof(snap.stack), ips, 64);
 	t = now() - t;
 	printf("unwind: %d stacks of %d frames in %.3f s: %.0f stacks/s\n", nunwind, depth, t,
 	       (double)nunwind / t);

@@ -275,6 +275,40 @@ static void test_libc(void)
 	passes++;
 }
 
+/* One session kept: every switch between two objects closes one and
+ * opens the other, and the answers stay the same (from the address cache,
+ * whose frames do not depend on the session). */
+static void test_sessions(void)
+{
+	struct cw_sym_opts o = { .max_sessions = 1 };
+	struct cw_sym *s = cw_sym__new(&o);
+	struct cw_sym_frame f[CW_SYM_MAX_INLINE + 1];
+	struct cw_sym_stats st;
+	void *q = (void *)libc_qsort(), *here;
+	const char *name = NULL;
+
+	named_fn(3);
+	here = grabbed;
+	CHECK(s && q && self_mapping(q) && self_mapping(here), "setup");
+	for (int i = 0; i < 3; i++) {
+		int n = cw_sym__user(s, self_mapping(here), (uint64_t)(uintptr_t)here + (uint64_t)i,
+				     1, f, CW_SYM_MAX_INLINE + 1);
+
+		CHECK(!strcmp(f[n - 1].function, "named_fn"), "self %d: %s", i, f[n - 1].function);
+		n = cw_sym__user(s, self_mapping(q), (uint64_t)(uintptr_t)q + (uint64_t)i, 0, f,
+				 CW_SYM_MAX_INLINE + 1);
+		CHECK(name == NULL || f[n - 1].function == name, "libc %d: %s", i,
+		      f[n - 1].function);
+		name = f[n - 1].function;
+	}
+	cw_sym__stats(s, &st);
+	CHECK(st.opened == 6 && st.hits == 0, "opened %" PRIu64 " hits %" PRIu64, st.opened,
+	      st.hits);
+	cw_sym__free(s);
+	passes++;
+	printf("ok one session at a time\n");
+}
+
 /* --- unwinding ---------------------------------------------------------- */
 
 struct snap {
@@ -656,6 +690,7 @@ int main(void)
 	test_named();
 	test_inline();
 	test_libc();
+	test_sessions();
 	test_unwind();
 	test_unwind_libc();
 	test_refusals();
