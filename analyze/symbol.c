@@ -243,8 +243,13 @@ static int open_checked(struct cw_sym *s, const char *path, const uint8_t *bid, 
 	/* O_NONBLOCK: opening a FIFO for reading would wait for a writer */
 	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 
-	if (fd < 0)
-		return -1; /* missing (or a symlink, ELOOP): not there for us */
+	if (fd < 0) {
+		/* a symlink (the kernel records resolved paths) or a socket:
+		 * there, but not an object to read */
+		if (errno == ELOOP || errno == ENXIO)
+			s->st.refused++;
+		return -1;
+	}
 	if (check_file(fd, bid, bid_len, elfp))
 		return fd;
 	s->st.refused++;

@@ -500,18 +500,33 @@ static void test_refusals(void)
 		      "%s: refused %" PRIu64, refused[i], st.refused);
 	}
 	alarm(0);
+	/* a symlink to the test binary itself: refused, not followed */
+	snprintf(fifo, sizeof(fifo), "%s/link", dir);
+	CHECK(!symlink(self_mapping(grabbed)->path, fifo), "symlink");
+	m = *self_mapping(grabbed);
+	m.path = fifo;
+	n = cw_sym__user(s, &m, (uint64_t)(uintptr_t)grabbed, 1, f, 4);
+	cw_sym__stats(s, &st);
+	CHECK(n == 1 && !f[0].function && st.refused == 5, "symlink: %s refused %" PRIu64,
+	      f[0].function, st.refused);
+	unlink(fifo);
+	snprintf(fifo, sizeof(fifo), "%s/fifo", dir);
 	unlink(fifo);
 	rmdir(dir);
 
 	/* missing: a frame naming its module, not a refusal */
+	memset(&m, 0, sizeof(m));
+	m.start = 0x10000;
+	m.end = 0x20000;
 	m.path = "/nonexistent/libgone.so.1";
 	m.build_id_len = 20;
 	memset(m.build_id, 0xab, 20);
 	n = cw_sym__user(s, &m, 0x10200, 1, f, 4);
 	cw_sym__stats(s, &st);
-	CHECK(n == 1 && !f[0].function && !strcmp(f[0].module, m.path) && f[0].build_id &&
+	CHECK(n == 1 && !f[0].function && f[0].module && !strcmp(f[0].module, m.path) &&
+	      f[0].build_id &&
 	      !strcmp(f[0].build_id, "abababababababababababababababababababab") &&
-	      f[0].address == 0x10200 && st.refused == 4, "missing: %s refused %" PRIu64,
+	      f[0].address == 0x10200 && st.refused == 5, "missing: %s refused %" PRIu64,
 	      f[0].module, st.refused);
 	/* no mapping at all */
 	n = cw_sym__user(s, NULL, 0x1234, 0, f, 4);
