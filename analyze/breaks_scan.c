@@ -71,12 +71,14 @@ static int add_file_break(struct cw_scan *s, uint64_t after, uint64_t before, co
 }
 
 /* Metadata records are stamped when they were written, not when what
- * they describe happened (the /proc snapshot comes after the first
- * events): they say nothing about where in time a gap lies. */
+ * they describe happened (the /proc snapshot, of tasks and of their
+ * mappings, comes after the first events): they say nothing about where
+ * in time a gap lies. A mapping seen being made is an event. */
 static int is_event(const struct cw_hdr *h)
 {
 	return h->type != CW_REC_META_KV && h->type != CW_REC_META_TASK &&
-	       h->type != CW_REC_META_KSYMS;
+	       h->type != CW_REC_META_KSYMS &&
+	       !(h->type == CW_REC_META_MMAP && (h->flags & CW_MMAP_SNAPSHOT));
 }
 
 int cw_scan__run(const char *path, const struct cw_reader_opts *ropts, struct cw_scan *s)
