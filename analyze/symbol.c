@@ -254,6 +254,7 @@ static int open_checked(struct cw_sym *s, const char *path, const uint8_t *bid, 
 		return fd;
 	s->st.refused++;
 	close(fd);
+	errno = EINVAL;
 	return -1;
 }
 
@@ -410,8 +411,10 @@ static struct session *session_open(struct cw_sym *s, struct obj *o)
 {
 	struct session *ss;
 	Elf *elf = NULL;
-	int fd = cw_sym__open_object(s, o->path, o->bid, o->bid_len, &elf);
+	int fd;
 
+	errno = 0;
+	fd = cw_sym__open_object(s, o->path, o->bid, o->bid_len, &elf);
 	if (fd < 0)
 		return NULL;
 	if (o->state == OBJ_UNTRIED)
@@ -447,9 +450,10 @@ static struct session *session_open(struct cw_sym *s, struct obj *o)
 fail:
 	if (ss && ss->dwfl)
 		dwfl_end(ss->dwfl);
-	free(ss);
 	if (fd >= 0)
 		close(fd);
+	errno = ss ? EINVAL : ENOMEM;
+	free(ss);
 	return NULL;
 }
 
@@ -459,6 +463,10 @@ static struct session *session_get(struct cw_sym *s, struct obj *o)
 
 	if (!ss) {
 		ss = session_open(s, o);
+		/* out of fds or memory says nothing of the object: try it
+		 * again next time rather than give it up for good */
+		if (!ss && (errno == EMFILE || errno == ENFILE || errno == ENOMEM))
+			return NULL;
 		o->state = ss && o->nloads ? OBJ_OK : OBJ_UNUSABLE;
 		if (o->state == OBJ_UNUSABLE && ss)
 			session_close(s, ss);

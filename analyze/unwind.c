@@ -8,8 +8,10 @@
  * (or .debug_frame from the debug file).
  *
  * Building that Dwfl means opening every object of the process, far too
- * slow per sample, so one is kept per (process, mappings version), a few
- * of them, the least recently used ended first. libdw allows one attached
+ * slow per sample, so one is kept per address space, a few of them, the
+ * least recently used ended first. Found by (process, mappings version),
+ * else by the mappings themselves: the processes a server forks share
+ * their parent's objects at the same addresses, and so share one Dwfl. libdw allows one attached
  * state per Dwfl, so the state's argument is a slot of the cache entry
  * that each unwind fills with its sample before it starts.
  */
@@ -21,7 +23,7 @@
 #include "symbol.h"
 #include "unwind.h"
 
-#define NPROCS 8
+#define NPROCS 16
 
 struct sample {
 	pid_t pid;
@@ -36,6 +38,9 @@ struct proc {
 	uint64_t version;
 	uint64_t used; /* tick of the last use; 0: empty */
 	Dwfl *dwfl;    /* NULL: no object of the process could be opened */
+	struct cw_mapping *v; /* the mappings it was built from */
+	size_t n;
+	uint64_t hash;
 	struct sample cur;
 };
 
@@ -55,9 +60,11 @@ void cw_unwind__free(struct cw_unwind *u)
 {
 	if (!u)
 		return;
-	for (int i = 0; i < NPROCS; i++)
+	for (int i = 0; i < NPROCS; i++) {
 		if (u->procs[i].dwfl)
 			dwfl_end(u->procs[i].dwfl);
+		free(u->procs[i].v);
+	}
 	free(u);
 }
 
@@ -160,24 +167,53 @@ static Dwfl *build(struct cw_sym *s, const struct cw_mapping *v, size_t n, struc
 	return dwfl;
 }
 
+static uint64_t maps_hash(const struct cw_mapping *v, size_t n)
+{
+	uint64_t h = n;
+
+	for (size_t i = 0; i < n; i++) {
+		h = (h ^ v[i].start) * 0x100000001b3ull;
+		h = (h ^ v[i].pgoff) * 0x100000001b3ull;
+		h = (h ^ (uint64_t)(uintptr_t)v[i].path) * 0x100000001b3ull;
+	}
+	return h;
+}
+
+/* Field by field: the structs' padding is not part of a mapping. */
+static int same_maps(const struct cw_mapping *a, const struct cw_mapping *b, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (a[i].start != b[i].start || a[i].end != b[i].end || a[i].pgoff != b[i].pgoff ||
+		    a[i].path != b[i].path || a[i].build_id_len != b[i].build_id_len ||
+		    memcmp(a[i].build_id, b[i].build_id, a[i].build_id_len))
+			return 0;
+	}
+	return 1;
+}
+
 static struct proc *proc_get(struct cw_sym *s, struct cw_unwind *u, struct cw_maps *maps,
 			     uint32_t pid)
 {
 	const struct cw_mapping *v;
 	struct proc *p = NULL, *lru = &u->procs[0];
-	uint64_t version;
+	uint64_t version, h;
 	size_t n;
 
 	v = cw_maps__all(maps, pid, &n, &version);
 	if (!n)
 		return NULL;
-	for (int i = 0; i < NPROCS; i++) {
+	for (int i = 0; i < NPROCS && !p; i++) {
 		struct proc *q = &u->procs[i];
 
-		if (q->used && q->maps == maps && q->pid == pid && q->version == version) {
+		if (q->used && q->maps == maps && q->pid == pid && q->version == version)
 			p = q;
-			break;
-		}
+	}
+	h = p ? 0 : maps_hash(v, n);
+	for (int i = 0; i < NPROCS && !p; i++) {
+		struct proc *q = &u->procs[i];
+
+		if (q->used && q->maps == maps && q->n == n && q->hash == h && same_maps(q->v, v, n))
+			p = q;
 		if (q->used < lru->used)
 			lru = q;
 	}
@@ -185,13 +221,20 @@ static struct proc *proc_get(struct cw_sym *s, struct cw_unwind *u, struct cw_ma
 		p = lru;
 		if (p->dwfl)
 			dwfl_end(p->dwfl);
+		free(p->v);
 		memset(p, 0, sizeof(*p));
+		p->v = malloc(n * sizeof(*v));
+		if (!p->v)
+			return NULL;
+		memcpy(p->v, v, n * sizeof(*v));
+		p->n = n;
+		p->hash = h;
 		p->maps = maps;
-		p->pid = pid;
-		p->version = version;
 		p->cur.pid = (pid_t)(pid ? pid : 1);
 		p->dwfl = build(s, v, n, &p->cur);
 	}
+	p->pid = pid;
+	p->version = version;
 	p->used = ++u->tick;
 	return p;
 }

@@ -380,11 +380,12 @@ NOIPA int chain_a(int x)
 }
 
 /* Unwind the snapshot and name each frame by its real function. */
-static int unwind_names(struct cw_sym *s, const char **names, const char **mods, int max)
+static int unwind_pid(struct cw_sym *s, uint32_t pid, const char **names, const char **mods,
+		      int max)
 {
 	uint64_t ips[64];
-	int n = cw_sym__unwind(s, self_maps, (uint32_t)getpid(), snap.regs,
-			       CW_SAMPLE_NREGS_X86_64, snap.stack, snap.len, ips, 64);
+	int n = cw_sym__unwind(s, self_maps, pid, snap.regs, CW_SAMPLE_NREGS_X86_64, snap.stack,
+			       snap.len, ips, 64);
 
 	if (n > max)
 		n = max;
@@ -397,6 +398,11 @@ static int unwind_names(struct cw_sym *s, const char **names, const char **mods,
 		mods[i] = f[k - 1].module ? base(f[k - 1].module) : "?";
 	}
 	return n;
+}
+
+static int unwind_names(struct cw_sym *s, const char **names, const char **mods, int max)
+{
+	return unwind_pid(s, (uint32_t)getpid(), names, mods, max);
 }
 
 NOIPA void test_unwind(void)
@@ -414,6 +420,13 @@ NOIPA void test_unwind(void)
 	for (i = 0; i < (int)(sizeof(want) / sizeof(want[0])); i++)
 		CHECK(i < n && !strcmp(names[i], want[i]), "frame %d: %s, want %s (%d frames)", i,
 		      i < n ? names[i] : "none", want[i], n);
+	/* a forked child's copy of the address space unwinds the same way
+	 * (through the Dwfl the parent's built, found by the mappings) */
+	CHECK(!cw_maps__fork(self_maps, (uint32_t)getpid(), 999999), "fork");
+	n = unwind_pid(s, 999999, names, mods, 64);
+	CHECK(n > 5 && !strcmp(names[3], "chain_a"), "child: %d frames, %s", n,
+	      n > 3 ? names[3] : "none");
+	cw_maps__exit(self_maps, 999999);
 	/* a stack copy too short for the callers: the unwind stops, no guess */
 	snap.len = 16;
 	n = unwind_names(s, names, mods, 64);
