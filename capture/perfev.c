@@ -17,6 +17,15 @@
  * closed, or a process that lives 1 ms, is still symbolized by build-id.
  * Its time is on CLOCK_MONOTONIC, the BPF ktime clock. Each CPU's ring is
  * small (the records are few) and read by the capture loop every cycle.
+ *
+ * With -p or COMMAND only the traced set's mappings are kept, but the
+ * traced set in BPF forgets a process once its last thread is gone, which
+ * for a short-lived one (a `true` run by a traced shell) is long before
+ * the loop reads its mappings. So the same events also report forks
+ * (attr.task), and every cycle first follows them, all CPUs' in time
+ * order, into a set of its own (a process forked by a traced or followed
+ * one is followed); then decides each mapping; then forgets the processes
+ * that exited.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -90,6 +99,20 @@ struct ring {
 	struct perf_event_mmap_page *page;
 	uint8_t *data;
 	uint64_t size;
+	uint64_t head; /* this cycle's end */
+};
+
+/* A PERF_RECORD_FORK or _EXIT of a process (not a thread). */
+struct task_ev {
+	uint64_t time;
+	uint32_t pid, ppid;
+};
+
+/* Processes followed through their forks: an open-addressing set of
+ * pids (0 is empty; pid 0 is never a process that maps anything). */
+struct pidset {
+	uint32_t *slot;
+	size_t cap, n;
 };
 
 struct perfev_maps {
@@ -97,6 +120,9 @@ struct perfev_maps {
 	struct ring *rings;
 	int nrings;
 	uint64_t count;
+	struct pidset followed;
+	struct task_ev *forks, *exits;
+	size_t nforks, nexits, cap_forks, cap_exits;
 	uint8_t rec[sizeof(struct perf_event_header) + 65536]; /* a record, unwrapped */
 	uint8_t out[sizeof(struct cw_mmap) + PATH_MAX_REC + 8];
 };
@@ -110,6 +136,7 @@ struct perfev_maps *perfev_maps__open(const struct perfev_maps_opts *opts)
 		.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME,
 		.mmap = 1,
 		.mmap2 = 1,
+		.task = 1,
 		.build_id = 1,
 		.sample_id_all = 1,
 		.use_clockid = 1,
@@ -171,6 +198,8 @@ static void ring_copy(const struct ring *r, uint64_t off, void *dst, size_t len)
 	memcpy((uint8_t *)dst + first, r->data, len - first);
 }
 
+static bool followed(struct perfev_maps *m, uint32_t pid);
+
 /*
  * PERF_RECORD_MMAP2 with sample_id (TID, TIME), of @len bytes at @rec,
  * as a cw_mmap into m->out. @return the record's length, or 0 when it is
@@ -193,7 +222,7 @@ static size_t to_mmap(struct perfev_maps *m, const uint8_t *rec, size_t len, int
 	memcpy(&prot, rec + 64, 4);
 	memcpy(&flags, rec + 68, 4);
 	if (!(prot & PROT_EXEC) || (pid_t)pid == m->opts.self ||
-	    (m->opts.traced && !m->opts.traced(m->opts.ctx, pid)))
+	    (m->opts.traced && !followed(m, pid)))
 		return 0;
 	path = (const char *)rec + fixed;
 	plen = strnlen(path, len - fixed - tail);
@@ -224,53 +253,201 @@ static size_t to_mmap(struct perfev_maps *m, const uint8_t *rec, size_t len, int
 	return olen;
 }
 
-static int read_ring(struct perfev_maps *m, struct ring *r, struct cw_writer *w,
-		     struct account *acct)
+static size_t pid_hash(uint32_t pid, size_t cap)
 {
-	uint64_t head = __atomic_load_n(&r->page->data_head, __ATOMIC_ACQUIRE);
-	uint64_t tail = r->page->data_tail;
-	int err = 0;
+	return (pid * 2654435761u) & (cap - 1);
+}
 
-	while (tail < head && !err) {
+static bool pidset_has(const struct pidset *ps, uint32_t pid)
+{
+	if (!ps->n)
+		return false;
+	for (size_t i = pid_hash(pid, ps->cap); ps->slot[i]; i = (i + 1) & (ps->cap - 1))
+		if (ps->slot[i] == pid)
+			return true;
+	return false;
+}
+
+static int pidset_add(struct pidset *ps, uint32_t pid)
+{
+	size_t i;
+
+	if (!pid || pidset_has(ps, pid))
+		return 0;
+	if (2 * (ps->n + 1) > ps->cap) {
+		struct pidset g = { .cap = ps->cap ? 2 * ps->cap : 64 };
+
+		g.slot = calloc(g.cap, sizeof(*g.slot));
+		if (!g.slot)
+			return -ENOMEM;
+		for (size_t j = 0; j < ps->cap; j++)
+			if (ps->slot[j])
+				pidset_add(&g, ps->slot[j]);
+		free(ps->slot);
+		*ps = g;
+	}
+	for (i = pid_hash(pid, ps->cap); ps->slot[i]; i = (i + 1) & (ps->cap - 1))
+		;
+	ps->slot[i] = pid;
+	ps->n++;
+	return 0;
+}
+
+/* Rebuild without @pid: open addressing cannot simply clear a slot. */
+static void pidset_del(struct pidset *ps, uint32_t pid)
+{
+	struct pidset g = { 0 };
+
+	if (!pidset_has(ps, pid))
+		return;
+	for (size_t j = 0; j < ps->cap; j++)
+		if (ps->slot[j] && ps->slot[j] != pid && pidset_add(&g, ps->slot[j]))
+			return; /* out of memory: keep it, a mapping too many */
+	free(ps->slot);
+	*ps = g;
+}
+
+static bool followed(struct perfev_maps *m, uint32_t pid)
+{
+	return pidset_has(&m->followed, pid) || m->opts.traced(m->opts.ctx, pid);
+}
+
+static int push_task_ev(struct task_ev **v, size_t *n, size_t *cap, const uint8_t *rec)
+{
+	struct task_ev *e;
+
+	if (*n == *cap) {
+		size_t c = *cap ? 2 * *cap : 64;
+
+		e = realloc(*v, c * sizeof(*e));
+		if (!e)
+			return -ENOMEM;
+		*v = e;
+		*cap = c;
+	}
+	e = &(*v)[(*n)++];
+	/* header, pid ppid, tid ptid, time */
+	memcpy(&e->pid, rec + 8, 4);
+	memcpy(&e->ppid, rec + 12, 4);
+	memcpy(&e->time, rec + 24, 8);
+	return 0;
+}
+
+static int by_time(const void *a, const void *b)
+{
+	const struct task_ev *x = a, *y = b;
+
+	return x->time < y->time ? -1 : x->time > y->time;
+}
+
+/*
+ * Walk ring @r from its tail to this cycle's head; call @fn on each
+ * record; stop at the first that @fn fails. @return the offset reached
+ * and *@err.
+ */
+static uint64_t walk_ring(struct perfev_maps *m, struct ring *r,
+			  int (*fn)(struct perfev_maps *, struct ring *, size_t, void *), void *arg,
+			  int *err)
+{
+	uint64_t tail = r->page->data_tail;
+
+	*err = 0;
+	while (tail < r->head) {
 		struct perf_event_header h;
-		size_t olen;
 
 		ring_copy(r, tail, &h, sizeof(h));
 		/* The kernel wrote it; a size that cannot be is the end of
 		 * what can be trusted in this ring. */
-		if (h.size < sizeof(h) || h.size > head - tail) {
-			tail = head;
-			break;
-		}
+		if (h.size < sizeof(h) || h.size > r->head - tail)
+			return r->head;
 		ring_copy(r, tail, m->rec, h.size);
-		if (h.type == PERF_RECORD_MMAP2) {
-			olen = to_mmap(m, m->rec, h.size, r->cpu);
-			if (olen) {
-				err = cw_writer__append(w, m->out, olen);
-				if (err)
-					break; /* kept for the next call */
-				m->count++;
-			}
-		} else if (h.type == PERF_RECORD_LOST && h.size >= 24) {
-			uint64_t lost;
-
-			memcpy(&lost, m->rec + 16, 8);
-			/* The analyzer breaks the sample stream's coverage
-			 * on it: samples of an unknown mapping may follow. */
-			account__add_lost(acct, r->cpu, CW_RING_SAMPLE, CW_CLASS_SAMPLE, lost);
-		}
+		*err = fn(m, r, h.size, arg);
+		if (*err)
+			break;
 		tail += h.size;
 	}
-	__atomic_store_n(&r->page->data_tail, tail, __ATOMIC_RELEASE);
-	return err;
+	return tail;
+}
+
+/* Pass 1: the forks and exits of processes (a thread's pid is its
+ * process's, which is already known). */
+static int collect_task(struct perfev_maps *m, struct ring *r, size_t len, void *arg)
+{
+	const struct perf_event_header *h = (const void *)m->rec;
+	uint32_t pid, tid;
+
+	(void)r;
+	(void)arg;
+	if ((h->type != PERF_RECORD_FORK && h->type != PERF_RECORD_EXIT) || len < 32)
+		return 0;
+	memcpy(&pid, m->rec + 8, 4);
+	memcpy(&tid, m->rec + 16, 4);
+	if (pid != tid)
+		return 0;
+	if (h->type == PERF_RECORD_FORK)
+		return push_task_ev(&m->forks, &m->nforks, &m->cap_forks, m->rec);
+	return push_task_ev(&m->exits, &m->nexits, &m->cap_exits, m->rec);
+}
+
+/* Pass 2: the mappings, and what the kernel could not report. */
+static int write_record(struct perfev_maps *m, struct ring *r, size_t len, void *arg)
+{
+	const struct perf_event_header *h = (const void *)m->rec;
+	struct cw_writer *w = ((void **)arg)[0];
+	struct account *acct = ((void **)arg)[1];
+	size_t olen;
+	int err;
+
+	if (h->type == PERF_RECORD_MMAP2) {
+		olen = to_mmap(m, m->rec, len, r->cpu);
+		if (!olen)
+			return 0;
+		err = cw_writer__append(w, m->out, olen);
+		m->count += !err;
+		return err; /* on error the record stays for the next call */
+	}
+	if (h->type == PERF_RECORD_LOST && len >= 24) {
+		uint64_t lost;
+
+		memcpy(&lost, m->rec + 16, 8);
+		/* The analyzer breaks the sample stream's coverage on it:
+		 * samples in a mapping the trace lacks may follow. */
+		account__add_lost(acct, r->cpu, CW_RING_SAMPLE, CW_CLASS_SAMPLE, lost);
+	}
+	return 0;
 }
 
 int perfev_maps__read(struct perfev_maps *m, struct cw_writer *w, struct account *acct)
 {
+	void *arg[2] = { w, acct };
 	int err = 0;
 
-	for (int i = 0; m && i < m->nrings && !err; i++)
-		err = read_ring(m, &m->rings[i], w, acct);
+	if (!m)
+		return 0;
+	m->nforks = m->nexits = 0;
+	for (int i = 0; i < m->nrings; i++)
+		m->rings[i].head = __atomic_load_n(&m->rings[i].page->data_head, __ATOMIC_ACQUIRE);
+	if (m->opts.traced) {
+		for (int i = 0; i < m->nrings && !err; i++)
+			walk_ring(m, &m->rings[i], collect_task, NULL, &err);
+		if (err)
+			return err;
+		qsort(m->forks, m->nforks, sizeof(*m->forks), by_time);
+		for (size_t i = 0; i < m->nforks && !err; i++)
+			if (followed(m, m->forks[i].ppid))
+				err = pidset_add(&m->followed, m->forks[i].pid);
+		if (err)
+			return err;
+	}
+	for (int i = 0; i < m->nrings && !err; i++) {
+		struct ring *r = &m->rings[i];
+
+		__atomic_store_n(&r->page->data_tail, walk_ring(m, r, write_record, arg, &err),
+				 __ATOMIC_RELEASE);
+	}
+	/* Only once their mappings of this cycle are decided. */
+	for (size_t i = 0; i < m->nexits; i++)
+		pidset_del(&m->followed, m->exits[i].pid);
 	return err;
 }
 
@@ -290,5 +467,8 @@ void perfev_maps__free(struct perfev_maps *m)
 		close(m->rings[i].fd);
 	}
 	free(m->rings);
+	free(m->followed.slot);
+	free(m->forks);
+	free(m->exits);
 	free(m);
 }
