@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * causeway-capture: load the CO-RE BPF programs, drain the edge ring into
- * a segmented trace file (contract section 2).
+ * causeway-capture: load the CO-RE BPF programs, drain the edge and sample
+ * rings into a segmented trace file (contract section 2).
  *
  * Life of a capture, as main() reads:
  *   signal handlers first (a signal from then on stops the capture
@@ -9,8 +9,9 @@
  *   missing) -> -p targets -> classes (exit 2 when none can be recorded)
  *   -> read /proc/kallsyms -> a temporary output file -> [COMMAND: fork
  *   it, blocked on a pipe] -> load the BPF objects -> fill the traced set
- *   -> attach -> snapshot /proc, seal the metadata segment (with the
- *   kallsyms snapshot) -> release COMMAND and learn
+ *   -> attach (with samples: the cpu-clock events too, then the mapping
+ *   events) -> snapshot /proc, seal the metadata segment (with the
+ *   mapping and kallsyms snapshots) -> release COMMAND and learn
  *   whether its exec worked -> rename the file into place (from here on a
  *   failure is exit 1 and the trace is kept) -> the drain loop -> detach,
  *   drain what is left, stop COMMAND if it still runs, write the final
