@@ -30,6 +30,15 @@
  * mapping, no function; a dwarf sample's user stack is then its leaf
  * (rip) only, since unwinding needs the CFI.
  *
+ * Address spaces. The mapping records build one per process (maps.h);
+ * exec empties it, a fork of a process copies it, the group's exit drops
+ * it. The kernel maps a new image (the program, its interpreter) before
+ * the exec tracepoint fires, so the mapping records of the exec'ing task
+ * (after a non-leader exec the kernel has already given it the leader's
+ * tid) from the EXEC_MAP_WINDOW before its exec record are the new
+ * image's: they are applied again after the address space is emptied.
+ * The last RECENT_MAPS mapping records are kept for that.
+ *
  * Dedup. A frame (address, kernel, module, build_id, function, file,
  * line, inlined) and a stack (its sequence of frame ids) are written once,
  * when first seen. The tables that remember them are bounded (entries
@@ -184,6 +193,17 @@ struct pending {
 
 #define PENDING_BUCKETS 65536
 
+/* The new image's mappings precede its exec record by the time the
+ * kernel takes from mapping it to the tracepoint: microseconds, unless
+ * a page fault waits for the disk. */
+#define EXEC_MAP_WINDOW 10000000ull /* 10 ms */
+#define RECENT_MAPS 256
+
+struct recent_map {
+	uint8_t *rec; /* a copy of a valid CW_REC_META_MMAP record */
+	size_t cap;
+};
+
 struct sample {
 	struct cw_maps *maps;
 	struct cw_sym *sym;
@@ -194,6 +214,9 @@ struct sample {
 	struct pending *ptab[PENDING_BUCKETS];
 	struct pending *oldest, *newest;
 	size_t npending, max_pending;
+
+	struct recent_map recent[RECENT_MAPS]; /* a ring, oldest at next */
+	size_t next_recent;
 
 	/* scratch for one sample */
 	uint64_t ips[CW_SAMPLE_MAX_FRAMES];
@@ -504,6 +527,24 @@ static int on_switch(struct cw_cls *c, const struct cw_hdr *h)
 	return err;
 }
 
+/* Keep a copy of mapping record @h (valid) in the ring of recent ones. */
+static int remember_map(struct sample *s, const struct cw_hdr *h)
+{
+	struct recent_map *m = &s->recent[s->next_recent];
+
+	if (m->cap < h->size) {
+		uint8_t *p = realloc(m->rec, h->size);
+
+		if (!p)
+			return -ENOMEM;
+		m->rec = p;
+		m->cap = h->size;
+	}
+	memcpy(m->rec, h, h->size);
+	s->next_recent = (s->next_recent + 1) % RECENT_MAPS;
+	return 0;
+}
+
 static int on_mmap(struct cw_cls *c, const struct cw_hdr *h)
 {
 	struct sample *s = c->state;
@@ -511,13 +552,32 @@ static int on_mmap(struct cw_cls *c, const struct cw_hdr *h)
 
 	if (ret > 0)
 		return bad(c);
-	return ret;
+	/* The /proc snapshot describes the image that runs, never a new one. */
+	if (ret || (h->flags & CW_MMAP_SNAPSHOT))
+		return ret;
+	return remember_map(s, h);
 }
 
+/* A new image: an empty address space, then the mappings the exec'ing
+ * task made just before (see the top of this file), oldest first. */
 static int on_exec_maps(struct cw_cls *c, const struct cw_hdr *h)
 {
-	cw_maps__exec(((struct sample *)c->state)->maps, ((const struct cw_exec *)h)->task.pid);
-	return 0;
+	const struct cw_exec *r = (const void *)h;
+	struct sample *s = c->state;
+	int err = 0;
+
+	cw_maps__exec(s->maps, r->task.pid);
+	for (size_t i = 0; i < RECENT_MAPS && !err; i++) {
+		const struct recent_map *m = &s->recent[(s->next_recent + i) % RECENT_MAPS];
+		const struct cw_mmap *mr = (const void *)m->rec;
+
+		if (!mr || mr->task.pid != r->task.pid || mr->task.tid != r->task.tid ||
+		    mr->hdr.ts > h->ts || mr->hdr.ts + EXEC_MAP_WINDOW < h->ts)
+			continue;
+		err = cw_maps__mmap(s->maps, mr);
+		err = err > 0 ? 0 : err;
+	}
+	return err;
 }
 
 static int on_fork_maps(struct cw_cls *c, const struct cw_hdr *h)
@@ -609,6 +669,8 @@ static void sample_fini(void *state)
 	}
 	dedup_free(&s->frames);
 	dedup_free(&s->stacks);
+	for (size_t i = 0; i < RECENT_MAPS; i++)
+		free(s->recent[i].rec);
 	cw_sym__free(s->sym);
 	cw_maps__free(s->maps);
 	free(s);
