@@ -321,39 +321,49 @@ static __always_inline __u64 keep_or_drop(__u64 ts)
 	return 0;
 }
 
-/* A cpu-clock tick on this CPU. The idle task is not sampled: idle time
- * is not anybody's CPU time. */
-SEC("perf_event")
-int handle_cpu(struct bpf_perf_event_data *ctx)
+/*
+ * Offer a sample of @task, the current task: at a tick (@tick, the
+ * perf_event context, also @ctx) or at its switch-out (@tick NULL).
+ */
+static __always_inline void offer(void *ctx, struct bpf_perf_event_data *tick,
+				  struct task_struct *task)
 {
-	struct task_struct *task = bpf_get_current_task_btf();
-	__u64 id = bpf_get_current_pid_tgid(), ts, keep;
 	struct uregs ur;
 	bool user, dwarf = false;
+	__u64 ts, keep;
 
-	if (!(__u32)id || !cw_tgid_traced(id >> 32))
-		return 0;
-	ts = bpf_ktime_get_ns();
-	keep = keep_or_drop(ts);
+	keep = keep_or_drop(ts = bpf_ktime_get_ns());
 	if (!keep)
-		return 0;
+		return;
 	user = task->mm != NULL;
 #if defined(__TARGET_ARCH_x86)
 	if (cw_config.sample_stack_bytes && user) {
 		/* A tick in user mode has the user registers in hand;
-		 * one in the kernel finds them where the task entered it.
+		 * otherwise they are where the task entered the kernel.
 		 * User mode is told by the address, in the lower half on
 		 * x86_64: the context allows 8-byte loads only, and cs
 		 * shares its 8 bytes with other fields since 6.9. */
-		if ((__s64)ctx->regs.ip >= 0) {
-			CW_DWARF_REGS(ur.r, &ctx->regs);
+		if (tick && (__s64)tick->regs.ip >= 0) {
+			CW_DWARF_REGS(ur.r, &tick->regs);
 			dwarf = true;
 		} else {
 			dwarf = !task_uregs(&ur, task);
 		}
 	}
 #endif
-	emit(ctx, CW_REC_SAMPLE_CPU, tick_context(), ts, keep, user, dwarf ? &ur : NULL);
+	emit(ctx, tick ? CW_REC_SAMPLE_CPU : CW_REC_SAMPLE_OFFCPU, tick ? tick_context() : CW_CTX_TASK,
+	     ts, keep, user, dwarf ? &ur : NULL);
+}
+
+/* A cpu-clock tick on this CPU. The idle task is not sampled: idle time
+ * is not anybody's CPU time. */
+SEC("perf_event")
+int handle_cpu(struct bpf_perf_event_data *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+
+	if ((__u32)id && cw_tgid_traced(id >> 32))
+		offer(ctx, ctx, bpf_get_current_task_btf());
 	return 0;
 }
 
@@ -366,23 +376,8 @@ int handle_cpu(struct bpf_perf_event_data *ctx)
  */
 static __always_inline int offcpu(void *ctx, bool preempt, struct task_struct *prev, __u64 state)
 {
-	__u32 tid = prev->pid;
-	__u64 ts, keep;
-	struct uregs ur;
-	bool user, dwarf = false;
-
-	if (preempt || !state || (state & CW_TASK_DEAD) || !tid || !cw_tgid_traced(prev->tgid))
-		return 0;
-	ts = bpf_ktime_get_ns();
-	keep = keep_or_drop(ts);
-	if (!keep)
-		return 0;
-	user = prev->mm != NULL;
-#if defined(__TARGET_ARCH_x86)
-	if (cw_config.sample_stack_bytes && user)
-		dwarf = !task_uregs(&ur, prev);
-#endif
-	emit(ctx, CW_REC_SAMPLE_OFFCPU, CW_CTX_TASK, ts, keep, user, dwarf ? &ur : NULL);
+	if (!preempt && state && !(state & CW_TASK_DEAD) && prev->pid && cw_tgid_traced(prev->tgid))
+		offer(ctx, NULL, prev);
 	return 0;
 }
 
