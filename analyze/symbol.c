@@ -543,30 +543,68 @@ static int is_function(Dwarf_Die *die)
  * each with the place it is at (the line at @pc for the innermost, then
  * the call site of the level inside), the real function last.
  */
+/*
+ * The scopes holding @pc below @parent, outermost first, appended to
+ * path[depth..max). One descent that only enters DIEs holding @pc: what
+ * dwarf_getscopes and then dwarf_getscopes_die would find (the inlined
+ * calls and the function holding them) for a fraction of their walks,
+ * which visit the whole unit. Concrete functions sit at the top of a unit
+ * or in namespaces, never in types, so types are not entered.
+ * @return the new depth.
+ */
+static int scope_path(Dwarf_Die *parent, Dwarf_Addr pc, Dwarf_Die *path, int depth, int max)
+{
+	Dwarf_Die child;
+
+	if (depth >= max || dwarf_child(parent, &child))
+		return depth;
+	do {
+		switch (dwarf_tag(&child)) {
+		case DW_TAG_subprogram:
+		case DW_TAG_inlined_subroutine:
+		case DW_TAG_entry_point:
+		case DW_TAG_lexical_block:
+		case DW_TAG_try_block:
+		case DW_TAG_catch_block:
+			if (dwarf_haspc(&child, pc) == 1) {
+				path[depth] = child;
+				return scope_path(&path[depth], pc, path, depth + 1, max);
+			}
+			break;
+		case DW_TAG_namespace:
+		case DW_TAG_module: {
+			int d = scope_path(&child, pc, path, depth, max);
+
+			if (d > depth)
+				return d;
+			break;
+		}
+		default:
+			break;
+		}
+	} while (!dwarf_siblingof(&child, &child));
+	return depth;
+}
+
 static int resolve_dwarf(struct cw_sym *s, Dwfl_Module *mod, uint64_t pc,
 			 struct cw_sym_frame *f, int max)
 {
 	Dwarf_Addr bias;
-	Dwarf_Die *cu = dwfl_module_addrdie(mod, pc, &bias), *scopes = NULL, *chain = NULL;
+	Dwarf_Die *cu = dwfl_module_addrdie(mod, pc, &bias), path[64], *chain[64];
 	Dwarf_Files *files = NULL;
-	int n, nchain, i, k = 0, nf = 0, idx[64];
+	int depth, i, k = 0, nf = 0;
 	size_t nfiles;
 
 	if (!cu)
 		return 0;
-	n = dwarf_getscopes(cu, pc - bias, &scopes);
-	for (i = 0; i < n && !is_function(&scopes[i]); i++)
-		;
-	if (i >= n)
-		goto out;
-	/* the chain of the DIE's parents: through each inlined call to
-	 * the concrete function that holds them */
-	nchain = dwarf_getscopes_die(&scopes[i], &chain);
-	for (i = 0; i < nchain && nf < (int)(sizeof(idx) / sizeof(idx[0])); i++) {
-		if (!is_function(&chain[i]))
+	depth = scope_path(cu, pc - bias, path, 0, 64);
+	/* innermost first: the inlined calls, then the function holding
+	 * them (blocks are not frames) */
+	for (i = depth - 1; i >= 0; i--) {
+		if (!is_function(&path[i]))
 			continue;
-		idx[nf++] = i;
-		if (dwarf_tag(&chain[i]) != DW_TAG_inlined_subroutine)
+		chain[nf++] = &path[i];
+		if (dwarf_tag(&path[i]) != DW_TAG_inlined_subroutine)
 			break;
 	}
 	if (dwarf_getsrcfiles(cu, &files, &nfiles))
@@ -574,7 +612,7 @@ static int resolve_dwarf(struct cw_sym *s, Dwfl_Module *mod, uint64_t pc,
 	for (k = 0; k < nf && k < max; k++) {
 		/* too deep: the innermost calls, and the real function last */
 		int p = k == max - 1 ? nf - 1 : k;
-		Dwarf_Die *d = &chain[idx[p]];
+		Dwarf_Die *d = chain[p];
 		Dwarf_Attribute a;
 		Dwarf_Word cf, cl;
 
@@ -589,15 +627,12 @@ static int resolve_dwarf(struct cw_sym *s, Dwfl_Module *mod, uint64_t pc,
 			continue;
 		}
 		/* where the level inside was called from */
-		d = &chain[idx[p - 1]];
+		d = chain[p - 1];
 		if (files && !dwarf_formudata(dwarf_attr(d, DW_AT_call_file, &a), &cf))
 			f[k].file = intern(s, dwarf_filesrc(files, cf, NULL, NULL));
 		if (!dwarf_formudata(dwarf_attr(d, DW_AT_call_line, &a), &cl))
 			f[k].line = (int)cl;
 	}
-out:
-	free(scopes);
-	free(chain);
 	return k;
 }
 
