@@ -44,6 +44,9 @@
 #define CACHE_SLOTS (1u << 18) /* address cache entries, a power of 2 */
 #define CACHE_FRAMES (1u << 18) /* frames the cache holds in all */
 #define MAX_FRAMES (CW_SYM_MAX_INLINE + 1)
+/* Interned names (functions, files, paths): past this, new ones are
+ * NULL in the frames (unknown), so no set of objects can take the
+ * analyzer's memory. */
 #define MAX_NAME_BYTES (256u << 20)
 /* A kernel address further than this past the nearest symbol below it is
  * not in that function: kallsyms has no sizes, and guessing would name
@@ -206,8 +209,10 @@ struct cw_unwind **cw_sym__unwind_state(struct cw_sym *s)
 
 /* --- opening objects ---------------------------------------------------- */
 
-/* 1: @fd is a regular ELF file with build-id @bid (any, when @bid_len is
- * 0); 0: it is not. */
+/* 1: @fd is a regular ELF file with build-id @bid; 0: it is not. A
+ * mapping recorded without a build-id accepts any ELF file at its path:
+ * nothing better is known of it, and its frames then carry no build-id
+ * (NULL), which says how little the match is worth. */
 static int check_file(int fd, const uint8_t *bid, int bid_len, Elf **elfp)
 {
 	struct stat st;

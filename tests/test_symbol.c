@@ -309,6 +309,55 @@ static void test_sessions(void)
 	printf("ok one session at a time\n");
 }
 
+/* The recorded path is gone; a copy of the object under the debug
+ * directory, by build-id, takes its place. */
+static void test_debug_dir(void)
+{
+	char dir[] = "/tmp/cw-symdbg-XXXXXX", path[256], hex[41];
+	struct cw_sym_opts o = { 0 };
+	struct cw_sym_frame f[CW_SYM_MAX_INLINE + 1];
+	struct cw_mapping m;
+	struct cw_sym *s = NULL;
+	FILE *in, *out;
+	char buf[65536];
+	size_t len;
+	int n;
+
+	named_fn(4);
+	CHECK(self_mapping(grabbed) && mkdtemp(dir), "setup");
+	m = *self_mapping(grabbed);
+	for (int i = 0; i < 20; i++)
+		snprintf(hex + 2 * i, 3, "%02x", m.build_id[i]);
+	snprintf(path, sizeof(path), "%s/.build-id", dir);
+	mkdir(path, 0700);
+	snprintf(path, sizeof(path), "%s/.build-id/%.2s", dir, hex);
+	mkdir(path, 0700);
+	snprintf(path, sizeof(path), "%s/.build-id/%.2s/%s.debug", dir, hex, hex + 2);
+	in = fopen(m.path, "rb");
+	out = fopen(path, "wb");
+	CHECK(in && out, "copy to %s", path);
+	while ((len = fread(buf, 1, sizeof(buf), in)) > 0)
+		fwrite(buf, 1, len, out);
+	fclose(in);
+	fclose(out);
+	o.debug_dir = dir;
+	s = cw_sym__new(&o);
+	m.path = "/nonexistent/moved-away";
+	n = cw_sym__user(s, &m, (uint64_t)(uintptr_t)grabbed, 1, f, CW_SYM_MAX_INLINE + 1);
+	CHECK(n == 1 && f[0].function && !strcmp(f[0].function, "named_fn") &&
+	      f[0].line == line_a && !strcmp(f[0].module, m.path), "by build-id: %s:%d in %s",
+	      f[0].function, f[0].line, f[0].module);
+	cw_sym__free(s);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/.build-id/%.2s", dir, hex);
+	rmdir(path);
+	snprintf(path, sizeof(path), "%s/.build-id", dir);
+	rmdir(path);
+	rmdir(dir);
+	passes++;
+	printf("ok the debug directory by build-id\n");
+}
+
 /* --- unwinding ---------------------------------------------------------- */
 
 struct snap {
@@ -719,6 +768,7 @@ int main(void)
 	test_inline();
 	test_libc();
 	test_sessions();
+	test_debug_dir();
 	test_unwind();
 	test_unwind_libc();
 	test_refusals();
