@@ -34,7 +34,9 @@ struct cw_sym_frame {
 			       * the address as sampled */
 	const char *module;   /* path of the object, "[kernel]", "[name]" for
 			       * a kernel module; NULL: no mapping */
-	const char *build_id; /* hex, or NULL */
+	const char *build_id; /* hex, or NULL: the mapping recorded none
+			       * (the ELF file at its path was then used
+			       * unchecked) */
 	const char *function; /* NULL: not symbolized */
 	const char *file;     /* NULL: unknown */
 	int line;	      /* 0: unknown */
@@ -43,6 +45,7 @@ struct cw_sym_frame {
 
 #define CW_SYM_MAX_INLINE 8
 
+/* One thread at a time per cw_sym. */
 struct cw_sym *cw_sym__new(const struct cw_sym_opts *o);
 void cw_sym__free(struct cw_sym *s);
 
@@ -59,8 +62,10 @@ int cw_sym__user(struct cw_sym *s, const struct cw_mapping *m, uint64_t addr, in
 /* One frame for kernel address @addr, from the kallsyms snapshot. */
 void cw_sym__kernel(struct cw_sym *s, uint64_t addr, struct cw_sym_frame *out);
 
-/* Counters: objects opened, refused (not a regular ELF, build-id
- * mismatch), addresses resolved, cache hits. */
+/* Counters: objects opened (again after a session was closed by the
+ * bound), open attempts refused (a symlink, FIFO, device or directory,
+ * not an ELF file, a build-id mismatch), addresses looked up (user and
+ * kernel), cache hits, lookups whose outermost frame has no function. */
 struct cw_sym_stats {
 	uint64_t opened, refused, lookups, hits, unresolved;
 };
