@@ -460,7 +460,7 @@ static int on_sample(struct cw_cls *c, const struct cw_hdr *h)
 	/* The thread was seen again while a wait of its tid was open: that
 	 * wait's switch-in was lost (or the tid is another task now). */
 	pp = pending_find(s, r->task.tid);
-	if (*pp && (err = close_unresolved(c, *pp, h->ts)))
+	if (*pp && (*pp)->row.ts <= h->ts && (err = close_unresolved(c, *pp, h->ts)))
 		return err;
 	row.thread = t->n.id;
 	row.node = cw_cls__running(c, t, h)->n.id;
@@ -476,6 +476,15 @@ static int on_sample(struct cw_cls *c, const struct cw_hdr *h)
 		return write_sample(c, &row);
 	}
 	row.kind = CW_SAMPLE_KIND_OFFCPU;
+	pp = pending_find(s, r->task.tid);
+	if (*pp) {
+		/* A late record (past the reorder window): the thread ran
+		 * again before the newer wait began, unseen. One wait per
+		 * tid is ever open. */
+		row.weight = (*pp)->row.ts - h->ts;
+		c->st->offcpu_unresolved++;
+		return write_sample(c, &row);
+	}
 	if (s->npending >= s->max_pending) {
 		c->st->offcpu_pushed++;
 		if ((err = close_unresolved(c, s->oldest, h->ts)))
@@ -485,7 +494,7 @@ static int on_sample(struct cw_cls *c, const struct cw_hdr *h)
 		return -ENOMEM;
 	e->tid = r->task.tid;
 	e->row = row;
-	pp = pending_find(s, r->task.tid);
+	pp = pending_find(s, r->task.tid); /* the pushed-out one may have been in it */
 	e->hnext = *pp;
 	*pp = e;
 	e->older = s->newest;
@@ -509,7 +518,9 @@ static int on_switch(struct cw_cls *c, const struct cw_hdr *h)
 	struct cw_obj *t;
 	int err = 0, matched;
 
-	if (!e)
+	/* A late record (past the reorder window) from before the block
+	 * says nothing about its end. */
+	if (!e || h->ts < e->row.ts)
 		return 0;
 	t = cw_cls__thread(c, &r->next, witness, h, 0, &matched, &err);
 	if (err)
