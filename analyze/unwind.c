@@ -24,6 +24,10 @@
 #include "unwind.h"
 
 #define NPROCS 16
+/* Objects tried per address space: far more than a real process maps
+ * executable, and a bound on the opens a hostile trace can cause each
+ * time a process's mappings change. */
+#define MAX_OBJECTS 1024
 
 struct sample {
 	pid_t pid;
@@ -116,29 +120,44 @@ static const Dwfl_Thread_Callbacks thread_callbacks = {
 	.set_initial_registers = set_initial_registers,
 };
 
+/* 1 the first time @path is seen: a set of path pointers (interned, so
+ * the same object has the same pointer) of MAX_OBJECTS * 2 slots. */
+static int first_time(const char **seen, size_t *nseen, const char *path)
+{
+	size_t mask = MAX_OBJECTS * 2 - 1, j = ((uintptr_t)path >> 4) * 0x9e3779b97f4a7c15ull & mask;
+
+	for (; seen[j]; j = (j + 1) & mask)
+		if (seen[j] == path)
+			return 0;
+	seen[j] = path;
+	++*nseen;
+	return 1;
+}
+
 /* Every object of the process, once each, at its load bias; an object
  * that fails the symbolizer's checks is left out (its frames end the
  * unwind). */
 static Dwfl *build(struct cw_sym *s, const struct cw_mapping *v, size_t n, struct sample *smp)
 {
 	Dwfl *dwfl = dwfl_begin(&cw_sym__dwfl_callbacks);
+	const char **seen = calloc(MAX_OBJECTS * 2, sizeof(*seen));
+	size_t nseen = 0;
 	int reported = 0;
 
-	if (!dwfl)
+	if (!dwfl || !seen) {
+		dwfl_end(dwfl);
+		free(seen);
 		return NULL;
+	}
 	dwfl_report_begin(dwfl);
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < n && nseen < MAX_OBJECTS; i++) {
 		const struct cw_mapping *m = &v[i];
 		Dwfl_Module *mod;
 		uint64_t bias;
-		size_t j;
 		Elf *elf = NULL;
 		int fd;
 
-		/* paths are interned: the same object has the same pointer */
-		for (j = 0; j < i && v[j].path != m->path; j++)
-			;
-		if (j < i || !m->path)
+		if (!m->path || !first_time(seen, &nseen, m->path))
 			continue;
 		fd = cw_sym__open_object(s, m->path, m->build_id, m->build_id_len, &elf);
 		if (fd < 0)
@@ -159,6 +178,7 @@ static Dwfl *build(struct cw_sym *s, const struct cw_mapping *v, size_t n, struc
 		cw_sym__adopt_module(s, mod);
 		reported++;
 	}
+	free(seen);
 	dwfl_report_end(dwfl, NULL, NULL);
 	if (!reported || !dwfl_attach_state(dwfl, NULL, smp->pid, &thread_callbacks, smp)) {
 		dwfl_end(dwfl);
