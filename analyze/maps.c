@@ -18,6 +18,11 @@
 #include "maps.h"
 
 #define DEFAULT_MAX_MAPPINGS (1u << 20)
+/* One process's executable mappings: a real one has a few hundred. An
+ * insert moves the mappings above it, so this bounds what a trace of
+ * mappings in random order can cost; past it the space is dropped whole,
+ * like the global bound does. */
+#define MAX_SPACE_MAPPINGS 8192
 /* Interned path bytes: beyond this, new paths are not stored (their
  * mappings keep a NULL path and stay unsymbolized), so a trace of
  * endless distinct paths cannot take the analyzer's memory. */
@@ -427,6 +432,10 @@ int cw_maps__mmap(struct cw_maps *m, const struct cw_mmap *rec)
 	if (has_right)
 		sp->v[i] = right;
 	sp->version = ++m->version;
+	if (sp->n > MAX_SPACE_MAPPINGS) {
+		remove_space(m, sp);
+		m->dropped++;
+	}
 	enforce_bound(m);
 	return 0;
 }

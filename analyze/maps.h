@@ -6,7 +6,8 @@
  * that change an address space wholesale (exec empties it, fork copies
  * the parent's, the group's exit drops it). Bounded: past max_mappings
  * in all, the address space least recently named is dropped whole (and
- * counted); its addresses then stay unsymbolized, never misattributed.
+ * counted), and so is one process's past 8192 mappings; its addresses
+ * then stay unsymbolized, never misattributed.
  */
 #ifndef CAUSEWAY_MAPS_H
 #define CAUSEWAY_MAPS_H

@@ -713,6 +713,14 @@ static void test_maps_bound(void)
 	CHECK(!cw_maps__fork(m, 1, 4), "fork");
 	CHECK(cw_maps__dropped(m) == 2 && cw_maps__find(m, 4, 0x1000) && !cw_maps__find(m, 3, 0x1000),
 	      "fork bound: dropped %" PRIu64, cw_maps__dropped(m));
+	/* one process past its own bound goes whole too */
+	cw_maps__free(m);
+	m = cw_maps__new(0);
+	CHECK(m, "new");
+	for (int i = 0; i <= 8192; i++)
+		CHECK(!add(m, 7, 0x1000 * (uint64_t)(2 * i + 1), 0x1000, 0, "/z"), "add %d", i);
+	cw_maps__all(m, 7, &n, NULL);
+	CHECK(n == 0 && cw_maps__dropped(m) == 1, "per-process bound: %zu left", n);
 	cw_maps__free(m);
 	passes++;
 	printf("ok maps bound\n");
