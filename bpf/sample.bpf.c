@@ -42,6 +42,7 @@
 #include "schema/events.h"
 #include "bpf/config.h"
 #include "causeway.bpf.h"
+#include "follow.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual MIT/GPL";
 
@@ -326,7 +327,7 @@ static __always_inline __u64 keep_or_drop(__u64 ts)
  * perf_event context, also @ctx) or at its switch-out (@tick NULL).
  */
 static __always_inline void offer(void *ctx, struct bpf_perf_event_data *tick,
-				  struct task_struct *task)
+				  struct task_struct *task, __u8 hctx)
 {
 	struct uregs ur;
 	bool user, dwarf = false;
@@ -351,19 +352,38 @@ static __always_inline void offer(void *ctx, struct bpf_perf_event_data *tick,
 		}
 	}
 #endif
-	emit(ctx, tick ? CW_REC_SAMPLE_CPU : CW_REC_SAMPLE_OFFCPU, tick ? tick_context() : CW_CTX_TASK,
-	     ts, keep, user, dwarf ? &ur : NULL);
+	emit(ctx, tick ? CW_REC_SAMPLE_CPU : CW_REC_SAMPLE_OFFCPU, hctx, ts, keep, user,
+	     dwarf ? &ur : NULL);
+}
+
+/*
+ * Is a sample of the current task, taken at context level @lvl, one of
+ * the traced set's? With -p or COMMAND, also when what the CPU processes
+ * at that level is followed (bpf/follow.bpf.h): a kworker executing a
+ * work item a traced task queued, a softirq receiving its packet. The
+ * analyzer charges such a sample to the work item, not the kworker.
+ */
+static __always_inline bool sample_wanted(__u8 lvl)
+{
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+
+	if (cw_tgid_traced(tgid))
+		return true;
+	return cw_config.filter_enabled && !cw_is_self(tgid) && cw_cause_followed(lvl);
 }
 
 /* A cpu-clock tick on this CPU. The idle task is not sampled: idle time
- * is not anybody's CPU time. */
+ * is not anybody's CPU time (an interrupt on an idle CPU included). */
 SEC("perf_event")
 int handle_cpu(struct bpf_perf_event_data *ctx)
 {
-	__u64 id = bpf_get_current_pid_tgid();
+	__u8 lvl;
 
-	if ((__u32)id && cw_tgid_traced(id >> 32))
-		offer(ctx, ctx, bpf_get_current_task_btf());
+	if (!(__u32)bpf_get_current_pid_tgid())
+		return 0;
+	lvl = tick_context();
+	if (sample_wanted(lvl))
+		offer(ctx, ctx, bpf_get_current_task_btf(), lvl);
 	return 0;
 }
 
@@ -376,8 +396,8 @@ int handle_cpu(struct bpf_perf_event_data *ctx)
  */
 static __always_inline int offcpu(void *ctx, bool preempt, struct task_struct *prev, __u64 state)
 {
-	if (!preempt && state && !(state & CW_TASK_DEAD) && prev->pid && cw_tgid_traced(prev->tgid))
-		offer(ctx, NULL, prev);
+	if (!preempt && state && !(state & CW_TASK_DEAD) && prev->pid && sample_wanted(CW_CTX_TASK))
+		offer(ctx, NULL, prev, CW_CTX_TASK);
 	return 0;
 }
 
