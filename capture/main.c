@@ -150,6 +150,23 @@ static struct ksyms_snap *read_ksyms(const struct env *env, const char **why)
 	return NULL;
 }
 
+/* What the sample plane records, in one line. */
+static void notice_sampling(const struct env *env)
+{
+	char cpu[64] = "", graph[48] = "fp", budget[64] = "";
+
+	if (env->freq)
+		snprintf(cpu, sizeof(cpu), "CPU samples at %lu Hz (%s)%s", env->freq,
+			 PERFEV_SAMPLE_EVENT, env->no_offcpu ? "" : ", ");
+	if (env->dwarf_stack)
+		snprintf(graph, sizeof(graph), "dwarf, %u bytes of user stack", env->dwarf_stack);
+	if (env->sample_budget)
+		snprintf(budget, sizeof(budget), ", at most about %llu samples/s kept",
+			 (unsigned long long)env->sample_budget);
+	cw_notice("recording %s%s, call graph %s%s", cpu, env->no_offcpu ? "" : "off-CPU stacks",
+		  graph, budget);
+}
+
 /* Bytes the close needs under --max-size: the last accounting and the
  * final segment, at their worst. */
 static uint64_t close_reserve(const struct account *acct)
@@ -248,6 +265,8 @@ int main(int argc, char **argv)
 	else
 		cw_notice("interrupt context from the preempt count: %s method (%s)",
 			  cw_ctx_method_names[ctx], ctx_why);
+	if (sampling)
+		notice_sampling(&env);
 
 	/* The traced set at start: COMMAND, or the -p processes and the
 	 * descendants they already have (traced_pids in the metadata). */

@@ -162,10 +162,17 @@ struct perfev_maps *perfev_maps__open(const struct perfev_maps_opts *opts)
 
 		r->cpu = cpus[i];
 		r->fd = perf_open(&attr, cpus[i]);
+		/* Before 5.12 mmap2 has no build-ids: the mappings are
+		 * still worth their paths. */
+		if (r->fd == -EINVAL && attr.build_id) {
+			cw_notice("mapping records without build-ids (the kernel cannot give them "
+				  "before Linux 5.12)");
+			attr.build_id = 0;
+			r->fd = perf_open(&attr, cpus[i]);
+		}
 		if (r->fd < 0) {
 			err = r->fd;
-			cw_msg("cannot open the mapping event on CPU %d: %s%s", cpus[i], strerror(-err),
-			       err == -EINVAL ? " (mmap2 build-ids need Linux 5.12)" : "");
+			cw_msg("cannot open the mapping event on CPU %d: %s", cpus[i], strerror(-err));
 			goto fail;
 		}
 		p = mmap(NULL, (size_t)pgsz * (RING_PAGES + 1), PROT_READ | PROT_WRITE, MAP_SHARED,
