@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "breaks_scan.h"
 #include "order.h"
@@ -70,6 +71,69 @@ static int add_file_break(struct cw_scan *s, uint64_t after, uint64_t before, co
 	return cw_breaks__add(s->breaks, &br);
 }
 
+static int keep_map(struct cw_scan *s, const struct cw_hdr *h)
+{
+	if (s->maps_overflow)
+		return 0;
+	if (s->maps_len + h->size > CW_SCAN_MAPS_BYTES) {
+		s->maps_overflow = 1;
+		return 0;
+	}
+	if (s->maps_len + h->size > s->maps_cap) {
+		size_t cap = s->maps_cap ? s->maps_cap * 2 : 65536;
+		uint8_t *p;
+
+		while (cap < s->maps_len + h->size)
+			cap *= 2;
+		if (!(p = realloc(s->maps, cap)))
+			return -ENOMEM;
+		s->maps = p;
+		s->maps_cap = cap;
+	}
+	if (s->nmaps == s->maps_off_cap) {
+		size_t cap = s->maps_off_cap ? s->maps_off_cap * 2 : 1024;
+		size_t *p = realloc(s->maps_off, cap * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		s->maps_off = p;
+		s->maps_off_cap = cap;
+	}
+	memcpy(s->maps + s->maps_len, h, h->size);
+	s->maps_off[s->nmaps++] = s->maps_len;
+	s->maps_len += h->size;
+	return 0;
+}
+
+/* qsort's context: the records the offsets point into. */
+static const uint8_t *sort_maps;
+
+/* By the time the join gets them, then by file order (the offset). */
+static int map_cmp(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	uint64_t tx = cw_scan__map_ts((const struct cw_hdr *)(sort_maps + x));
+	uint64_t ty = cw_scan__map_ts((const struct cw_hdr *)(sort_maps + y));
+
+	if (tx != ty)
+		return tx < ty ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
+static void sort_kept_maps(struct cw_scan *s)
+{
+	if (s->maps_overflow) {
+		free(s->maps);
+		free(s->maps_off);
+		s->maps = NULL;
+		s->maps_off = NULL;
+		s->nmaps = s->maps_len = s->maps_cap = s->maps_off_cap = 0;
+		return;
+	}
+	sort_maps = s->maps;
+	qsort(s->maps_off, s->nmaps, sizeof(*s->maps_off), map_cmp);
+}
+
 /* Metadata records are stamped when they were written, not when what
  * they describe happened (the /proc snapshot, of tasks and of their
  * mappings, comes after the first events): they say nothing about where
@@ -119,6 +183,10 @@ int cw_scan__run(const char *path, const struct cw_reader_opts *ropts, struct cw
 				if (h->size >= sizeof(struct cw_account) &&
 				    ((const struct cw_account *)h)->lost)
 					err = add_account_break(s, (const void *)h);
+			} else if (h->type == CW_REC_META_MMAP) {
+				err = keep_map(s, h);
+				if (!err && is_event(h))
+					s->events++;
 			} else if (h->type == CW_REC_META_KSYMS) {
 				const struct cw_meta_blob *b = (const void *)h;
 
@@ -173,6 +241,7 @@ int cw_scan__run(const char *path, const struct cw_reader_opts *ropts, struct cw
 	}
 	cw_breaks__finish(s->breaks);
 	cw_ksyms__finish(s->ksyms);
+	sort_kept_maps(s);
 	return err;
 }
 
@@ -182,4 +251,8 @@ void cw_scan__free(struct cw_scan *s)
 	s->breaks = NULL;
 	cw_ksyms__free(s->ksyms);
 	s->ksyms = NULL;
+	free(s->maps);
+	free(s->maps_off);
+	s->maps = NULL;
+	s->maps_off = NULL;
 }

@@ -381,9 +381,43 @@ static int on_meta_kv(struct meta_ctx *m, const struct cw_hdr *h)
 	return m->err;
 }
 
+/* Pass 2's input to the join: the ordered records, with the mapping
+ * records pass 1 kept handed over in their own time order
+ * (breaks_scan.h says why). */
+struct feed {
+	struct cw_join *join;
+	const struct cw_scan *scan;
+	size_t next_map;
+};
+
+static int maps_until(struct feed *f, uint64_t ts)
+{
+	int err = 0;
+
+	while (!err && f->next_map < f->scan->nmaps) {
+		const struct cw_hdr *m =
+			(const void *)(f->scan->maps + f->scan->maps_off[f->next_map]);
+
+		if (cw_scan__map_ts(m) > ts)
+			break;
+		f->next_map++;
+		err = cw_join__record(f->join, m);
+	}
+	return err;
+}
+
+/* Does pass 1 hold the mapping records (so the file's copies are not
+ * joined)? */
+static int maps_kept(const struct cw_scan *scan)
+{
+	return !scan->maps_overflow;
+}
+
 static int to_join(void *ctx, const struct cw_hdr *rec)
 {
-	return cw_join__record(ctx, rec);
+	struct feed *f = ctx;
+
+	return maps_until(f, rec->ts) ?: cw_join__record(f->join, rec);
 }
 
 static double now_s(void)
@@ -539,6 +573,9 @@ static int write_meta(struct cw_db *db, const struct cw_join_stats *js, const st
 	err = err ?: cw_db__meta_u64(db, "address_spaces_dropped", js->maps_dropped);
 	err = err ?: cw_db__meta_u64(db, "symbol_objects_opened", js->sym_opened);
 	err = err ?: cw_db__meta_u64(db, "symbol_objects_refused", js->sym_refused);
+	/* 1: the mapping records were too many to put in time order in
+	 * pass 1 and were joined in file order */
+	err = err ?: cw_db__meta_u64(db, "mappings_in_file_order", scan->maps_overflow);
 	return err;
 }
 
@@ -552,6 +589,7 @@ int main(int argc, char **argv)
 	struct cw_reader *r = NULL;
 	struct cw_order *ord = NULL;
 	struct cw_join *join = NULL;
+	struct feed feed = { 0 };
 	struct cw_db *db = NULL;
 	struct cw_sink sink;
 	struct cw_segment seg;
@@ -609,7 +647,9 @@ int main(int argc, char **argv)
 
 		join = cw_join__new(&sink, &jo);
 	}
-	ord = join ? cw_order__new(to_join, join, NULL) : NULL;
+	feed.join = join;
+	feed.scan = &scan;
+	ord = join ? cw_order__new(to_join, &feed, NULL) : NULL;
 	if (!ord)
 		goto oom;
 
@@ -635,6 +675,8 @@ int main(int argc, char **argv)
 			 */
 			if (h->type == CW_REC_META_KV)
 				err = on_meta_kv(&meta, h) ?: cw_join__record(join, h);
+			else if (h->type == CW_REC_META_MMAP && maps_kept(&scan))
+				continue; /* pass 1 holds it, in time order */
 			else if (h->type == CW_REC_META_TASK ||
 				 (h->type == CW_REC_META_MMAP && (h->flags & CW_MMAP_SNAPSHOT)))
 				err = cw_join__record(join, h);
@@ -654,6 +696,7 @@ int main(int argc, char **argv)
 		goto cleanup;
 	}
 	err = cw_order__drain(ord);
+	err = err ?: maps_until(&feed, UINT64_MAX);
 	err = err ?: cw_join__finish(join);
 	if (err)
 		goto failed;
