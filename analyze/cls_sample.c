@@ -62,7 +62,10 @@
  * again: a lower bound), the moment the bound pushed it out (counted:
  * also a lower bound), or the moment its tid was seen running as another
  * task or the thread itself was seen running again (its switch-in was
- * lost: the wait ended no later than that).
+ * lost: the wait ended no later than that). An off-CPU sample read after
+ * its thread's next switch-in (a sample ring drained later than the
+ * reorder window waits) is written at once, weight to the last switch-in
+ * seen, weight_exact 0.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -447,7 +450,7 @@ static int on_sample(struct cw_cls *c, const struct cw_hdr *h)
 	struct cw_sample_row row = { 0 };
 	struct cw_obj *t;
 	struct pending **pp, *e;
-	int err, matched;
+	int err, matched, late;
 
 	if (!sample_ok(r))
 		return bad(c);
@@ -463,7 +466,13 @@ static int on_sample(struct cw_cls *c, const struct cw_hdr *h)
 	if (*pp && (*pp)->row.ts <= h->ts && (err = close_unresolved(c, *pp, h->ts)))
 		return err;
 	row.thread = t->n.id;
-	row.node = cw_cls__running(c, t, h)->n.id;
+	/* What runs on the thread is known as of the newest record joined;
+	 * a sample older than that (read past the reorder window) would be
+	 * given whatever runs now: it gets the thread, less specific but
+	 * never another work item's. */
+	late = h->ts < c->st->last_ts;
+	c->st->samples_late += late;
+	row.node = late ? t->n.id : cw_cls__running(c, t, h)->n.id;
 	row.ts = h->ts;
 	row.cpu = h->cpu == 0xffff ? -1 : h->cpu;
 	row.inclusion_probability = (double)r->keep / KEEP_ALL;
@@ -476,6 +485,13 @@ static int on_sample(struct cw_cls *c, const struct cw_hdr *h)
 		return write_sample(c, &row);
 	}
 	row.kind = CW_SAMPLE_KIND_OFFCPU;
+	if (t->run_ts > h->ts) {
+		/* Read after the thread was switched in again: the wait ended
+		 * at a switch-in no later than the last one seen. */
+		row.weight = t->run_ts - h->ts;
+		c->st->offcpu_unresolved++;
+		return write_sample(c, &row);
+	}
 	pp = pending_find(s, r->task.tid);
 	if (*pp) {
 		/* A late record (past the reorder window): the thread ran
@@ -513,18 +529,23 @@ static int on_switch(struct cw_cls *c, const struct cw_hdr *h)
 {
 	const struct cw_switch *r = (const void *)h;
 	struct sample *s = c->state;
-	struct pending *e = r->next.tid ? *pending_find(s, r->next.tid) : NULL;
+	struct pending *e;
 	uint64_t witness = CW_REC_HAS(r, next_start) ? r->next_start : 0;
 	struct cw_obj *t;
 	int err = 0, matched;
 
-	/* A late record (past the reorder window) from before the block
-	 * says nothing about its end. */
-	if (!e || h->ts < e->row.ts)
+	if (!r->next.tid)
 		return 0;
 	t = cw_cls__thread(c, &r->next, witness, h, 0, &matched, &err);
 	if (err)
 		return err;
+	if (t && h->ts > t->run_ts)
+		t->run_ts = h->ts;
+	e = *pending_find(s, r->next.tid);
+	/* A late record (past the reorder window) from before the block
+	 * says nothing about its end. */
+	if (!e || h->ts < e->row.ts)
+		return 0;
 	if (!t || t->n.id != e->row.thread)
 		return close_unresolved(c, e, h->ts);
 	pending_unlink(s, e);

@@ -211,6 +211,7 @@ struct cw_join_stats {
 	/* the context plane (cls_sample.c) */
 	uint64_t samples[2];	  /* written, by cw_sample_kind */
 	uint64_t samples_bad;	  /* malformed sample or mapping records (also in bad_records) */
+	uint64_t samples_late;	  /* read after newer records: node is the thread */
 	uint64_t offcpu_unresolved; /* offcpu weight a lower bound: the switch-in not seen */
 	uint64_t offcpu_pushed;	  /* of which pushed out of the pending table by its bound */
 	uint64_t stacks, frames;  /* rows written */

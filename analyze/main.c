@@ -565,6 +565,8 @@ static int write_meta(struct cw_db *db, const struct cw_join_stats *js, const st
 	/* the context plane */
 	err = err ?: cw_db__meta(db, "symbols", env.no_symbols ? "none" : "libdw");
 	err = err ?: cw_db__meta_u64(db, "samples_malformed", js->samples_bad);
+	/* read after newer records: their node is the thread (cls_sample.c) */
+	err = err ?: cw_db__meta_u64(db, "samples_late", js->samples_late);
 	err = err ?: cw_db__meta_u64(db, "offcpu_unresolved", js->offcpu_unresolved);
 	err = err ?: cw_db__meta_u64(db, "offcpu_pushed_out", js->offcpu_pushed);
 	err = err ?: cw_db__meta_u64(db, "frames_symbolized", js->frames_symbolized);
