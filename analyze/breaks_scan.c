@@ -131,7 +131,8 @@ static void sort_kept_maps(struct cw_scan *s)
 		return;
 	}
 	sort_maps = s->maps;
-	qsort(s->maps_off, s->nmaps, sizeof(*s->maps_off), map_cmp);
+	if (s->nmaps)
+		qsort(s->maps_off, s->nmaps, sizeof(*s->maps_off), map_cmp);
 }
 
 /* Metadata records are stamped when they were written, not when what
