@@ -105,15 +105,13 @@ static int keep_map(struct cw_scan *s, const struct cw_hdr *h)
 	return 0;
 }
 
-/* qsort's context: the records the offsets point into. */
-static const uint8_t *sort_maps;
-
-/* By the time the join gets them, then by file order (the offset). */
-static int map_cmp(const void *a, const void *b)
+/* By the time the join gets them, then by file order (the offset into
+ * @maps, the records). */
+static int map_cmp(const void *a, const void *b, void *maps)
 {
 	size_t x = *(const size_t *)a, y = *(const size_t *)b;
-	uint64_t tx = cw_scan__map_ts((const struct cw_hdr *)(sort_maps + x));
-	uint64_t ty = cw_scan__map_ts((const struct cw_hdr *)(sort_maps + y));
+	uint64_t tx = cw_scan__map_ts((const struct cw_hdr *)((uint8_t *)maps + x));
+	uint64_t ty = cw_scan__map_ts((const struct cw_hdr *)((uint8_t *)maps + y));
 
 	if (tx != ty)
 		return tx < ty ? -1 : 1;
@@ -130,9 +128,8 @@ static void sort_kept_maps(struct cw_scan *s)
 		s->nmaps = s->maps_len = s->maps_cap = s->maps_off_cap = 0;
 		return;
 	}
-	sort_maps = s->maps;
 	if (s->nmaps)
-		qsort(s->maps_off, s->nmaps, sizeof(*s->maps_off), map_cmp);
+		qsort_r(s->maps_off, s->nmaps, sizeof(*s->maps_off), map_cmp, s->maps);
 }
 
 /* Metadata records are stamped when they were written, not when what
