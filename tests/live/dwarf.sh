@@ -15,11 +15,11 @@ reach() { # how many cmp_slow samples reach sort_rounds and main through libc
 	        and (select f.function from stack_frames sf join frames f on f.id = sf.frame
 	             where sf.stack = s.stack and f.kernel = 0 order by sf.position limit 1) = 'cmp_slow'),
 	   pos as (
-	     select c.id, max(case when f.module like '%/libc.so%' then sf.position end) libc,
+	     select c.id, min(case when f.module like '%/libc.so%' then sf.position end) libc,
 	            min(case when f.function = 'sort_rounds' then sf.position end) sorter,
-	            min(case when f.function = 'main' then sf.position end) main
+	            min(case when f.function = 'main' then sf.position end) main_pos
 	       from c join stack_frames sf on sf.stack = c.stack join frames f on f.id = sf.frame group by c.id)
-	   select (select count(*) from c), count(*) from pos where libc < sorter and sorter < main"
+	   select (select count(*) from c), count(*) from pos where libc < sorter and sorter < main_pos"
 }
 
 capture -q -F 999 --no-offcpu --call-graph dwarf -o "$T/d.cwt" -- "$WL/nofp" "$T/truth" 1.5
@@ -30,7 +30,9 @@ read -r n ok < <(reach "$S" | tr '|' ' ')
 [ "$n" -ge 300 ] || fail "$n CPU samples with cmp_slow as leaf for 1.5 s of sorting"
 [ $((ok * 100)) -ge $((n * 80)) ] || fail "$ok of $n cmp_slow samples unwind through libc to sort_rounds and main:
   $(q "select group_concat(coalesce(f.function, printf('%#x', f.address)) || '@' || coalesce(replace(f.module, rtrim(f.module, replace(f.module, '/', '')), ''), '?'), ' < ')
-	from (select s.stack from samples s where s.thread = $S and s.kind = 'cpu' limit 1) x
+	from (select s.stack from samples s where s.thread = $S and s.kind = 'cpu'
+	      and (select f.function from stack_frames sf join frames f on f.id = sf.frame
+	           where sf.stack = s.stack and f.kernel = 0 order by sf.position limit 1) = 'cmp_slow' limit 1) x
 	join stack_frames sf on sf.stack = x.stack join frames f on f.id = sf.frame")"
 
 capture -q -F 999 --no-offcpu --call-graph fp -o "$T/f.cwt" -- "$WL/nofp" "$T/ftruth" 1
