@@ -27,13 +27,19 @@
  * usually the top of the stack.
  *
  * --sample-budget (cw_config.sample_quota > 0): samples offered are
- * counted per window, over all CPUs; in the next window each is kept with
- * probability keep / 2^32 = min(1, quota / offered in the previous
- * window), decided by one draw of bpf_get_prandom_u32() < keep and
- * written into the record, so the analyzer's estimate (weight / keep) is
- * exact whatever the estimate of the rate was. The share is not fixed
- * per CPU: one busy thread would then get budget / ncpus. A change of
- * rate is followed one window late. Edges never pass here.
+ * counted per 100 ms window, over all CPUs, and each is kept with
+ * probability keep / 2^32 = min(1, quota / n), n the larger of the counts
+ * of the previous window and of this one so far; decided by one draw of
+ * bpf_get_prandom_u32() < keep and written into the record. keep depends
+ * on how many samples were offered, never on which were kept, so each
+ * sample's inclusion probability is exactly its keep and the analyzer's
+ * estimate (weight / keep) is unbiased whatever the estimate of the rate
+ * was. The count of this window so far bounds the overshoot when the
+ * rate jumps (a burst after an idle window keeps about quota x (1 + ln
+ * (burst / quota)), not the whole burst); the previous window's keeps the
+ * first samples of a window from being all kept. The share is not fixed
+ * per CPU: one busy thread would then get budget / ncpus. Edges never
+ * pass here.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -70,19 +76,6 @@ struct {
 	__type(value, struct scratch);
 } scratch SEC(".maps");
 
-/* This CPU's budget window and the keep probability it uses in it. */
-struct window {
-	__u64 win;
-	__u64 keep;
-};
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct window);
-} windows SEC(".maps");
-
 /*
  * Samples offered in a window, all CPUs together; slot win % 4, so the
  * previous window's count stays readable while the current one fills.
@@ -109,31 +102,26 @@ struct uregs {
 /* The keep probability (x 2^32) of a sample offered at @ts. */
 static __always_inline __u64 budget_keep(__u64 ts)
 {
-	__u64 w = ts / cw_config.sample_window_ns, n;
-	__u32 zero = 0, cur = w & 3, prev = (w - 1) & 3;
+	__u64 w = ts / cw_config.sample_window_ns, n, keep;
+	__u32 cur = w & 3, prev = (w - 1) & 3;
 	struct offered *o = bpf_map_lookup_elem(&offered, &cur);
 	struct offered *p = bpf_map_lookup_elem(&offered, &prev);
-	struct window *win = bpf_map_lookup_elem(&windows, &zero);
 
-	if (!o || !p || !win)
+	if (!o || !p)
 		return CW_KEEP_ALL;
 	if (o->win != w) {
 		o->n = 0;
 		o->win = w;
 	}
 	__sync_fetch_and_add(&o->n, 1);
-	if (win->win != w || !win->keep) {
-		n = p->win == w - 1 ? p->n : 0;
-		win->keep = n ? cw_config.sample_quota / n : CW_KEEP_ALL;
-		if (win->keep > CW_KEEP_ALL)
-			win->keep = CW_KEEP_ALL;
-		/* Never 0: a window with keep 0 would keep nothing to
-		 * estimate from, and 1 / 2^32 is still exact. */
-		if (!win->keep)
-			win->keep = 1;
-		win->win = w;
-	}
-	return win->keep;
+	n = p->win == w - 1 ? p->n : 0;
+	if (o->n > n)
+		n = o->n;
+	keep = cw_config.sample_quota / n;
+	if (keep > CW_KEEP_ALL)
+		return CW_KEEP_ALL;
+	/* Never 0: 1 / 2^32 is still exact. */
+	return keep ? keep : 1;
 }
 
 /*
