@@ -2,7 +2,7 @@
 /*
  * The consumer of the edge and sample rings: records from the BPF
  * programs into the segment writer, in bounded batches, each ring in
- * batches of its own.
+ * batches of its own, the two merged by time (drain.c says why).
  *
  * libbpf 1.1's ring_buffer__poll() keeps consuming for as long as the
  * producers keep up; a loop around it would then never see SIGINT, -d,
