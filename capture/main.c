@@ -232,8 +232,6 @@ int main(int argc, char **argv)
 		env.no_offcpu = true;
 	}
 
-	ksyms = read_ksyms(&env, &ksyms_why);
-
 	out = output__create(env.output, env.force);
 	if (!out)
 		goto cleanup;
@@ -281,6 +279,11 @@ int main(int argc, char **argv)
 		traced[ntraced++] = env.pids[i];
 	if (trace_pids(tracer, traced, 0, ntraced) || tracer__attach(tracer))
 		goto cleanup;
+	/* After loading: the snapshot then names the capture's own BPF
+	 * programs ([bpf]), where samples of the cost of tracing land; read
+	 * before, their addresses would take the name of whatever [bpf]
+	 * symbol preceded them. */
+	ksyms = read_ksyms(&env, &ksyms_why);
 	/* Before the mapping snapshot, so that no mapping falls between
 	 * the two (one in both is harmless: a mapping replaces what it
 	 * overlaps), and before COMMAND's exec. */
