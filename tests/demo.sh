@@ -1,8 +1,9 @@
 #!/bin/bash
 # make demo: capture the bundled request pipeline (client -> acceptor ->
 # worker pool -> 1 ms timer "backend" -> io_uring read on an io-wq worker
-# -> reply through a pty's work item -> client), analyze it, and show what
-# the causal graph says with a few SQL queries.
+# -> reply through a pty's work item -> client) with CPU samples at 999 Hz
+# and off-CPU stacks, analyze it, and show what the causal graph says with
+# a few SQL queries, and where the client's blocked time went.
 #   tests/demo.sh BUILD
 set -eu
 BUILD=${1:?usage: tests/demo.sh BUILD}
@@ -12,8 +13,8 @@ AN=$BUILD/causeway-analyze
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 
-echo "== capture: causeway-capture -o demo.cwt -F 0 --no-offcpu -- $BUILD/workloads/pipeline TRUTH 50"
-"$CAP" -o "$T/demo.cwt" -F 0 --no-offcpu -- "$BUILD/workloads/pipeline" "$T/truth" 50 2>&1
+echo "== capture: causeway-capture -o demo.cwt -F 999 -- $BUILD/workloads/pipeline TRUTH 50"
+"$CAP" -o "$T/demo.cwt" -F 999 -- "$BUILD/workloads/pipeline" "$T/truth" 50 2>&1
 P=$(awk '$1 == "pid" { print $2 }' "$T/truth")
 echo
 echo "== analyze: causeway-analyze demo.cwt"
@@ -57,3 +58,17 @@ show "io_uring requests: submit to completion to the reaping wake (io_request_li
 "select count(*) as requests, avg(complete_ns - submit_ns) / 1000 as avg_submit_to_complete_us,
         sum(complete_confidence = 'observed') as observed_completions
    from io_request_lifetime;"
+show "where the client's blocked time went: its off-CPU samples by what ended each wait (samples.wake)" \
+"select coalesce(w.type || ' ' || w.name, '<unknown>') as woken_by, count(*) as waits,
+        sum(s.weight) / 1000 as blocked_us, round(avg(s.weight) / 1000.0, 1) as avg_us
+   from samples s join nodes t on t.id = s.thread
+   left join edges e on e.id = s.wake left join nodes w on w.id = e.src
+  where s.kind = 'offcpu' and t.name = 'client' and t.pid = $P
+  group by 1 order by blocked_us desc;"
+show "where the workers block: the innermost user function of their off-CPU stacks (sample_frames view)" \
+"select f.function, f.module, count(*) as waits, sum(s.weight) / 1000 as blocked_us
+   from samples s join nodes t on t.id = s.thread
+   join sample_frames f on f.sample = s.id
+  where s.kind = 'offcpu' and t.pid = $P and t.name like 'worker-%' and f.kernel = 0
+    and f.position = (select min(position) from sample_frames g where g.sample = s.id and g.kernel = 0)
+  group by 1, 2 order by blocked_us desc limit 6;"
