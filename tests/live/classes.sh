@@ -72,5 +72,5 @@ expect_rc 0 "" "--version" -- "$CAP" --version
 grep -qE '^causeway-capture [0-9.]+ \(writes trace format [0-9]+\.[0-9]+\)$' "$T/out" ||
 	fail "--version printed '$(cat "$T/out")'"
 expect_rc 0 "" "--help" -- "$CAP" --help
-grep -qE -- '-F, --freq .*not implemented yet' "$T/out" || fail "--help does not say -F is not implemented"
+grep -qE -- '-F, --freq HZ +CPU stack samples' "$T/out" || fail "--help does not describe -F"
 echo "live/$NAME: missing classes named or refused, optional tracepoints dropped, --version and --help say what they must"

@@ -34,7 +34,13 @@ expect_rc 0 "not implemented yet: adapter" "-e sched,usdt" -- \
 	"$CAP" -F 0 --no-offcpu -e sched,usdt -d 1 -o "$T/e.cwt"
 analyze "$T/e.cwt" "$T/e.db"
 [ "$(meta events_total "$T/e.db")" -gt 0 ] || fail "-e sched,usdt recorded no events"
-expect_rc 0 "sampling .*not implemented" "default -F 99" -- "$CAP" -d 0.5 -o "$T/f.cwt"
+expect_rc 0 "recording CPU samples at 99 Hz" "default -F 99" -- "$CAP" -d 0.5 -o "$T/f.cwt"
+# Sample options that can do nothing with the sample plane off.
+for o in "--call-graph dwarf" "--sample-budget 100" "--sample-ring 65536"; do
+	# shellcheck disable=SC2086
+	expect_rc 2 "" "$o with -F 0 --no-offcpu" -- "$CAP" -F 0 --no-offcpu $o -d 0.1 -o "$T/n.cwt"
+done
+expect_rc 2 "" "--call-graph dwarf,12" -- "$CAP" --call-graph dwarf,12 -d 0.1 -o "$T/n.cwt"
 
 # SIGTERM: drain, final segment, exit 0.
 start_capture "$T/s.cwt"
