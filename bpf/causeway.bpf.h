@@ -191,6 +191,23 @@ static __always_inline __u8 cw_context(void)
 	return CW_CTX_TASK;
 }
 
+/* ---- tasks ------------------------------------------------------------ */
+
+/* Older kernels, for the CO-RE fallbacks. */
+struct task_struct___old {
+	long state;	  /* before 5.14: renamed __state */
+	unsigned int cpu; /* before 5.16 on x86: moved into thread_info */
+} __attribute__((preserve_access_index));
+
+/* The task's state, on kernels before 5.18 where sched_switch does not
+ * pass prev_state. */
+static __always_inline __u64 cw_task_state(struct task_struct *p)
+{
+	if (bpf_core_field_exists(p->__state))
+		return BPF_CORE_READ(p, __state);
+	return BPF_CORE_READ((struct task_struct___old *)p, state);
+}
+
 /* ---- traced set ------------------------------------------------------ */
 
 static __always_inline bool cw_is_self(__u32 tgid)

@@ -389,10 +389,6 @@ static __always_inline int offcpu(void *ctx, bool preempt, struct task_struct *p
 	return 0;
 }
 
-struct task_struct___old {
-	long state; /* before 5.14: renamed __state */
-} __attribute__((preserve_access_index));
-
 SEC("tp_btf/sched_switch")
 int BPF_PROG(handle_offcpu, bool preempt, struct task_struct *prev, struct task_struct *next,
 	     unsigned int prev_state)
@@ -403,9 +399,5 @@ int BPF_PROG(handle_offcpu, bool preempt, struct task_struct *prev, struct task_
 SEC("tp_btf/sched_switch")
 int BPF_PROG(handle_offcpu_v0, bool preempt, struct task_struct *prev, struct task_struct *next)
 {
-	__u64 state = bpf_core_field_exists(prev->__state)
-			      ? BPF_CORE_READ(prev, __state)
-			      : BPF_CORE_READ((struct task_struct___old *)prev, state);
-
-	return offcpu(ctx, preempt, prev, state);
+	return offcpu(ctx, preempt, prev, cw_task_state(prev));
 }

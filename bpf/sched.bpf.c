@@ -35,24 +35,11 @@
 
 char LICENSE[] SEC("license") = "Dual MIT/GPL";
 
-/* Older kernels, for the CO-RE fallbacks below. */
-struct task_struct___old {
-	long state;	  /* before 5.14: renamed __state */
-	unsigned int cpu; /* before 5.16 on x86: moved into thread_info */
-} __attribute__((preserve_access_index));
-
 static __always_inline __u32 task_cpu(struct task_struct *p)
 {
 	if (bpf_core_field_exists(p->thread_info.cpu))
 		return BPF_CORE_READ(p, thread_info.cpu);
 	return BPF_CORE_READ((struct task_struct___old *)p, cpu);
-}
-
-static __always_inline __u64 task_state(struct task_struct *p)
-{
-	if (bpf_core_field_exists(p->__state))
-		return BPF_CORE_READ(p, __state);
-	return BPF_CORE_READ((struct task_struct___old *)p, state);
 }
 
 /* ---- sched_switch ---------------------------------------------------- */
@@ -106,7 +93,7 @@ int BPF_PROG(handle_switch, bool preempt, struct task_struct *prev, struct task_
 SEC("tp_btf/sched_switch")
 int BPF_PROG(handle_switch_v0, bool preempt, struct task_struct *prev, struct task_struct *next)
 {
-	return emit_switch(prev, next, task_state(prev), preempt);
+	return emit_switch(prev, next, cw_task_state(prev), preempt);
 }
 
 /* ---- wakeups --------------------------------------------------------- */
