@@ -133,12 +133,14 @@ test: deps
 	$(Q)tests/run.sh build
 	$(Q)$(MAKE) --no-print-directory test-san
 
-# Under the sanitizers: units, fixtures, the CLI, and one live capture and
-# analysis (the workloads are built with them too, and LeakSanitizer's own
-# thread would count as a spawn in live/spawn).
+# Under the sanitizers: units, fixtures, the CLI, and two live captures and
+# analyses, of edges and of samples with dwarf stacks (the workloads are
+# built with them too, and LeakSanitizer's own thread would count as a
+# spawn in live/spawn; ASan's own qsort would stand in libc's in
+# live/dwarf).
 test-san:
 	$(Q)$(MAKE) --no-print-directory BUILD=build-san SAN=1 all
-	$(Q)tests/run.sh build-san --live wake
+	$(Q)tests/run.sh build-san --live wake,samples
 
 test-unit test-fixtures test-live: all
 	$(Q)tests/run.sh $(BUILD) --only $(patsubst test-%,%,$@)

@@ -439,7 +439,8 @@ int perfev_maps__read(struct perfev_maps *m, struct cw_writer *w, struct account
 			walk_ring(m, &m->rings[i], collect_task, NULL, &err);
 		if (err)
 			return err;
-		qsort(m->forks, m->nforks, sizeof(*m->forks), by_time);
+		if (m->nforks) /* no array yet before the first fork */
+			qsort(m->forks, m->nforks, sizeof(*m->forks), by_time);
 		for (size_t i = 0; i < m->nforks && !err; i++)
 			if (followed(m, m->forks[i].ppid))
 				err = pidset_add(&m->followed, m->forks[i].pid);
