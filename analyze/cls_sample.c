@@ -101,13 +101,23 @@ struct dedup {
 	uint64_t resets;
 };
 
-static uint64_t fnv(uint64_t h, const void *p, size_t n)
+/* Keys are hashed a word at a time: a frame's key holds whole paths and
+ * names, and a byte at a time they were a third of the analysis. */
+static uint64_t key_hash(const void *p, size_t n)
 {
 	const uint8_t *b = p;
+	uint64_t h = 0xcbf29ce484222325ull ^ n, w;
+	size_t i = 0;
 
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ b[i]) * 0x100000001b3ull;
-	return h;
+	for (; i + 8 <= n; i += 8) {
+		memcpy(&w, b + i, 8);
+		h = (h ^ w) * 0x9e3779b97f4a7c15ull;
+		h ^= h >> 29;
+	}
+	for (w = 0; i < n; i++)
+		w = w << 8 | b[i];
+	h = (h ^ w) * 0x9e3779b97f4a7c15ull;
+	return h ^ h >> 32;
 }
 
 static void dedup_clear(struct dedup *d)
@@ -123,20 +133,24 @@ static void dedup_clear(struct dedup *d)
 	d->n = d->bytes = 0;
 }
 
+/* The id @key was given, or 0 when it is not in the table. */
+static uint64_t dedup_find(const struct dedup *d, const void *key, uint32_t len, uint64_t h)
+{
+	for (struct dent *e = d->cap ? d->tab[h & (d->cap - 1)] : NULL; e; e = e->next)
+		if (e->hash == h && e->len == len && !memcmp(e->key, key, len))
+			return e->id;
+	return 0;
+}
+
 /* The id @key was given when first seen, or 0 after remembering it as
  * @id (emptying the table first when it is full). */
 static int dedup_get(struct dedup *d, const void *key, uint32_t len, uint64_t id, uint64_t *found)
 {
-	uint64_t h = fnv(0xcbf29ce484222325ull, key, len);
+	uint64_t h = key_hash(key, len);
 	struct dent *e;
 
-	*found = 0;
-	for (e = d->cap ? d->tab[h & (d->cap - 1)] : NULL; e; e = e->next) {
-		if (e->hash == h && e->len == len && !memcmp(e->key, key, len)) {
-			*found = e->id;
-			return 0;
-		}
-	}
+	if ((*found = dedup_find(d, key, len, h)))
+		return 0;
 	if (d->n >= d->max_n || d->bytes + len > DEDUP_MAX_BYTES) {
 		dedup_clear(d);
 		d->resets++;
@@ -212,6 +226,10 @@ struct sample {
 	struct cw_sym *sym;
 	int no_symbols;
 	struct dedup frames, stacks;
+	/* The raw addresses of a stack (after unwinding) in one address
+	 * space version -> its stack id: a stack seen again is neither
+	 * symbolized nor deduplicated frame by frame again. */
+	struct dedup raws;
 	uint64_t next_frame, next_stack;
 
 	struct pending *ptab[PENDING_BUCKETS];
@@ -224,6 +242,7 @@ struct sample {
 	/* scratch for one sample */
 	uint64_t ips[CW_SAMPLE_MAX_FRAMES];
 	uint64_t stack_ids[MAX_DEPTH];
+	uint64_t raw[4 + 2 * CW_SAMPLE_MAX_FRAMES];
 	uint8_t key[4 * MAX_STR + 64];
 };
 
@@ -386,14 +405,10 @@ static int stack_of(struct cw_cls *c, const struct cw_sample *r, uint64_t *stack
 	const uint64_t *ips = user;
 	uint32_t depth = 0;
 	int nips = r->nuser, err = 0;
+	size_t nraw, nmaps;
+	uint64_t known;
 
 	*stack = 0;
-	for (int i = 0; i < r->nkernel && !err; i++) {
-		struct cw_sym_frame kf;
-
-		cw_sym__kernel(s->sym, kern[i], &kf);
-		err = add_frame(c, &kf, 1, &depth);
-	}
 	if (r->nregs && s->no_symbols) {
 		ips = &regs[16]; /* rip: the leaf, all there is without CFI */
 		nips = 1;
@@ -401,18 +416,42 @@ static int stack_of(struct cw_cls *c, const struct cw_sample *r, uint64_t *stack
 		nips = cw_sym__unwind(s->sym, s->maps, r->task.pid, regs, r->nregs,
 				      (const uint8_t *)(regs + r->nregs), r->stack_len, s->ips,
 				      CW_SAMPLE_MAX_FRAMES);
+		nips = nips < 0 ? 0 : nips;
 		ips = s->ips;
+	}
+	/* The key: what the frames follow from. User addresses mean
+	 * something only in their address space as it is now (the version
+	 * changes with every mapping change, and is never reused). */
+	s->raw[0] = nips ? r->task.pid : 0;
+	s->raw[1] = 0;
+	if (nips)
+		cw_maps__all(s->maps, r->task.pid, &nmaps, &s->raw[1]);
+	s->raw[2] = r->nkernel;
+	s->raw[3] = (uint64_t)nips;
+	memcpy(&s->raw[4], kern, 8u * r->nkernel);
+	memcpy(&s->raw[4 + r->nkernel], ips, 8u * (unsigned)nips);
+	nraw = 4 + r->nkernel + (size_t)nips;
+	if ((known = dedup_find(&s->raws, s->raw, (uint32_t)(8 * nraw),
+				key_hash(s->raw, 8 * nraw)))) {
+		*stack = known - 1; /* stored + 1: an empty stack is 0 */
+		return 0;
+	}
+	for (int i = 0; i < r->nkernel && !err; i++) {
+		struct cw_sym_frame kf;
+
+		cw_sym__kernel(s->sym, kern[i], &kf);
+		err = add_frame(c, &kf, 1, &depth);
 	}
 	for (int i = 0; i < nips && !err; i++)
 		err = user_frames(c, r->task.pid, ips[i], i > 0, &depth);
-	if (err || !depth)
-		return err;
-	err = dedup_get(&s->stacks, s->stack_ids, depth * 8, s->next_stack + 1, stack);
-	if (err || *stack)
-		return err;
-	*stack = ++s->next_stack;
-	c->st->stacks++;
-	return sink->stack ? sink->stack(sink->ctx, *stack, s->stack_ids, depth) : 0;
+	if (!err && depth)
+		err = dedup_get(&s->stacks, s->stack_ids, depth * 8, s->next_stack + 1, stack);
+	if (!err && depth && !*stack) {
+		*stack = ++s->next_stack;
+		c->st->stacks++;
+		err = sink->stack ? sink->stack(sink->ctx, *stack, s->stack_ids, depth) : 0;
+	}
+	return err ?: dedup_get(&s->raws, s->raw, (uint32_t)(8 * nraw), *stack + 1, &known);
 }
 
 /* ---- records ------------------------------------------------------------- */
@@ -643,7 +682,8 @@ static void *sample_init(struct cw_ident *id, int *err)
 		return NULL;
 	}
 	s->max_pending = max;
-	s->frames.max_n = s->stacks.max_n = max < DEDUP_MAX_ENTRIES ? max : DEDUP_MAX_ENTRIES;
+	s->frames.max_n = s->stacks.max_n = s->raws.max_n =
+		max < DEDUP_MAX_ENTRIES ? max : DEDUP_MAX_ENTRIES;
 	return s;
 }
 
@@ -701,6 +741,7 @@ static void sample_fini(void *state)
 	}
 	dedup_free(&s->frames);
 	dedup_free(&s->stacks);
+	dedup_free(&s->raws);
 	for (size_t i = 0; i < RECENT_MAPS; i++)
 		free(s->recent[i].rec);
 	cw_sym__free(s->sym);
