@@ -51,6 +51,7 @@ enum {
 	CW_REC_ACCOUNT = 0x03,	 /* cw_account */
 	CW_REC_META_KSYMS = 0x04, /* cw_meta_blob of /proc/kallsyms lines (format 1.2) */
 	CW_REC_META_MMAP = 0x05,  /* cw_mmap + path (format 1.3) */
+	CW_REC_META_USDT = 0x06,  /* cw_usdt_probe + strings (format 1.4) */
 
 	/* sched */
 	CW_REC_SWITCH = 0x10,
@@ -96,6 +97,10 @@ enum {
 	/* samples (format 1.3): the context plane, on their own ring */
 	CW_REC_SAMPLE_CPU = 0x60,    /* cw_sample: a cpu-clock tick */
 	CW_REC_SAMPLE_OFFCPU = 0x61, /* cw_sample: a task blocks (switch-out) */
+
+	/* adapter (format 1.4): USDT probe hits */
+	CW_REC_USDT = 0x70,	/* cw_usdt */
+	CW_REC_USDT_STR = 0x71, /* cw_usdt_str: one argument also copied as a string */
 
 	/* net (format 1.2) */
 	CW_REC_NET_XMIT = 0x80, /* cw_net_pkt: net_dev_start_xmit */
@@ -533,6 +538,57 @@ struct cw_mmap {
 	__u16 path_len;
 };
 
+/*
+ * ---- format 1.4: the adapter plane -----------------------------------
+ *
+ * A USDT probe the capture attached: written by user space when it
+ * attaches it (in the metadata segment for those attached at start, in
+ * the event segments for those attached later, hdr.ts the moment the
+ * attach completed: a hit before it was not captured). Followed by
+ * provider_len + name_len + path_len bytes (provider, probe name, the ELF
+ * object's path; no NULs counted), then zero padding to a multiple of 8.
+ * id: the number the probe's hits carry (cw_usdt.probe), unique in the
+ * trace; an object attached again (a new inode at the path) gets new ids.
+ */
+struct cw_usdt_probe {
+	struct cw_hdr hdr;
+	__u32 id;
+	__u32 pid;	   /* 0: every process that maps the object */
+	__u8 nargs;	   /* the probe's argument count (at most 12) */
+	__u8 str_arg;	   /* the argument copied as a string, CW_USDT_NO_STR: none */
+	__u16 provider_len;
+	__u16 name_len;
+	__u16 path_len;
+};
+
+#define CW_USDT_MAX_ARGS 12
+#define CW_USDT_NO_STR 0xff
+#define CW_USDT_STR_LEN 256
+
+/* A USDT probe hit, in the context of the task that ran it: the probe's
+ * id (cw_usdt_probe) and its arguments whole, as the probe's argument
+ * specs give them (sign-extended to 64 bits), args[nargs..] zero. */
+struct cw_usdt {
+	struct cw_hdr hdr;
+	struct cw_task task;
+	__u64 task_start; /* witness */
+	__u32 probe;
+	__u8 nargs;
+	__u8 __pad[3];
+	__s64 args[CW_USDT_MAX_ARGS];
+};
+
+/* A hit of a probe with a string argument (cw_usdt_probe.str_arg): also
+ * the string it points to, a bounded copy (at most CW_USDT_STR_LEN - 1
+ * bytes and a NUL), zero-filled after the NUL; all zero when it could not
+ * be read (str_err is then the read's negative errno). */
+struct cw_usdt_str {
+	struct cw_usdt u;
+	__s32 str_err;
+	__u32 __pad;
+	char str[CW_USDT_STR_LEN];
+};
+
 /* The kallsyms snapshot (metadata): len bytes of /proc/kallsyms lines
  * ("ADDR TYPE NAME[ [MODULE]]\\n", whole lines only), then zero padding to
  * a multiple of 8. Text symbols only. */
@@ -649,6 +705,11 @@ CW_ASSERT_SIZE(cw_meta_blob, 24);
 CW_ASSERT_SIZE(cw_sample, 64);
 CW_ASSERT_OFF(cw_sample, nkernel, 48);
 CW_ASSERT_SIZE(cw_mmap, 80);
+CW_ASSERT_SIZE(cw_usdt_probe, 32);
+CW_ASSERT_SIZE(cw_usdt, 136);
+CW_ASSERT_OFF(cw_usdt, args, 40);
+CW_ASSERT_SIZE(cw_usdt_str, 400);
+CW_ASSERT_OFF(cw_usdt_str, str, 144);
 CW_ASSERT_OFF(cw_mmap, build_id, 56);
 CW_ASSERT_OFF(cw_mmap, path_len, 78);
 #endif

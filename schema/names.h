@@ -96,6 +96,9 @@ static const struct {
 	{ CW_REC_META_MMAP, "mmap" },
 	{ CW_REC_SAMPLE_CPU, "sample_cpu" },
 	{ CW_REC_SAMPLE_OFFCPU, "sample_offcpu" },
+	{ CW_REC_META_USDT, "usdt_probe" },
+	{ CW_REC_USDT, "usdt" },
+	{ CW_REC_USDT_STR, "usdt_str" },
 };
 
 #define CW_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
