@@ -36,6 +36,8 @@ enum {
 		   * .size-byte count at .off */
 	FK_HEXVAR, /* bytes appended after the fixed part, as hex; .size-byte length at .off */
 	FK_BUILDID, /* __u8[.size] at .off, as hex of its first n bytes; n is the byte at .arg */
+	FK_S64S,  /* __s64[.size / 8], signed decimal, comma-separated; trailing zeros
+		   * left out */
 	FK_SIZE,  /* raw only: the record size */
 	FK_BODY,  /* raw only: hex bytes after the header */
 };
@@ -46,7 +48,7 @@ enum {
 struct field {
 	const char *key;
 	uint8_t kind;
-	uint8_t size;
+	uint16_t size; /* a string may be 256 bytes */
 	uint16_t off;
 	uint32_t arg;
 	uint8_t opt;
@@ -330,6 +332,35 @@ static const struct field sample_fields[] = {
 	F("stack", FK_HEXVAR, cw_sample, stack_len, 0, FO_NONZERO),
 	F_END,
 };
+/* format 1.4: the adapter plane. A probe's strings follow it in the
+ * order provider, name, path. */
+static const struct field usdt_probe_fields[] = {
+	F_HDR,
+	F("id", FK_U, cw_usdt_probe, id, 0, 0),
+	F("pid", FK_U, cw_usdt_probe, pid, 0, 0),
+	F("nargs", FK_U, cw_usdt_probe, nargs, 0, 0),
+	F("str_arg", FK_U, cw_usdt_probe, str_arg, 0, 0),
+	F("provider", FK_VAR, cw_usdt_probe, provider_len, 0, 0),
+	F("name", FK_VAR, cw_usdt_probe, name_len, 0, 0),
+	F("path", FK_VAR, cw_usdt_probe, path_len, 0, 0),
+	F_END,
+};
+#define F_USDT(st, u)                                                      \
+	F("task", FK_TASK, st, u task, 0, 0),                              \
+	F("start", FK_U, st, u task_start, 0, FO_NONZERO),                 \
+	F("probe", FK_U, st, u probe, 0, 0),                               \
+	F("nargs", FK_U, st, u nargs, 0, 0),                               \
+	F("args", FK_S64S, st, u args, 0, FO_NONZERO)
+static const struct field usdt_fields[] = {
+	F_HDR, F_USDT(cw_usdt, ),
+	F_END,
+};
+static const struct field usdt_str_fields[] = {
+	F_HDR, F_USDT(cw_usdt_str, u.),
+	F("str_err", FK_S32, cw_usdt_str, str_err, 0, FO_NONZERO),
+	F("str", FK_STR, cw_usdt_str, str, 0, 0),
+	F_END,
+};
 static const struct field raw_fields[] = {
 	F("type", FK_HEX, cw_hdr, type, 0, 0),
 	F("size", FK_SIZE, cw_hdr, size, 0, 0),
@@ -377,6 +408,9 @@ static const struct rectype rectypes[] = {
 	{ CW_REC_META_MMAP, sizeof(struct cw_mmap), mmap_fields },
 	{ CW_REC_SAMPLE_CPU, sizeof(struct cw_sample), sample_fields },
 	{ CW_REC_SAMPLE_OFFCPU, sizeof(struct cw_sample), sample_fields },
+	{ CW_REC_META_USDT, sizeof(struct cw_usdt_probe), usdt_probe_fields },
+	{ CW_REC_USDT, sizeof(struct cw_usdt), usdt_fields },
+	{ CW_REC_USDT_STR, sizeof(struct cw_usdt_str), usdt_str_fields },
 };
 static const struct rectype raw_type = { 0, 0, raw_fields };
 static const char RAW_NAME[] = "raw";
@@ -711,6 +745,34 @@ static int build_u64s(struct build *b, const struct field *f, const struct cw_to
 	return 0;
 }
 
+/* "1,-2,...": at most .size / 8 values into the array, the rest 0. */
+static int build_s64s(struct build *b, const struct field *f, const struct cw_tok *t)
+{
+	char *p = t->val;
+	size_t n = 0;
+
+	while (*p) {
+		char *comma = strchr(p, ',');
+		struct cw_tok one = { NULL, p, comma ? (size_t)(comma - p) : strlen(p) };
+		uint64_t v;
+		int neg, fail;
+
+		if (comma)
+			*comma = '\0';
+		fail = cw_text_num(&one, &v, &neg) ||
+		       (neg ? v > 0x8000000000000000ull : v > INT64_MAX);
+		if (comma)
+			*comma = ',';
+		if (fail)
+			return bad(b, f, "bad number in list '%s'", t->val);
+		if (n == f->size / 8u)
+			return bad(b, f, "more than %u values", f->size / 8u);
+		cw_put64(b->buf + f->off + 8 * n++, neg ? 0 - v : v);
+		p = comma ? comma + 1 : p + one.vlen;
+	}
+	return 0;
+}
+
 /* Set field @f of the record from token @t. */
 static int build_field(struct build *b, const struct field *f, const struct cw_tok *t)
 {
@@ -776,6 +838,8 @@ static int build_field(struct build *b, const struct field *f, const struct cw_t
 		return 0;
 	case FK_U64S:
 		return build_u64s(b, f, t);
+	case FK_S64S:
+		return build_s64s(b, f, t);
 	case FK_HEXVAR: {
 		long n = unhex(t, b->buf + b->cur, 65528 - b->cur);
 
@@ -933,6 +997,15 @@ static uint64_t field_value(const struct field *f, const uint8_t *rec)
 		return !!(get_n(rec + f->off, f->size) & f->arg);
 	case FK_BUILDID:
 		return rec[f->arg];
+	case FK_S64S: {
+		/* how many to print: up to the last non-zero one */
+		uint64_t n = 0;
+
+		for (size_t k = 0; k < f->size / 8u; k++)
+			if (cw_get64(rec + f->off + 8 * k))
+				n = k + 1;
+		return n;
+	}
 	default:
 		return get_n(rec + f->off, f->size);
 	}
@@ -993,6 +1066,10 @@ static void format_field(struct cw_text *t, const struct field *f, const uint8_t
 	case FK_HEXVAR:
 		for (uint64_t k = 0; k < v; k++)
 			put(t, "%02x", rec[(*cur)++]);
+		break;
+	case FK_S64S:
+		for (uint64_t k = 0; k < v; k++)
+			put(t, "%s%lld", k ? "," : "", (long long)(int64_t)cw_get64(rec + f->off + 8 * k));
 		break;
 	case FK_BUILDID:
 		/* a length past the array does not round-trip: raw */

@@ -38,6 +38,12 @@
  *            nuser, nregs, stack_len. keep is the keep probability x 2^32:
  *            0x100000000 for a sample kept for sure. A record whose counts
  *            do not match its size prints as raw.)
+ *   usdt_probe id= pid= nargs= str_arg= provider= name= path=
+ *            (str_arg 255: no string argument)
+ *   usdt     task=T [start=] probe= nargs= [args=N,N,...]
+ *   usdt_str task=T [start=] probe= nargs= [args=N,...] [str_err=] str=
+ *            (args: signed decimal, args[0] first; those after the
+ *            last one given are 0)
  *
  * A flag with a name of its own (preempt, thread, group_dead) is also
  * part of the whole-field key (flags, fork_flags, exit_flags), which is
