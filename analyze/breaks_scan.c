@@ -134,12 +134,12 @@ static void sort_kept_maps(struct cw_scan *s)
 
 /* Metadata records are stamped when they were written, not when what
  * they describe happened (the /proc snapshot, of tasks and of their
- * mappings, comes after the first events): they say nothing about where
- * in time a gap lies. A mapping seen being made is an event. */
+ * mappings, comes after the first events; a probe's record, after its
+ * attach): they say nothing about where in time a gap lies. A mapping seen being made is an event. */
 static int is_event(const struct cw_hdr *h)
 {
 	return h->type != CW_REC_META_KV && h->type != CW_REC_META_TASK &&
-	       h->type != CW_REC_META_KSYMS &&
+	       h->type != CW_REC_META_KSYMS && h->type != CW_REC_META_USDT &&
 	       !(h->type == CW_REC_META_MMAP && (h->flags & CW_MMAP_SNAPSHOT));
 }
 

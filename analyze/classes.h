@@ -63,23 +63,28 @@ struct cw_aclass {
 	const struct cw_handler *watches;
 	/*
 	 * What runs on a thread (contract 4, samples.node): the most
-	 * specific node this class knows to be running on @thread at @h, or
-	 * NULL. cw_cls__running asks the classes with this hook from the
-	 * highest running_rank down and takes the first answer.
+	 * specific node of rank @rank this class knows to be running on
+	 * @thread at @h, or NULL. A class may run nodes of several ranks
+	 * (the adapter: a runtime task being polled inside a request), so
+	 * running_ranks has a bit per CW_RUN_* it answers for, and its hook
+	 * is asked once per rank. cw_cls__running asks from the highest
+	 * rank down and takes the first answer.
 	 */
-	int running_rank; /* CW_RUN_* */
+	uint32_t running_ranks; /* bit per CW_RUN_* */
 	struct cw_obj *(*running)(struct cw_cls *c, const struct cw_obj *thread,
-				  const struct cw_hdr *h);
+				  const struct cw_hdr *h, int rank);
 };
 
-/* running_rank: more specific is higher. The thread itself is the
- * answer when no class has one. */
+/* Ranks of what runs on a thread: more specific is higher. The thread
+ * itself is the answer when no class has one. */
 enum {
 	CW_RUN_WORK_ITEM = 1, /* a work item a kworker executes (cls_workqueue.c) */
-	/* The adapter plane's runtime tasks: a task being polled runs inside
-	 * whatever the thread runs, so it ranks above a work item. No class
-	 * has this rank yet. */
-	CW_RUN_RUNTIME_TASK = 2,
+	/* The adapter plane (cls_adapter.c): a request a thread works on
+	 * between its begin and end, and above it a runtime task being
+	 * polled, which runs inside whatever the thread runs. */
+	CW_RUN_REQUEST = 2,
+	CW_RUN_RUNTIME_TASK = 3,
+	CW_RUN_MAX = 4,
 };
 
 /* thread flags of cw_cls__thread */
@@ -105,6 +110,14 @@ struct cw_obj *cw_cls__cause(struct cw_cls *c, const struct cw_cause *k, const s
 /* The most specific node running on @thread at @h (a class's running
  * hook), or @thread itself when no class knows better. */
 struct cw_obj *cw_cls__running(struct cw_cls *c, struct cw_obj *thread, const struct cw_hdr *h);
+/* The same, asking only ranks of at least @min_rank: what the sched class
+ * names as a thread's cause (a task being polled, not a request). */
+struct cw_obj *cw_cls__running_from(struct cw_cls *c, struct cw_obj *thread,
+				    const struct cw_hdr *h, int min_rank);
+
+/* The pid of the process that forked process @pid, as the sched class saw
+ * it (the fork in the trace); 0 when that is not known. */
+uint32_t cw_cls__parent_pid(struct cw_cls *c, uint32_t pid);
 
 /* The options the join was made with (the sample class's symbolizer
  * settings, the kallsyms snapshot). */
@@ -122,10 +135,12 @@ extern const struct cw_aclass cw_aclass_timer;
 extern const struct cw_aclass cw_aclass_net;
 extern const struct cw_aclass cw_aclass_futex;
 extern const struct cw_aclass cw_aclass_sample;
+extern const struct cw_aclass cw_aclass_adapter;
 
 /* The sched class's thread lookup, which cw_cls__thread calls with the
  * sched class's own state. */
 struct cw_obj *cw_sched__thread(struct cw_cls *sched, const struct cw_task *t, uint64_t witness,
 				const struct cw_hdr *h, int flags, int *matched, int *err);
+uint32_t cw_sched__parent_pid(struct cw_cls *sched, uint32_t pid);
 
 #endif /* CAUSEWAY_CLASSES_H */

@@ -255,6 +255,15 @@ struct cw_obj *cw_sched__thread(struct cw_cls *sched, const struct cw_task *t, u
 	return thread_of(sched, t, witness, h, flags, matched, err);
 }
 
+/* Only a fork seen in the trace says who the parent is: a process that
+ * predates the capture, or whose fork was lost, has none here. */
+uint32_t cw_sched__parent_pid(struct cw_cls *sched, uint32_t pid)
+{
+	struct cw_obj *p = cw_ident__live(sched->id, CW_NODE_PROCESS, cw_ident__host(sched->id), pid);
+
+	return p ? p->parent_pid : 0;
+}
+
 /* A thread's birth at @h: a new generation, whatever is live for the tid. */
 static struct cw_obj *thread_birth(struct cw_cls *c, const struct cw_task *t, uint64_t witness,
 				   const struct cw_hdr *h, int *err)
@@ -319,6 +328,7 @@ static int on_fork(struct cw_cls *c, const struct cw_hdr *h)
 			return err;
 		p->n.pid = r->child.pid;
 		p->n.tid = r->parent.tid;
+		p->parent_pid = r->parent.pid;
 		p->n.traced = 1;
 		cw_obj__set_name(p, r->child_comm, sizeof(r->child_comm));
 	} else if (!process_of(c, r->child.pid, h, 1, &err)) {
@@ -537,6 +547,12 @@ static int on_waking(struct cw_cls *c, const struct cw_hdr *h)
 		else if (wc.reason)
 			reason = wc.reason; /* 'futex' */
 		x.addr = wc.addr;
+		/* A runtime task being polled on the waker thread is what
+		 * runs there (contract 6): it is the cause. A request is
+		 * not: the thread does the request's work, so the edge keeps
+		 * the thread, and the request is one join away (its begin
+		 * and end edges on that thread). */
+		src = cw_cls__running_from(c, src, h, CW_RUN_RUNTIME_TASK);
 	}
 	return cw_ident__edge_x(c->id, CW_EDGE_WAKE, src, dst, h, CW_SRC_KERNEL, conf, reason, &x);
 }

@@ -302,12 +302,13 @@ static struct cw_obj *wq_cause(struct cw_cls *c, const struct cw_cause *k, const
 
 /* The work item @thread executes now, if it is still executing. */
 static struct cw_obj *wq_running(struct cw_cls *c, const struct cw_obj *thread,
-				 const struct cw_hdr *h)
+				 const struct cw_hdr *h, int rank)
 {
 	struct running *e = *running_find(c->state, thread->n.id);
 	struct slots s;
 
 	(void)h;
+	(void)rank;
 	if (!e)
 		return NULL;
 	slots_of(c, e->work, &s);
@@ -352,7 +353,7 @@ const struct cw_aclass cw_aclass_workqueue = {
 	.init = wq_init,
 	.fini = wq_fini,
 	.handlers = handlers,
-	.running_rank = CW_RUN_WORK_ITEM,
+	.running_ranks = 1u << CW_RUN_WORK_ITEM,
 	.running = wq_running,
 	.cause_kinds = 1u << CW_CAUSE_WORK,
 	.cause = wq_cause,

@@ -11,7 +11,7 @@
 #define INDEX_MARKER "-- @@INDEXES@@"
 
 enum { ST_NODE, ST_EDGE, ST_EXEC, ST_BREAK, ST_DIAG, ST_META, ST_FRAME, ST_STACK, ST_STACK_FRAME,
-       ST_SAMPLE, ST_N };
+       ST_SAMPLE, ST_WAIT, ST_N };
 
 static const char *const stmt_sql[ST_N] = {
 	[ST_NODE] = "INSERT INTO nodes(id,type,scope,key,generation,pid,tid,name,start_ns,end_ns,"
@@ -29,6 +29,8 @@ static const char *const stmt_sql[ST_N] = {
 	[ST_STACK_FRAME] = "INSERT INTO stack_frames(stack,position,frame) VALUES(?,?,?)",
 	[ST_SAMPLE] = "INSERT INTO samples(node,thread,ts,cpu,kind,stack,weight,"
 		      "inclusion_probability,weight_exact,wake) VALUES(?,?,?,?,?,?,?,?,?,?)",
+	[ST_WAIT] = "INSERT INTO resource_waits(resource,waiter,start_ns,end_ns,wake_edge,waker,"
+		    "confidence,reason) VALUES(?,?,?,?,?,?,?,?)",
 };
 
 struct cw_db {
@@ -171,6 +173,22 @@ static int db_sample(void *ctx, const struct cw_sample_row *r)
 	return step(db, s);
 }
 
+static int db_wait(void *ctx, const struct cw_wait_row *w)
+{
+	struct cw_db *db = ctx;
+	sqlite3_stmt *s = db->st[ST_WAIT];
+
+	sqlite3_bind_int64(s, 1, (int64_t)w->resource);
+	sqlite3_bind_int64(s, 2, (int64_t)w->waiter);
+	sqlite3_bind_int64(s, 3, (int64_t)w->start_ns);
+	bind_opt_i64(s, 4, w->end_ns);
+	bind_id(s, 5, w->wake_edge);
+	bind_id(s, 6, w->waker);
+	sqlite3_bind_text(s, 7, cw_confidence_names[w->confidence], -1, SQLITE_STATIC);
+	bind_text(s, 8, w->reason);
+	return step(db, s);
+}
+
 static int db_exec(void *ctx, uint64_t node, uint64_t ts, const char *comm, const char *filename)
 {
 	struct cw_db *db = ctx;
@@ -192,6 +210,7 @@ void cw_db__sink(struct cw_db *db, struct cw_sink *sink)
 	sink->frame = db_frame;
 	sink->stack = db_stack;
 	sink->sample = db_sample;
+	sink->wait = db_wait;
 }
 
 int cw_db__break(struct cw_db *db, const struct cw_break *br)

@@ -48,6 +48,7 @@ struct cw_ident {
 	struct cw_obj *free_objs;
 	uint64_t next_id;
 	uint64_t next_edge_id;
+	struct cw_edge_ref last; /* the edge next_edge_id names */
 
 	struct cw_scope **scopes;
 	size_t scopes_cap, nscopes;
@@ -410,6 +411,10 @@ int cw_ident__edge_x(struct cw_ident *id, uint8_t type, const struct cw_obj *src
 	};
 
 	id->st->edges[type][conf]++;
+	id->last.id = e.id;
+	id->last.src = e.src;
+	id->last.src_type = src ? src->n.type : CW_NODE_NTYPES;
+	id->last.conf = conf;
 	/* What ends a thread's wait, for the samples: a wake, or a timer's
 	 * fire straight into the thread. The dst is live (a handler names
 	 * it), so the cast only writes to an object the layer owns. */
@@ -418,6 +423,11 @@ int cw_ident__edge_x(struct cw_ident *id, uint8_t type, const struct cw_obj *src
 		((struct cw_obj *)dst)->wake_ts = e.ts;
 	}
 	return id->sink.edge(id->sink.ctx, &e);
+}
+
+void cw_ident__last_edge_ref(const struct cw_ident *id, struct cw_edge_ref *r)
+{
+	*r = id->last;
 }
 
 uint64_t cw_ident__last_edge(const struct cw_ident *id)

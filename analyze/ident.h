@@ -55,6 +55,10 @@ struct cw_obj {
 	uint8_t ended;	/* its end was seen; the class decides how long it stays joinable */
 	uint8_t flags;	/* class-private */
 	uint8_t retired; /* released; written between records */
+	/* A process forked in the trace: its parent's pid (0: not seen).
+	 * The adapter scopes a server's shared resources by it. It sits in
+	 * what was padding, so an object is no larger. */
+	uint32_t parent_pid;
 
 	/* private to ident.c */
 	struct cw_obj *lru_prev, *lru_next, *hnext;
@@ -136,6 +140,15 @@ struct cw_edge_extra {
 /* The id of the last edge written (0: none yet). Ids are given in
  * creation order and are the database's edges.id. */
 uint64_t cw_ident__last_edge(const struct cw_ident *id);
+
+/* The last edge written: its id, its src's node id and type (0 and
+ * CW_NODE_NTYPES when the src is unknown) and its confidence. A watcher
+ * of a record learns by it what the owner's handler concluded. */
+struct cw_edge_ref {
+	uint64_t id, src;
+	uint8_t src_type, conf;
+};
+void cw_ident__last_edge_ref(const struct cw_ident *id, struct cw_edge_ref *r);
 
 /* cw_ident__edge with @x (NULL: none). */
 int cw_ident__edge_x(struct cw_ident *id, uint8_t type, const struct cw_obj *src,

@@ -36,6 +36,7 @@ static const struct cw_aclass *const aclasses[] = {
 	&cw_aclass_net,
 	&cw_aclass_futex,
 	&cw_aclass_sample,
+	&cw_aclass_adapter,
 };
 #define NACLASSES (sizeof(aclasses) / sizeof(aclasses[0]))
 
@@ -62,8 +63,11 @@ struct cw_join {
 	struct route routes[NTYPES];
 	uint8_t cause_owner[CW_CAUSE_MAX]; /* class index + 1; 0: none */
 	uint8_t sched;			   /* index of the sched class */
-	/* classes with a running hook, most specific (highest rank) first */
-	uint8_t running[NACLASSES];
+	/* (class, rank) of the running hooks, most specific (highest rank)
+	 * first */
+	struct {
+		uint8_t cls, rank;
+	} running[NACLASSES * CW_RUN_MAX];
 	uint8_t nrunning;
 	struct cw_join_opts opts;
 	const struct cw_ksyms *ksyms;
@@ -73,13 +77,14 @@ struct cw_join {
 
 /* Keep j->running ordered by rank, highest first; equal ranks keep the
  * order of aclasses[]. */
-static void add_running(struct cw_join *j, uint8_t c)
+static void add_running(struct cw_join *j, uint8_t c, uint8_t rank)
 {
 	size_t i = j->nrunning++;
 
-	for (; i && aclasses[j->running[i - 1]]->running_rank < aclasses[c]->running_rank; i--)
+	for (; i && j->running[i - 1].rank < rank; i--)
 		j->running[i] = j->running[i - 1];
-	j->running[i] = c;
+	j->running[i].cls = c;
+	j->running[i].rank = rank;
 }
 
 struct cw_join *cw_join__new(const struct cw_sink *sink, const struct cw_join_opts *opts)
@@ -122,8 +127,9 @@ struct cw_join *cw_join__new(const struct cw_sink *sink, const struct cw_join_op
 			j->routes[h->type].h = h;
 			j->routes[h->type].cls = (uint8_t)c;
 		}
-		if (ac->running)
-			add_running(j, (uint8_t)c);
+		for (uint8_t rank = 1; ac->running && rank < CW_RUN_MAX; rank++)
+			if (ac->running_ranks >> rank & 1)
+				add_running(j, (uint8_t)c, rank);
 	}
 	/* Watches after every owner is known: a watch of a type nobody owns
 	 * would never run, which is a build error too. */
@@ -163,16 +169,28 @@ struct cw_obj *cw_cls__cause(struct cw_cls *c, const struct cw_cause *k, const s
 	return aclasses[owner - 1]->cause(&c->j->cls[owner - 1], k, h, conf, reason, err);
 }
 
-struct cw_obj *cw_cls__running(struct cw_cls *c, struct cw_obj *thread, const struct cw_hdr *h)
+struct cw_obj *cw_cls__running_from(struct cw_cls *c, struct cw_obj *thread,
+				    const struct cw_hdr *h, int min_rank)
 {
-	for (size_t i = 0; i < c->j->nrunning; i++) {
-		uint8_t k = c->j->running[i];
-		struct cw_obj *o = aclasses[k]->running(&c->j->cls[k], thread, h);
+	for (size_t i = 0; i < c->j->nrunning && c->j->running[i].rank >= min_rank; i++) {
+		uint8_t k = c->j->running[i].cls;
+		struct cw_obj *o = aclasses[k]->running(&c->j->cls[k], thread, h,
+							 c->j->running[i].rank);
 
 		if (o)
 			return o;
 	}
 	return thread;
+}
+
+struct cw_obj *cw_cls__running(struct cw_cls *c, struct cw_obj *thread, const struct cw_hdr *h)
+{
+	return cw_cls__running_from(c, thread, h, 0);
+}
+
+uint32_t cw_cls__parent_pid(struct cw_cls *c, uint32_t pid)
+{
+	return cw_sched__parent_pid(&c->j->cls[c->j->sched], pid);
 }
 
 const struct cw_join_opts *cw_cls__opts(const struct cw_cls *c)
@@ -234,8 +252,10 @@ int cw_join__record(struct cw_join *j, const struct cw_hdr *h)
 		return 0;
 	}
 	/* The snapshot is stamped when /proc was read, after the first
-	 * events: it says nothing about the trace's time range. */
+	 * events, and a probe's record when it was attached: neither says
+	 * anything about the trace's time range. */
 	if (h->type != CW_REC_META_TASK && h->type != CW_REC_META_KSYMS &&
+	    h->type != CW_REC_META_USDT &&
 	    !(h->type == CW_REC_META_MMAP && (h->flags & CW_MMAP_SNAPSHOT))) {
 		if (!j->have_event_ts || h->ts < j->st.first_ts)
 			j->st.first_ts = h->ts;

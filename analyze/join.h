@@ -140,8 +140,20 @@ struct cw_sample_row {
 	uint64_t wake;	       /* edge id; 0: NULL */
 };
 
+/* A resource wait (contract 6, resource_waits; cls_adapter.c says how
+ * each column is found). */
+struct cw_wait_row {
+	uint64_t resource, waiter; /* node ids */
+	uint64_t start_ns;
+	int64_t end_ns;		   /* -1: the end was not seen */
+	uint64_t wake_edge, waker; /* edge and node ids; 0: NULL */
+	uint8_t confidence;
+	const char *reason;	   /* static string or NULL */
+};
+
 /* Where the join's conclusions go (the database writer, or a test). The
- * context-plane callbacks may be NULL: samples are then not written. */
+ * context-plane callbacks and wait may be NULL: those rows are then not
+ * written. */
 struct cw_sink {
 	void *ctx;
 	int (*node)(void *ctx, const struct cw_node *n);
@@ -150,6 +162,7 @@ struct cw_sink {
 	int (*frame)(void *ctx, const struct cw_frame *f);
 	int (*stack)(void *ctx, uint64_t id, const uint64_t *frames, uint32_t depth);
 	int (*sample)(void *ctx, const struct cw_sample_row *s);
+	int (*wait)(void *ctx, const struct cw_wait_row *w);
 };
 
 /*
@@ -219,6 +232,16 @@ struct cw_join_stats {
 	uint64_t frames_symbolized; /* frames with a function */
 	uint64_t maps_dropped;	  /* address spaces dropped by the bound of cw_maps */
 	uint64_t sym_opened, sym_refused;
+	/* the adapter plane (cls_adapter.c) */
+	uint64_t usdt_probes;	      /* probe records kept */
+	uint64_t usdt_probes_dropped; /* past the probe table's bound, or a repeated id */
+	uint64_t usdt_hits;	      /* hits joined */
+	uint64_t usdt_unknown_probe;  /* hits of a probe id no record declared */
+	uint64_t usdt_unmapped;	      /* hits of a probe no adapter row maps */
+	uint64_t usdt_malformed;      /* hits or probes whose fields cannot be (also bad_records) */
+	uint64_t usdt_unpaired;	      /* ends with nothing open to end: a poll end, a wait end */
+	uint64_t adapter_dropped;     /* intervals or waits not followed: the bounds */
+	uint64_t waits;		      /* resource_waits rows */
 };
 
 /*

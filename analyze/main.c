@@ -578,6 +578,16 @@ static int write_meta(struct cw_db *db, const struct cw_join_stats *js, const st
 	/* 1: the mapping records were too many to put in time order in
 	 * pass 1 and were joined in file order */
 	err = err ?: cw_db__meta_u64(db, "mappings_in_file_order", scan->maps_overflow);
+	/* the adapter plane (cls_adapter.c) */
+	err = err ?: cw_db__meta_u64(db, "usdt_probes", js->usdt_probes);
+	err = err ?: cw_db__meta_u64(db, "usdt_probes_dropped", js->usdt_probes_dropped);
+	err = err ?: cw_db__meta_u64(db, "usdt_hits", js->usdt_hits);
+	err = err ?: cw_db__meta_u64(db, "usdt_hits_unknown_probe", js->usdt_unknown_probe);
+	err = err ?: cw_db__meta_u64(db, "usdt_hits_unmapped", js->usdt_unmapped);
+	err = err ?: cw_db__meta_u64(db, "usdt_malformed", js->usdt_malformed);
+	err = err ?: cw_db__meta_u64(db, "usdt_unpaired_ends", js->usdt_unpaired);
+	err = err ?: cw_db__meta_u64(db, "adapter_state_dropped", js->adapter_dropped);
+	err = err ?: cw_db__meta_u64(db, "resource_waits", js->waits);
 	return err;
 }
 
@@ -673,13 +683,16 @@ int main(int argc, char **argv)
 			 * Metadata is not ordered by time: the snapshot of tasks
 			 * alive at start is read after the programs were
 			 * attached, so events can be older than it, and it must
-			 * be known before the first of them is joined.
+			 * be known before the first of them is joined. So must
+			 * a USDT probe: its record is stamped when its attach
+			 * completed, and its first hits can come just before
+			 * that.
 			 */
 			if (h->type == CW_REC_META_KV)
 				err = on_meta_kv(&meta, h) ?: cw_join__record(join, h);
 			else if (h->type == CW_REC_META_MMAP && maps_kept(&scan))
 				continue; /* pass 1 holds it, in time order */
-			else if (h->type == CW_REC_META_TASK ||
+			else if (h->type == CW_REC_META_TASK || h->type == CW_REC_META_USDT ||
 				 (h->type == CW_REC_META_MMAP && (h->flags & CW_MMAP_SNAPSHOT)))
 				err = cw_join__record(join, h);
 			else

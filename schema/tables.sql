@@ -133,6 +133,97 @@ CREATE TABLE diagnostics(
   level   TEXT NOT NULL,     -- info | warning | error
   message TEXT NOT NULL);
 
+-- The adapter plane (analyze/cls_adapter.c, contract 6). Nodes it makes:
+--   runtime_task  scope 'pid:N' (the process that ran the probe), key the
+--                 task id; task_spawn is a birth, so an id reused after
+--                 task_exit is a new generation.
+--   request       scope 'pid:N', key the request id (PostgreSQL: the
+--                 address of the query text, which query__start and
+--                 query__done both pass), name the request's name (the
+--                 query text, at most 255 bytes).
+--   resource      a resource is named by its kind and its identity, and
+--                 two resources of different kinds may share an id, so
+--                 the kind is part of the scope: 'pid:N/KIND', N the
+--                 process whose resource it is, or, for what a server's
+--                 processes share (PostgreSQL's locks, LWLocks, buffer
+--                 pages), the server's pid: the parent process of the
+--                 backend, from its fork in the trace ('pid:N/KIND' of
+--                 the backend itself when that fork is not in the trace:
+--                 then waits of two backends are never joined on one
+--                 resource, rather than joined on a guess). key: the id
+--                 (causeway's probes), or a 64-bit hash of a composite
+--                 identity (a lock tag, a buffer page: tablespace,
+--                 database, relation, fork, block; an LWLock tranche's
+--                 name), whose whole value is in name ('buffer
+--                 1663/5/1259/0/7'); name is the kind otherwise. Two
+--                 composites with one hash are two nodes: the second
+--                 goes in the scope 'pid:N/KIND/<its name>'. Resources
+--                 have no birth: the first event naming one makes it
+--                 (start_seen 0, no orphan edge), one generation until
+--                 --max-live pushes it out.
+-- Edges: spawn (parent task, else the thread -> task), wake (the running
+-- node of the waking thread -> task), resume (task -> the thread that
+-- polls it), begin (thread -> request), end (request -> thread), acquire
+-- and release (the running node -> resource). A probe naming a task or
+-- request with no live generation makes an orphan (src NULL, unknown):
+-- 'orphan: spawn before attach' when the probe that would have shown its
+-- birth was attached after it (or the program never made it), '... not
+-- in trace (coverage break)' when loss lies between that attach and the
+-- hit, '... probe not attached' when no such probe was.
+--
+-- One row per wait between resource_wait_begin and _end (PostgreSQL:
+-- lock__wait__*, lwlock__wait__*, buffer__read__*) on one thread:
+--   waiter     the most specific node running on the thread at the
+--              begin: the task being polled, else the request, else the
+--              thread;
+--   end_ns     NULL: the end was not seen (the trace ended, or the
+--              analyzer's bounds pushed it out);
+--   wake_edge  the last wake or fire edge into the waiting thread in
+--              (start_ns, end_ns]: what ended the wait. NULL when none
+--              was seen there (the wait did not block: a buffer found
+--              in the pool), when the end was not seen, or when a
+--              coverage break overlaps the wait (the wake seen might not
+--              be the one that ended it);
+--   waker      the most specific node running in the waker's context at
+--              that wake, recorded when the wake happened: the edge's
+--              src (a task, a work item, a timer, a packet...), or, for
+--              a thread, the request it was working on then. NULL when
+--              the wake's cause is unknown (interrupt context);
+--   confidence observed: both ends seen and the wake's cause seen;
+--              reconstructed: a coverage break overlaps the wait, or the
+--              wake edge itself is reconstructed; unknown: the end, the
+--              wake or the waker is missing, and reason says which
+--              ('wait end not in trace', 'no wake in wait', 'waker
+--              unknown').
+-- A wait end with no wait begun on that thread gives no row (its start
+-- is unknown): meta.usdt_unpaired_ends counts it.
+CREATE TABLE resource_waits(
+  id          INTEGER PRIMARY KEY,
+  resource    INTEGER NOT NULL REFERENCES nodes(id),
+  waiter      INTEGER NOT NULL REFERENCES nodes(id),
+  start_ns    INTEGER NOT NULL,
+  end_ns      INTEGER,
+  wake_edge   INTEGER REFERENCES edges(id),
+  waker       INTEGER REFERENCES nodes(id),
+  confidence  TEXT NOT NULL,
+  reason      TEXT);
+
+-- Each wait spelled out: who waited (the request's name, else the task or
+-- thread), on what, for how long, who let it go and what that was doing.
+-- waiting_request / waking_request: the request node itself, or the
+-- request the task or thread was working on is not inferred here (NULL
+-- when the waiter or waker is not a request).
+CREATE VIEW resource_waits_named AS
+  SELECT w.id, w.start_ns, w.end_ns, w.end_ns - w.start_ns AS duration_ns,
+         r.name AS resource_name, r.scope AS resource_scope, r.key AS resource_key,
+         wt.type AS waiter_type, wt.key AS waiter_key, wt.pid AS waiter_pid,
+         CASE WHEN wt.type = 'request' THEN wt.name END AS waiting_request,
+         wk.type AS waker_type, wk.key AS waker_key, wk.pid AS waker_pid,
+         CASE WHEN wk.type = 'request' THEN wk.name END AS waking_request,
+         w.wake_edge, e.ts AS wake_ns, w.confidence, w.reason
+    FROM resource_waits w JOIN nodes r ON r.id = w.resource JOIN nodes wt ON wt.id = w.waiter
+    LEFT JOIN nodes wk ON wk.id = w.waker LEFT JOIN edges e ON e.id = w.wake_edge;
+
 -- Readable views: an edge with both ends spelled out.
 CREATE VIEW edges_named AS
   SELECT e.id, e.type, e.ts, e.cpu, e.source, e.confidence, e.reason,
@@ -374,3 +465,4 @@ CREATE INDEX edges_spawn_ts ON edges(ts) WHERE type = 'spawn';
 CREATE INDEX samples_node ON samples(node);
 CREATE INDEX samples_thread ON samples(thread, ts);
 CREATE INDEX stack_frames_frame ON stack_frames(frame);
+CREATE INDEX resource_waits_resource ON resource_waits(resource);
