@@ -34,6 +34,8 @@ function entry(e,    tp, kind, sec) {
 		sec = "fexit/" tp
 	else if (kind == "CW_PROG_PERF_EVENT")
 		return # the sample plane: not a hook, the capture opens its events
+	else if (kind == "CW_PROG_USDT")
+		return # attached per probe in user binaries: no kernel hook to floor
 	else {
 		print "floor-gen: " FILENAME ": unknown program kind " kind > "/dev/stderr"
 		failed = 1

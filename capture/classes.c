@@ -19,6 +19,7 @@
 #include "sample.skel.h"
 #include "sched.skel.h"
 #include "timer.skel.h"
+#include "usdt.skel.h"
 #include "workqueue.skel.h"
 
 /* sched_switch gained prev_state in 5.18 and sched_process_exit
@@ -191,6 +192,18 @@ static const struct cw_rec_desc sample_records[] = {
 	{ .type = 0 },
 };
 
+/* usdt: one program for every probe, attached by capture/usdt.c. */
+static const struct cw_prog_desc usdt_progs[] = {
+	{ .name = "handle_usdt", .tp = "uprobe", .kind = CW_PROG_USDT },
+	{ .name = NULL },
+};
+
+static const struct cw_rec_desc usdt_records[] = {
+	{ CW_REC_USDT, sizeof(struct cw_usdt) },
+	{ CW_REC_USDT_STR, sizeof(struct cw_usdt_str) },
+	{ .type = 0 },
+};
+
 /* In the contract's order of -e. The ones without an object are the next
  * issues' work; listing them lets -e name them and the capture say that
  * they are missing instead of calling them unknown. */
@@ -237,7 +250,14 @@ const struct cw_class_desc cw_classes[] = {
 		.records = net_records,
 		.rings = 1u << CW_RING_EDGE,
 	},
-	{ .id = CW_CLASS_ADAPTER, .alias = "usdt" },
+	{
+		.id = CW_CLASS_ADAPTER,
+		.alias = "usdt",
+		.elf_bytes = usdt_bpf__elf_bytes,
+		.progs = usdt_progs,
+		.records = usdt_records,
+		.rings = 1u << CW_RING_EDGE,
+	},
 	{
 		.id = CW_CLASS_SAMPLE,
 		.elf_bytes = sample_bpf__elf_bytes,
@@ -290,6 +310,8 @@ int classes__prog_probe(const struct cw_prog_desc *p)
 		/* Software events exist wherever perf does; what can fail
 		 * is opening one (CONFIG_PERF_EVENTS, perf_event_paranoid). */
 		return probe__cpu_clock();
+	case CW_PROG_USDT:
+		return probe__uprobe();
 	case CW_PROG_TP_BTF:
 		break;
 	}
@@ -325,6 +347,10 @@ void classes__prog_why(const struct cw_prog_desc *p, int err, char *buf, size_t 
 		return;
 	case CW_PROG_PERF_EVENT:
 		snprintf(buf, len, "cannot open a %s perf event: %s", p->tp, strerror(-err));
+		return;
+	case CW_PROG_USDT:
+		snprintf(buf, len, "the kernel has no uprobe perf events (CONFIG_UPROBE_EVENTS): %s",
+			 strerror(-err));
 		return;
 	case CW_PROG_TP_BTF:
 		break;

@@ -41,6 +41,10 @@ enum cw_prog_kind {
 	/* tp: a perf event (PERFEV_SAMPLE_EVENT); the tracer opens one per
 	 * online CPU and attaches the program to each */
 	CW_PROG_PERF_EVENT,
+	/* tp: unused; a USDT program is attached per probe and per object
+	 * by capture/usdt.c, never by the tracer; the probe is for uprobe
+	 * support */
+	CW_PROG_USDT,
 };
 
 /* What a program records that a capture may not want: it is loaded only

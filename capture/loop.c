@@ -15,6 +15,7 @@
 #include "capture/signals.h"
 #include "capture/status.h"
 #include "capture/tracer.h"
+#include "capture/usdt.h"
 
 /* The longest the loop sleeps before looking again. */
 #define POLL_MS 100
@@ -83,6 +84,8 @@ enum stop_reason loop__run(struct loop *l)
 			return write_failed(l, ret);
 		more = ret > 0;
 		ret = perfev_maps__read(l->maps, l->w, l->acct);
+		/* The probes of objects just mapped are attached by now. */
+		ret = ret ?: usdt__flush(l->usdt, l->w);
 		if (ret < 0)
 			return write_failed(l, ret);
 		if (signals__stop())
@@ -112,15 +115,22 @@ enum stop_reason loop__drain_rest(struct loop *l, enum stop_reason stop)
 
 	if (stop == STOP_MAX_SIZE || stop == STOP_ERROR)
 		return stop;
+	/* USDT probes take a while to detach (usdt.h): they still produce
+	 * meanwhile, so drain as the loop does until they are gone. */
+	do
+		ret = drain__poll(l->drain, POLL_MS);
+	while (ret >= 0 && usdt__detaching(l->usdt) && signals__count() == signals);
 	/* Nothing produces any more, so this ends; in batches all the same,
 	 * so that a user who insists (a second signal) is heard. */
 	do
-		ret = drain__poll(l->drain, 0);
+		ret = ret < 0 ? ret : drain__poll(l->drain, 0);
 	while (ret > 0 && signals__count() == signals);
 	if (ret > 0)
 		cw_msg("stopped draining the ring at the second signal: the events left in it are "
 		       "not in the trace");
 	if (ret >= 0)
 		ret = perfev_maps__read(l->maps, l->w, l->acct);
+	if (ret >= 0)
+		ret = usdt__flush(l->usdt, l->w);
 	return ret < 0 ? write_failed(l, ret) : stop;
 }

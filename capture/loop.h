@@ -34,7 +34,8 @@ struct loop {
 	struct flusher *flusher;
 	struct tracer *tracer;
 	struct command *cmd;  /* NULL without COMMAND */
-	struct perfev_maps *maps; /* mapping changes; NULL without the sample plane */
+	struct perfev_maps *maps; /* mapping changes; NULL without samples or usdt */
+	struct usdt *usdt;    /* the adapter class's probes; NULL without it */
 	bool watch_targets;   /* -p: stop once the traced set is empty */
 	uint64_t start_ns;
 	uint64_t duration_ns; /* 0: none */

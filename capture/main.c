@@ -50,6 +50,7 @@
 #include "capture/signals.h"
 #include "capture/status.h"
 #include "capture/tracer.h"
+#include "capture/usdt.h"
 
 #define EDGE_RING_BYTES (8u << 20)
 #define TRACED_MAX 65536u
@@ -150,6 +151,37 @@ static struct ksyms_snap *read_ksyms(const struct env *env, const char **why)
 	return NULL;
 }
 
+/* The META segment's share of the adapter class: the probes attached
+ * at start. */
+static int write_usdt(void *u, struct cw_writer *w)
+{
+	return usdt__flush(u, w);
+}
+
+/*
+ * The adapter class's probes at start: in COMMAND's executable (its
+ * libraries come through the mapping reports once it runs), in what the
+ * -p processes and their descendants map, or system-wide in what every
+ * process maps and the --usdt files. @return 0, or -1 after a message
+ * (a --usdt file that is no ELF object).
+ */
+static int attach_usdt(struct usdt *u, const struct env *env, const pid_t *traced, size_t ntraced)
+{
+	if (env->command) {
+		usdt__add_command(u, env->command[0]);
+	} else if (env->npids) {
+		for (size_t i = 0; i < ntraced; i++)
+			usdt__add_pid(u, traced[i]);
+	} else {
+		for (size_t i = 0; i < env->nusdt; i++)
+			if (usdt__add_file(u, env->usdt_paths[i], true))
+				return -1;
+		usdt__add_system(u);
+	}
+	usdt__notice(u, "at start");
+	return 0;
+}
+
 /* What the sample plane records, in one line. */
 static void notice_sampling(const struct env *env)
 {
@@ -174,7 +206,7 @@ static uint64_t close_reserve(const struct account *acct)
 	size_t bytes, records;
 
 	account__flush_max(acct, &bytes, &records);
-	return cw_writer__worst_case(bytes, records) + cw_writer__worst_case(meta__final_max(), 9);
+	return cw_writer__worst_case(bytes, records) + cw_writer__worst_case(meta__final_max(), 13);
 }
 
 int main(int argc, char **argv)
@@ -192,6 +224,8 @@ int main(int argc, char **argv)
 	struct flusher *flusher = NULL;
 	struct perfev_maps *maps = NULL;
 	struct perfev_maps_opts mopts = { 0 };
+	struct usdt *usdt = NULL;
+	struct usdt_counts uc;
 	struct account_totals lost;
 	struct loop loop = { 0 };
 	struct tracer_opts topts = { 0 };
@@ -206,7 +240,7 @@ int main(int argc, char **argv)
 	size_t ntraced = 0;
 	int exit_code = 2, err, ctx;
 	unsigned features;
-	bool sampling;
+	bool sampling, adapter;
 
 	/* Before anything that can take time (loading BPF does). */
 	err = signals__install();
@@ -227,6 +261,11 @@ int main(int argc, char **argv)
 	/* A sample plane the kernel cannot give was named by a notice; the
 	 * edges are recorded all the same. */
 	sampling = sel.c[CW_CLASS_SAMPLE].status == CW_CLS_OK;
+	adapter = sel.c[CW_CLASS_ADAPTER].status == CW_CLS_OK;
+	if (env.nusdt && !adapter) {
+		cw_msg("--usdt does nothing: the usdt class cannot be recorded here");
+		goto cleanup;
+	}
 	if (!sampling) {
 		env.freq = 0;
 		env.no_offcpu = true;
@@ -279,6 +318,11 @@ int main(int argc, char **argv)
 		traced[ntraced++] = env.pids[i];
 	if (trace_pids(tracer, traced, 0, ntraced) || tracer__attach(tracer))
 		goto cleanup;
+	if (adapter) {
+		usdt = usdt__new(tracer__object(tracer, CW_CLASS_ADAPTER), getpid());
+		if (!usdt)
+			goto cleanup;
+	}
 	/* After loading: the snapshot then names the capture's own BPF
 	 * programs ([bpf]), where samples of the cost of tracing land; read
 	 * before, their addresses would take the name of whatever [bpf]
@@ -287,10 +331,14 @@ int main(int argc, char **argv)
 	/* Before the mapping snapshot, so that no mapping falls between
 	 * the two (one in both is harmless: a mapping replaces what it
 	 * overlaps), and before COMMAND's exec. */
-	if (sampling) {
+	if (sampling || adapter) {
 		mopts.self = getpid();
 		mopts.traced = topts.filter ? is_traced : NULL;
 		mopts.ctx = tracer;
+		/* The adapter class attaches the objects mapped later. */
+		mopts.mapped = usdt ? usdt__mapped : NULL;
+		mopts.mapped_ctx = usdt;
+		mopts.no_records = !sampling;
 		maps = perfev_maps__open(&mopts);
 		if (!maps)
 			goto cleanup;
@@ -311,6 +359,8 @@ int main(int argc, char **argv)
 			goto cleanup;
 		ntraced += n;
 	}
+	if (usdt && attach_usdt(usdt, &env, traced, ntraced))
+		goto cleanup;
 
 	wopts.segment_size = env.segment_size;
 	w = cw_writer__new(output__fd(out), &wopts);
@@ -353,6 +403,8 @@ int main(int argc, char **argv)
 		 * capture's, and its own come through the perf rings. */
 		.map_pids = topts.filter ? traced + (cmd ? 1 : 0) : NULL,
 		.nmap_pids = topts.filter ? ntraced - (cmd ? 1 : 0) : 0,
+		.write_more = usdt ? write_usdt : NULL,
+		.more_ctx = usdt,
 	};
 	err = meta__write_start(w, &ms, snap);
 	if (err) {
@@ -389,6 +441,7 @@ int main(int argc, char **argv)
 		.tracer = tracer,
 		.cmd = cmd,
 		.maps = maps,
+		.usdt = usdt,
 		.watch_targets = env.npids > 0,
 		.start_ns = loop.start_ns,
 		.duration_ns = env.duration_ns,
@@ -396,6 +449,7 @@ int main(int argc, char **argv)
 		.output = env.output,
 	};
 	stop = loop__run(&loop);
+	usdt__detach_begin(usdt);
 	tracer__detach(tracer);
 	stop = loop__drain_rest(&loop, stop);
 	if (cmd)
@@ -416,6 +470,12 @@ int main(int argc, char **argv)
 	mf.samples_lost = lost.lost_sample;
 	mf.samples_decimated = lost.decimated;
 	mf.mmaps = perfev_maps__count(maps);
+	usdt__counts(usdt, &uc);
+	mf.usdt = adapter;
+	mf.usdt_objects = uc.objects;
+	mf.usdt_attached = uc.attached;
+	mf.usdt_failed = uc.failed;
+	mf.usdt_skipped = uc.skipped;
 	err = err ?: meta__write_final(w, &mf);
 	flusher__stop(flusher);
 	flusher = NULL;
@@ -450,6 +510,7 @@ cleanup:
 	command__free(cmd);
 	drain__free(drain);
 	perfev_maps__free(maps);
+	usdt__free(usdt);
 	account__free(acct);
 	tracer__free(tracer);
 	cw_writer__free(w);

@@ -184,6 +184,8 @@ int meta__write_start(struct cw_writer *w, const struct meta_start *m, const str
 		err = mapsnap__write(w, m->map_pids, m->nmap_pids, getpid(), ts, &n);
 		err = err ?: meta__put_kv_u64(w, ts, "mmap_snapshot", n);
 	}
+	if (!err && m->write_more)
+		err = m->write_more(m->more_ctx, w);
 	err = err ?: ksyms_snap__write(m->ksyms, w, ts, m->segment_size);
 	err = err ?: cw_writer__seal(w, CW_SEG_META);
 	return err;
@@ -206,13 +208,19 @@ int meta__write_final(struct cw_writer *w, const struct meta_final *f)
 		err = err ?: meta__put_kv_u64(w, ts, "samples_decimated", f->samples_decimated);
 		err = err ?: meta__put_kv_u64(w, ts, "mmap_records", f->mmaps);
 	}
+	if (f->usdt) {
+		err = err ?: meta__put_kv_u64(w, ts, "usdt_objects", f->usdt_objects);
+		err = err ?: meta__put_kv_u64(w, ts, "usdt_probes_attached", f->usdt_attached);
+		err = err ?: meta__put_kv_u64(w, ts, "usdt_attach_failed", f->usdt_failed);
+		err = err ?: meta__put_kv_u64(w, ts, "usdt_probes_skipped", f->usdt_skipped);
+	}
 	err = err ?: cw_writer__seal(w, CW_SEG_FINAL);
 	return err;
 }
 
 size_t meta__final_max(void)
 {
-	/* Nine keys of at most 20 characters, numbers of at most 20 digits
-	 * or the longest stop reason. */
-	return 9 * PAD8(sizeof(struct cw_meta_kv) + 20 + 20);
+	/* Thirteen keys of at most 20 characters, numbers of at most 20
+	 * digits or the longest stop reason. */
+	return 13 * PAD8(sizeof(struct cw_meta_kv) + 20 + 20);
 }

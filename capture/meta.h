@@ -51,6 +51,10 @@ struct meta_start {
 	 * map_pids NULL of every process but the capture. */
 	const pid_t *map_pids;
 	size_t nmap_pids;
+	/* Records of its own a module adds to the META segment, after the
+	 * keys (the adapter class's probes attached at start), or NULL. */
+	int (*write_more)(void *ctx, struct cw_writer *w);
+	void *more_ctx;
 };
 
 /* The keys, then @snap, then the kallsyms snapshot, sealed as the META
@@ -69,6 +73,8 @@ struct meta_final {
 	uint64_t samples_lost;
 	uint64_t samples_decimated;
 	uint64_t mmaps;	       /* mapping records written while capturing */
+	bool usdt;	       /* the adapter class was recorded: the usdt keys follow */
+	uint64_t usdt_objects, usdt_attached, usdt_failed, usdt_skipped;
 };
 
 /* The keys, sealed as the FINAL segment. @return 0 or a negative errno. */

@@ -48,6 +48,9 @@ static void usage(FILE *f)
 		"      --context-method M  how interrupt context is told apart: auto (default),\n"
 		"                        ksym, runqueue, thread_info or none (wakes then have an\n"
 		"                        unknown context)\n"
+		"      --usdt PATH       system-wide: also attach the adapter probes (providers\n"
+		"                        causeway and postgresql) of the ELF file PATH, in every\n"
+		"                        process that maps it (repeatable; needs -e usdt)\n"
 		"  -q, --quiet           no status line, no notices, no summary\n"
 		"      --force           replace an existing regular file\n"
 		"  -h, --help            this text\n"
@@ -183,6 +186,7 @@ int options__parse(struct env *env, int argc, char **argv)
 		OPT_CALL_GRAPH,
 		OPT_SAMPLE_BUDGET,
 		OPT_SAMPLE_RING,
+		OPT_USDT,
 		OPT_VERSION
 	};
 	static const struct option opts[] = {
@@ -199,6 +203,7 @@ int options__parse(struct env *env, int argc, char **argv)
 		{ "call-graph", required_argument, NULL, OPT_CALL_GRAPH },
 		{ "sample-budget", required_argument, NULL, OPT_SAMPLE_BUDGET },
 		{ "sample-ring", required_argument, NULL, OPT_SAMPLE_RING },
+		{ "usdt", required_argument, NULL, OPT_USDT },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, OPT_VERSION },
@@ -311,6 +316,13 @@ int options__parse(struct env *env, int argc, char **argv)
 			env->sample_ring_bytes = v;
 			env->sample_ring_given = true;
 			break;
+		case OPT_USDT:
+			if (!*optarg || env->nusdt == MAX_USDT_PATHS) {
+				cw_msg("--usdt: %s", *optarg ? "too many files" : "empty file name");
+				return 2;
+			}
+			env->usdt_paths[env->nusdt++] = optarg;
+			break;
 		case 'q':
 			env->quiet = true;
 			break;
@@ -334,6 +346,16 @@ int options__parse(struct env *env, int argc, char **argv)
 	if (!env->events_given)
 		for (size_t i = 0; i < CW_CLASS_MAX; i++)
 			env->events[i] = true;
+	/* -p and COMMAND attach the probes of what their processes map. */
+	if (env->nusdt && (env->npids || env->command)) {
+		cw_msg("--usdt does nothing with %s: the probes of every object the traced "
+		       "processes map are attached already", env->npids ? "-p" : "COMMAND");
+		return 2;
+	}
+	if (env->nusdt && !env->events[CW_CLASS_ADAPTER]) {
+		cw_msg("--usdt does nothing without the usdt class (-e ...,usdt)");
+		return 2;
+	}
 	/* Not an -e class: the sample plane is on by -F and --no-offcpu. */
 	env->events[CW_CLASS_SAMPLE] = ENV_SAMPLING(env);
 	if (!ENV_SAMPLING(env) &&
@@ -364,6 +386,8 @@ void options__string(const struct env *env, const char *classes, char *buf, size
 				classes, env->freq, !env->no_offcpu, env->duration_ns,
 				env->segment_size, env->max_size,
 				env->ctx_method < 0 ? "auto" : cw_ctx_method_names[env->ctx_method]);
+	for (size_t i = 0; i < env->nusdt && off < len; i++)
+		off += snprintf(buf + off, len - off, " usdt=%s", env->usdt_paths[i]);
 	if (off < len && ENV_SAMPLING(env))
 		snprintf(buf + off, len - off,
 			 " call_graph=%s dwarf_stack_size=%" PRIu32 " sample_budget=%" PRIu64

@@ -14,6 +14,7 @@
 #include "schema/events.h"
 
 #define MAX_PIDS 1024
+#define MAX_USDT_PATHS 256
 
 struct env {
 	const char *output;
@@ -35,6 +36,8 @@ struct env {
 	size_t segment_size;
 	uint64_t max_size;
 	int ctx_method; /* CW_CTXM_*, or -1: auto */
+	const char *usdt_paths[MAX_USDT_PATHS]; /* --usdt, system-wide */
+	size_t nusdt;
 	bool quiet;
 	int argc;
 	char **argv;

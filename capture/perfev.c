@@ -100,6 +100,7 @@ struct ring {
 	uint8_t *data;
 	uint64_t size;
 	uint64_t head; /* this cycle's end */
+	bool told;     /* the record at the tail went to opts.mapped */
 };
 
 /* A PERF_RECORD_FORK or _EXIT of a process (not a thread). */
@@ -396,6 +397,15 @@ static int collect_task(struct perfev_maps *m, struct ring *r, size_t len, void 
 	return push_task_ev(&m->exits, &m->nexits, &m->cap_exits, m->rec);
 }
 
+static void tell_mapped(struct perfev_maps *m, const struct cw_mmap *o)
+{
+	char path[PATH_MAX_REC + 1];
+
+	memcpy(path, o + 1, o->path_len);
+	path[o->path_len] = 0;
+	m->opts.mapped(m->opts.mapped_ctx, o->task.pid, o->start, o->start + o->len, path);
+}
+
 /* Pass 2: the mappings, and what the kernel could not report. */
 static int write_record(struct perfev_maps *m, struct ring *r, size_t len, void *arg)
 {
@@ -409,7 +419,14 @@ static int write_record(struct perfev_maps *m, struct ring *r, size_t len, void 
 		olen = to_mmap(m, m->rec, len, r->cpu);
 		if (!olen)
 			return 0;
+		if (m->opts.mapped && !r->told)
+			tell_mapped(m, (const struct cw_mmap *)m->out);
+		if (m->opts.no_records)
+			return 0;
 		err = cw_writer__append(w, m->out, olen);
+		/* A record the writer refuses is read again next call: told
+		 * once all the same. */
+		r->told = err != 0;
 		m->count += !err;
 		return err; /* on error the record stays for the next call */
 	}

@@ -41,6 +41,14 @@ struct perfev_maps_opts {
 	/* Is process @pid traced? NULL: every process is. */
 	bool (*traced)(void *ctx, uint32_t pid);
 	void *ctx;
+	/* Each executable mapping kept, also told to @mapped (NULL: none)
+	 * with @mapped_ctx, before its record is written: the adapter class
+	 * attaches the probes of objects mapped while capturing. */
+	void (*mapped)(void *ctx, uint32_t pid, uint64_t start, uint64_t end, const char *path);
+	void *mapped_ctx;
+	/* Report mappings to @mapped only, writing no CW_REC_META_MMAP
+	 * records (the sample plane is off: nothing needs them). */
+	bool no_records;
 };
 
 /*

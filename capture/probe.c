@@ -151,6 +151,13 @@ int probe__function(const char *func, bool fexit)
 	return 0;
 }
 
+int probe__uprobe(void)
+{
+	if (hidden("uprobe"))
+		return -ENOENT;
+	return access("/sys/bus/event_source/devices/uprobe/type", R_OK) ? -ENOENT : 0;
+}
+
 long long probe__datasec_offset(const struct btf *btf, const char *sec, const char *name,
 				const struct btf_type **vt, size_t *size)
 {

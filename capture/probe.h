@@ -59,6 +59,13 @@ int probe__function(const char *func, bool fexit);
 int probe__cpu_clock(void);
 
 /*
+ * 0 when the kernel has uprobe perf events (the PMU libbpf attaches USDT
+ * probes through, /sys/bus/event_source/devices/uprobe); else -ENOENT,
+ * also when CAUSEWAY_HIDE_TRACEPOINTS names "uprobe".
+ */
+int probe__uprobe(void);
+
+/*
  * x86: distance in bytes from this CPU's `runqueues` to its preempt count
  * (`__preempt_count`, or `pcpu_hot.preempt_count` on 6.2..6.14), from the
  * offsets of both variables in the kernel BTF's .data..percpu DATASEC.

@@ -600,9 +600,11 @@ int tracer__attach(struct tracer *t)
 			struct bpf_link *link;
 			int err;
 
-			/* context.bpf.c's program is run, not attached. */
+			/* context.bpf.c's program is run, not attached; a USDT
+			 * program is attached per probe (capture/usdt.c). */
 			if (!bpf_program__autoload(prog) ||
-			    bpf_program__type(prog) == BPF_PROG_TYPE_RAW_TRACEPOINT)
+			    bpf_program__type(prog) == BPF_PROG_TYPE_RAW_TRACEPOINT ||
+			    (p && p->kind == CW_PROG_USDT))
 				continue;
 			if (bpf_program__type(prog) == BPF_PROG_TYPE_PERF_EVENT) {
 				err = attach_ticks(t, prog);
@@ -665,6 +667,14 @@ bool tracer__is_traced(const struct tracer *t, uint32_t tgid)
 	struct cw_traced v;
 
 	return !bpf_map_lookup_elem(t->shared[SHARED_TRACED], &tgid, &v);
+}
+
+struct bpf_object *tracer__object(const struct tracer *t, int class_id)
+{
+	for (size_t i = 0; i < t->nobjs; i++)
+		if (t->descs[i] && t->descs[i]->id == class_id)
+			return t->objs[i];
+	return NULL;
 }
 
 int tracer__counters_fd(const struct tracer *t)

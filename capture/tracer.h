@@ -16,6 +16,8 @@
 
 #include "capture/classes.h"
 
+struct bpf_object;
+
 struct tracer_opts {
 	pid_t self;		  /* never recorded */
 	bool filter;		  /* record only the traced set */
@@ -77,6 +79,10 @@ int tracer__sample_ring_fd(const struct tracer *t);
 /* Is process @tgid in the traced set now? */
 bool tracer__is_traced(const struct tracer *t, uint32_t tgid);
 int tracer__counters_fd(const struct tracer *t);
+
+/* The loaded object of class @class_id (CW_CLASS_*), for a module that
+ * attaches its programs itself (capture/usdt.c), or NULL. */
+struct bpf_object *tracer__object(const struct tracer *t, int class_id);
 
 void tracer__free(struct tracer *t);
 

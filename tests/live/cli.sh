@@ -4,7 +4,7 @@
 #  - an existing output is refused without --force and replaced with it;
 #    a symlink is refused even with --force (its target is untouched);
 #    the file is created mode 0600;
-#  - -e with classes not implemented yet says so and records sched;
+#  - -e sched,usdt records sched and says what the adapter class attached;
 #  - SIGTERM drains and closes cleanly (exit 0, final segment,
 #    stop_reason signal); SIGKILL loses at most the in-flight segment;
 #  - not privileged: exit 2 naming CAP_BPF / CAP_PERFMON.
@@ -29,8 +29,8 @@ ln -s "$T/target" "$T/link.cwt"
 expect_rc 2 "symbolic link" "symlink output with --force" -- "$CAP" -q -F 0 --no-offcpu -d 1 --force -o "$T/link.cwt"
 [ "$(cat "$T/target")" = target ] || fail "symlink target was modified"
 
-# Classes not implemented yet are named, sched is still recorded.
-expect_rc 0 "not implemented yet: adapter" "-e sched,usdt" -- \
+# The adapter class says what it attached; sched is recorded beside it.
+expect_rc 0 "usdt at start: [0-9]+ probes attached" "-e sched,usdt" -- \
 	"$CAP" -F 0 --no-offcpu -e sched,usdt -d 1 -o "$T/e.cwt"
 analyze "$T/e.cwt" "$T/e.db"
 [ "$(meta events_total "$T/e.db")" -gt 0 ] || fail "-e sched,usdt recorded no events"

@@ -1,0 +1,582 @@
+// SPDX-License-Identifier: MIT
+/*
+ * USDT probes; see usdt.h.
+ *
+ * Which probes: those of the providers in `providers` below, the
+ * adapter header's (include/causeway.h) and the built-in adapters'
+ * (PostgreSQL's own probes). Other providers are not attached: libc,
+ * libstdc++ and the JVM ship probes of their own (setjmp, memory
+ * allocation, ...) that fire far more often than anything here and that
+ * the analyzer has no mapping for; attaching them would cost every traced
+ * program a trap per call for records nobody reads. How many were left
+ * out is said (a notice, the metadata key usdt_probes_skipped).
+ *
+ * A probe's string argument (a request's name, a query's text) is
+ * copied by the BPF program, which learns which argument it is from the
+ * usdt_str_arg map, written here before the attach.
+ *
+ * Semaphores (include/causeway.h guards every probe with one) are
+ * libbpf's: bpf_program__attach_usdt() passes their offsets to the
+ * kernel, which raises them in every process that maps the object, now
+ * or later, while the probe is attached.
+ */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "schema/events.h"
+#include "capture/log.h"
+#include "capture/segwriter.h"
+#include "capture/usdt.h"
+
+#define PAD8(n) (((n) + 7u) & ~(size_t)7u)
+#define PATH_MAX_REC 4096
+/* The usdt_str_arg map's size (bpf/usdt.bpf.c): ids past it are not
+ * attached. */
+#define MAX_PROBES 65536
+/* Distinct objects remembered: past it new objects are not looked at
+ * (bounds a system-wide capture's memory and /proc scan). */
+#define MAX_OBJECTS 65536
+#define NOTE_STAPSDT 3
+
+/* The providers attached, with their probes' string arguments. */
+static const char *const providers[] = { "causeway", "postgresql" };
+
+/*
+ * The argument each probe passes as a C string; a probe of a known
+ * provider not listed has none. causeway: contract 6 (include/causeway.h).
+ * postgresql: src/backend/utils/probes.d of PostgreSQL 13 and later
+ * (LWLock probes name the tranche; the query probes pass its text).
+ */
+static const struct {
+	const char *provider, *name;
+	uint8_t str_arg;
+} string_args[] = {
+	{ "causeway", "request_begin", 1 },
+	{ "causeway", "resource_acquire", 0 },
+	{ "causeway", "resource_release", 0 },
+	{ "causeway", "resource_wait_begin", 0 },
+	{ "causeway", "resource_wait_end", 0 },
+	{ "postgresql", "query__start", 0 },
+	{ "postgresql", "query__done", 0 },
+	{ "postgresql", "query__parse__start", 0 },
+	{ "postgresql", "query__parse__done", 0 },
+	{ "postgresql", "query__rewrite__start", 0 },
+	{ "postgresql", "query__rewrite__done", 0 },
+	{ "postgresql", "statement__status", 0 },
+	{ "postgresql", "lwlock__acquire", 0 },
+	{ "postgresql", "lwlock__release", 0 },
+	{ "postgresql", "lwlock__wait__start", 0 },
+	{ "postgresql", "lwlock__wait__done", 0 },
+	{ "postgresql", "lwlock__condacquire", 0 },
+	{ "postgresql", "lwlock__condacquire__fail", 0 },
+	{ "postgresql", "lwlock__acquire__or__wait", 0 },
+	{ "postgresql", "lwlock__acquire__or__wait__fail", 0 },
+};
+
+struct obj_id {
+	dev_t dev;
+	ino_t ino;
+};
+
+/* A probe of one object: its sites share provider and name. */
+struct note_probe {
+	char *provider, *name;
+	uint8_t nargs;
+};
+
+struct usdt {
+	struct bpf_program *prog;
+	int str_fd;
+	pid_t self;
+	struct obj_id *objs;
+	size_t nobjs, cap_objs;
+	bool objs_full;
+	bool stopped; /* detaching: mappings reported after that are ignored */
+	pthread_t detacher;
+	bool detacher_started;
+	int detach_done; /* atomic: the detacher has finished */
+	struct bpf_link **links;
+	size_t nlinks, cap_links;
+	uint32_t next_id;
+	struct usdt_counts n;
+	uint8_t *pending; /* probe records not yet written */
+	size_t npending, cap_pending;
+};
+
+static bool known_provider(const char *p)
+{
+	for (size_t i = 0; i < sizeof(providers) / sizeof(providers[0]); i++)
+		if (!strcmp(p, providers[i]))
+			return true;
+	return false;
+}
+
+static uint8_t string_arg(const char *provider, const char *name)
+{
+	for (size_t i = 0; i < sizeof(string_args) / sizeof(string_args[0]); i++)
+		if (!strcmp(provider, string_args[i].provider) && !strcmp(name, string_args[i].name))
+			return string_args[i].str_arg;
+	return CW_USDT_NO_STR;
+}
+
+struct usdt *usdt__new(struct bpf_object *obj, pid_t self)
+{
+	struct usdt *u = calloc(1, sizeof(*u));
+	struct bpf_map *map = obj ? bpf_object__find_map_by_name(obj, "usdt_str_arg") : NULL;
+
+	if (!u)
+		return NULL;
+	u->prog = obj ? bpf_object__find_program_by_name(obj, "handle_usdt") : NULL;
+	if (!u->prog || !map) {
+		cw_msg("the adapter class's BPF object lacks handle_usdt or usdt_str_arg");
+		free(u);
+		errno = ENOENT;
+		return NULL;
+	}
+	u->str_fd = bpf_map__fd(map);
+	u->self = self;
+	elf_version(EV_CURRENT);
+	return u;
+}
+
+/* Grow *@v (of *@cap elements of @size) to hold @need. */
+static int grow(void *v, size_t *cap, size_t need, size_t size)
+{
+	size_t c = *cap ? *cap : 16;
+	void *p;
+
+	if (need <= *cap)
+		return 0;
+	while (c < need)
+		c *= 2;
+	p = realloc(*(void **)v, c * size);
+	if (!p)
+		return -ENOMEM;
+	*(void **)v = p;
+	*cap = c;
+	return 0;
+}
+
+/* First sight of object @id? Remembers it. */
+static bool first_sight(struct usdt *u, dev_t dev, ino_t ino)
+{
+	for (size_t i = 0; i < u->nobjs; i++)
+		if (u->objs[i].dev == dev && u->objs[i].ino == ino)
+			return false;
+	if (u->nobjs >= MAX_OBJECTS || grow(&u->objs, &u->cap_objs, u->nobjs + 1, sizeof(*u->objs))) {
+		if (!u->objs_full)
+			cw_notice("usdt: more than %d objects; later ones are not attached", MAX_OBJECTS);
+		u->objs_full = true;
+		return false;
+	}
+	u->objs[u->nobjs++] = (struct obj_id){ dev, ino };
+	return true;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Queue the record of probe @id, attached now. */
+static int queue_record(struct usdt *u, uint32_t id, const struct note_probe *p, uint8_t str_arg,
+			const char *path)
+{
+	size_t pl = strlen(p->provider), nl = strlen(p->name), fl = strnlen(path, PATH_MAX_REC);
+	size_t len = PAD8(sizeof(struct cw_usdt_probe) + pl + nl + fl);
+	struct cw_usdt_probe *r;
+
+	if (pl > 255 || nl > 255 || grow(&u->pending, &u->cap_pending, u->npending + len, 1))
+		return -ENOMEM;
+	r = (struct cw_usdt_probe *)(u->pending + u->npending);
+	memset(r, 0, len);
+	r->hdr.type = CW_REC_META_USDT;
+	r->hdr.size = (uint16_t)len;
+	r->hdr.cpu = 0xffff;
+	r->hdr.ts = now_ns();
+	r->id = id;
+	r->nargs = p->nargs;
+	r->str_arg = str_arg;
+	r->provider_len = (uint16_t)pl;
+	r->name_len = (uint16_t)nl;
+	r->path_len = (uint16_t)fl;
+	memcpy((char *)(r + 1), p->provider, pl);
+	memcpy((char *)(r + 1) + pl, p->name, nl);
+	memcpy((char *)(r + 1) + pl + nl, path, fl);
+	u->npending += len;
+	return 0;
+}
+
+/* Attach probe @p of the object at @open_path (named @path). */
+static void attach_probe(struct usdt *u, const struct note_probe *p, const char *open_path,
+			 const char *path)
+{
+	LIBBPF_OPTS(bpf_usdt_opts, opts);
+	uint8_t str = string_arg(p->provider, p->name), one;
+	struct bpf_link *link;
+	uint32_t id;
+
+	if (str != CW_USDT_NO_STR && str >= p->nargs)
+		str = CW_USDT_NO_STR;
+	if (u->next_id + 1 >= MAX_PROBES || grow(&u->links, &u->cap_links, u->nlinks + 1,
+						  sizeof(*u->links))) {
+		u->n.failed++;
+		return;
+	}
+	id = ++u->next_id;
+	one = str == CW_USDT_NO_STR ? 0 : str + 1;
+	/* Before the attach: the first hit may come at once. */
+	if (bpf_map_update_elem(u->str_fd, &id, &one, BPF_ANY)) {
+		u->n.failed++;
+		return;
+	}
+	opts.usdt_cookie = id;
+	link = bpf_program__attach_usdt(u->prog, -1, open_path, p->provider, p->name, &opts);
+	if (!link) {
+		cw_notice("usdt: cannot attach %s:%s in %s: %s", p->provider, p->name, path,
+			  strerror(errno));
+		u->n.failed++;
+		return;
+	}
+	u->links[u->nlinks++] = link;
+	u->n.attached++;
+	if (queue_record(u, id, p, str, path))
+		cw_notice("usdt: out of memory: no record of probe %s:%s in %s", p->provider,
+			  p->name, path);
+}
+
+/* Add the sites of one stapsdt note to @probes, merged by name. */
+static int add_note(struct note_probe **probes, size_t *n, size_t *cap, const char *desc,
+		    size_t len, size_t addr_size)
+{
+	const char *prov, *name, *args, *end = desc + len;
+	uint8_t nargs = 0;
+
+	/* pc, base, semaphore; then three strings */
+	if (len < 3 * addr_size + 3)
+		return 0;
+	prov = desc + 3 * addr_size;
+	name = memchr(prov, 0, (size_t)(end - prov));
+	args = name ? memchr(name + 1, 0, (size_t)(end - name - 1)) : NULL;
+	if (!args || !memchr(args + 1, 0, (size_t)(end - args - 1)))
+		return 0;
+	name++;
+	args++;
+	for (const char *s = args; *s;) {
+		while (isspace((unsigned char)*s))
+			s++;
+		if (!*s)
+			break;
+		nargs += nargs < 255;
+		while (*s && !isspace((unsigned char)*s))
+			s++;
+	}
+	for (size_t i = 0; i < *n; i++)
+		if (!strcmp((*probes)[i].provider, prov) && !strcmp((*probes)[i].name, name)) {
+			if (nargs > (*probes)[i].nargs)
+				(*probes)[i].nargs = nargs;
+			return 0;
+		}
+	if (grow(probes, cap, *n + 1, sizeof(**probes)))
+		return -ENOMEM;
+	(*probes)[*n].provider = strdup(prov);
+	(*probes)[*n].name = strdup(name);
+	(*probes)[*n].nargs = nargs;
+	if (!(*probes)[*n].provider || !(*probes)[*n].name) {
+		free((*probes)[*n].provider);
+		free((*probes)[*n].name);
+		return -ENOMEM;
+	}
+	(*n)++;
+	return 0;
+}
+
+/* The probes of the ELF object open at @fd. @return how many, or a
+ * negative errno (-ENOEXEC: not ELF). */
+static long read_probes(int fd, struct note_probe **probes)
+{
+	Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	size_t n = 0, cap = 0, shstrndx, addr_size;
+	Elf_Scn *scn = NULL;
+	int err = 0;
+
+	*probes = NULL;
+	if (!e || elf_kind(e) != ELF_K_ELF || elf_getshdrstrndx(e, &shstrndx)) {
+		elf_end(e);
+		return -ENOEXEC;
+	}
+	addr_size = gelf_getclass(e) == ELFCLASS32 ? 4 : 8;
+	while (!err && (scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+		const char *sname;
+		size_t off = 0, name_off, desc_off, next;
+		GElf_Nhdr nh;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
+			continue;
+		sname = elf_strptr(e, shstrndx, sh.sh_name);
+		if (!sname || strcmp(sname, ".note.stapsdt"))
+			continue;
+		d = elf_getdata(scn, NULL);
+		while (d && !err && (next = gelf_getnote(d, off, &nh, &name_off, &desc_off)) > 0) {
+			if (nh.n_type == NOTE_STAPSDT && nh.n_namesz == 8 &&
+			    !memcmp((char *)d->d_buf + name_off, "stapsdt", 8))
+				err = add_note(probes, &n, &cap, (char *)d->d_buf + desc_off,
+					       nh.n_descsz, addr_size);
+			off = next;
+		}
+	}
+	elf_end(e);
+	return err ? err : (long)n;
+}
+
+static void free_probes(struct note_probe *probes, long n)
+{
+	for (long i = 0; i < n; i++) {
+		free(probes[i].provider);
+		free(probes[i].name);
+	}
+	free(probes);
+}
+
+/*
+ * Object @path (opened as @open_path, a /proc/PID/map_files link when
+ * the path itself is not the mapped file): parse its notes once and
+ * attach the probes of known providers. @return 0 or a negative errno
+ * (-ENOEXEC: not ELF).
+ */
+static int add_object(struct usdt *u, const char *path, const char *open_path)
+{
+	struct note_probe *probes;
+	struct stat st;
+	long n;
+	int fd;
+
+	if (u->stopped)
+		return 0;
+	fd = open(open_path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || !first_sight(u, st.st_dev, st.st_ino)) {
+		close(fd);
+		return 0;
+	}
+	n = read_probes(fd, &probes);
+	close(fd);
+	if (n < 0)
+		return (int)n;
+	u->n.objects += n > 0;
+	for (long i = 0; i < n; i++) {
+		if (known_provider(probes[i].provider))
+			attach_probe(u, &probes[i], open_path, path);
+		else
+			u->n.skipped++;
+	}
+	free_probes(probes, n);
+	return 0;
+}
+
+int usdt__add_file(struct usdt *u, const char *path, bool must)
+{
+	int err = add_object(u, path, path);
+
+	if (err && must)
+		cw_msg("--usdt %s: %s", path, err == -ENOEXEC ? "not an ELF object" : strerror(-err));
+	return must ? err : 0;
+}
+
+/* The path of [@start, @end) of @pid to open: @path when it is that file
+ * (same device and inode as the mapping's link), else the link. */
+static void open_path_of(pid_t pid, uint64_t start, uint64_t end, const char *path, char *buf,
+			 size_t len)
+{
+	struct stat a, b;
+
+	snprintf(buf, len, "/proc/%d/map_files/%llx-%llx", pid, (unsigned long long)start,
+		 (unsigned long long)end);
+	if (!stat(buf, &a) && !stat(path, &b) && a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+		snprintf(buf, len, "%s", path);
+}
+
+int usdt__add_pid(struct usdt *u, pid_t pid)
+{
+	char buf[PATH_MAX + 256], file[64], open_path[PATH_MAX + 64];
+	FILE *f;
+
+	if (pid == u->self)
+		return 0;
+	snprintf(file, sizeof(file), "/proc/%d/maps", pid);
+	f = fopen(file, "re");
+	if (!f)
+		return -ESRCH;
+	while (fgets(buf, sizeof(buf), f)) {
+		unsigned long long start, end, ino;
+		char perms[8];
+		int at = 0;
+
+		buf[strcspn(buf, "\n")] = 0;
+		if (sscanf(buf, "%llx-%llx %7s %*x %*x:%*x %llu %n", &start, &end, perms, &ino, &at) < 4 ||
+		    !at || perms[2] != 'x' || !ino || buf[at] != '/')
+			continue;
+		open_path_of(pid, start, end, buf + at, open_path, sizeof(open_path));
+		add_object(u, buf + at, open_path);
+	}
+	fclose(f);
+	return 0;
+}
+
+int usdt__add_command(struct usdt *u, const char *argv0)
+{
+	char buf[PATH_MAX], *path, *save = NULL;
+	const char *env = getenv("PATH");
+	char *copy;
+
+	if (strchr(argv0, '/'))
+		return add_object(u, argv0, argv0) == -ENOMEM ? -ENOMEM : 0;
+	/* execvp's search: PATH, or the system's default path. */
+	if (!env) {
+		size_t n = confstr(_CS_PATH, NULL, 0);
+
+		copy = n ? malloc(n) : NULL;
+		if (copy)
+			confstr(_CS_PATH, copy, n);
+	} else {
+		copy = strdup(env);
+	}
+	if (!copy)
+		return -ENOMEM;
+	for (path = strtok_r(copy, ":", &save); path; path = strtok_r(NULL, ":", &save)) {
+		struct stat st;
+
+		snprintf(buf, sizeof(buf), "%s/%s", *path ? path : ".", argv0);
+		if (!stat(buf, &st) && S_ISREG(st.st_mode) && !access(buf, X_OK)) {
+			add_object(u, buf, buf);
+			break;
+		}
+	}
+	free(copy);
+	return 0;
+}
+
+int usdt__add_system(struct usdt *u)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+
+	if (!d)
+		return -errno;
+	while ((de = readdir(d)) && !u->objs_full) {
+		char *end;
+		long pid = strtol(de->d_name, &end, 10);
+
+		if (!*end && pid > 0)
+			usdt__add_pid(u, (pid_t)pid);
+	}
+	closedir(d);
+	return 0;
+}
+
+void usdt__mapped(void *ctx, uint32_t pid, uint64_t start, uint64_t end, const char *path)
+{
+	struct usdt *u = ctx;
+	char open_path[PATH_MAX + 64];
+
+	if (path[0] != '/' || (pid_t)pid == u->self)
+		return;
+	open_path_of((pid_t)pid, start, end, path, open_path, sizeof(open_path));
+	add_object(u, path, open_path);
+}
+
+int usdt__flush(struct usdt *u, struct cw_writer *w)
+{
+	size_t off = 0;
+	int err = 0;
+
+	if (!u)
+		return 0;
+	while (off < u->npending) {
+		const struct cw_hdr *h = (const void *)(u->pending + off);
+
+		err = cw_writer__append(w, h, h->size);
+		if (err)
+			break;
+		off += h->size;
+	}
+	memmove(u->pending, u->pending + off, u->npending - off);
+	u->npending -= off;
+	return err;
+}
+
+void usdt__counts(const struct usdt *u, struct usdt_counts *c)
+{
+	*c = u ? u->n : (struct usdt_counts){ 0 };
+}
+
+void usdt__notice(const struct usdt *u, const char *when)
+{
+	cw_notice("usdt %s: %llu probes attached in %llu objects with probes, %llu failed; "
+		  "%llu probes of other providers not attached",
+		  when, (unsigned long long)u->n.attached, (unsigned long long)u->n.objects,
+		  (unsigned long long)u->n.failed, (unsigned long long)u->n.skipped);
+}
+
+/* Only the detacher touches the links (and libbpf's USDT state) once
+ * it runs: the capture's thread no longer attaches (stopped). */
+static void *detach_all(void *arg)
+{
+	struct usdt *u = arg;
+
+	while (u->nlinks)
+		bpf_link__destroy(u->links[--u->nlinks]);
+	__atomic_store_n(&u->detach_done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+void usdt__detach_begin(struct usdt *u)
+{
+	if (!u || u->stopped)
+		return;
+	u->stopped = true;
+	u->detacher_started = !pthread_create(&u->detacher, NULL, detach_all, u);
+	if (!u->detacher_started)
+		detach_all(u);
+}
+
+bool usdt__detaching(struct usdt *u)
+{
+	return u && u->detacher_started && !__atomic_load_n(&u->detach_done, __ATOMIC_ACQUIRE);
+}
+
+void usdt__free(struct usdt *u)
+{
+	if (!u)
+		return;
+	if (u->detacher_started)
+		pthread_join(u->detacher, NULL);
+	u->stopped = true;
+	detach_all(u);
+	free(u->links);
+	free(u->objs);
+	free(u->pending);
+	free(u);
+}
