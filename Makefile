@@ -45,7 +45,8 @@ SEGWRITER_OBJ := $(BUILD)/capture/segwriter.o
 
 TEST_PROGS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/test_*.c))
 TOOLS := $(BUILD)/tests/fixturec $(BUILD)/bench/gentrace
-WORKLOADS := $(patsubst tests/workloads/%.c,$(BUILD)/workloads/%,$(wildcard tests/workloads/*.c))
+WORKLOADS := $(patsubst tests/workloads/%.c,$(BUILD)/workloads/%,$(wildcard tests/workloads/*.c)) \
+	$(patsubst tests/workloads/lib/%.c,$(BUILD)/workloads/lib%.so,$(wildcard tests/workloads/lib/*.c))
 
 HEADERS := $(wildcard schema/*.h capture/*.h analyze/*.h tests/*.h)
 
@@ -122,6 +123,15 @@ $(BUILD)/workloads/%: tests/workloads/%.c
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -pthread -o $@ $< -luring
 
+$(BUILD)/workloads/usdt_basic: include/causeway.h tests/workloads/usdt_round.h
+
+# Workload libraries (tests/workloads/lib/NAME.c -> libNAME.so): what a
+# workload opens with dlopen() (usdt_basic: probes attached mid-run).
+$(BUILD)/workloads/lib%.so: tests/workloads/lib/%.c include/causeway.h tests/workloads/usdt_round.h
+	$(call msg,LINK,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -shared -fPIC -o $@ $<
+
 deps:
 	$(Q)tests/deps.sh
 
@@ -158,7 +168,7 @@ bench: all bench-tools
 # capture/classes.c), its io_uring and net workloads, and cpurun (a
 # command's CPU time).
 bench-tools: $(BUILD)/bench/floor $(BUILD)/bench/uring_storm $(BUILD)/bench/tcp_pingpong \
-	$(BUILD)/bench/cpurun
+	$(BUILD)/bench/cpurun $(BUILD)/bench/usdt_cost
 
 $(BUILD)/bench/floor.bpf.c: bench/floor-gen.sh capture/classes.c
 	$(call msg,GEN,$@)
@@ -190,6 +200,12 @@ $(BUILD)/bench/tcp_pingpong: bench/tcp_pingpong.c
 	$(call msg,LINK,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -pthread -o $@ $<
+
+# usdt_cost: an untraced adapter probe's cost (include/causeway.h).
+$(BUILD)/bench/usdt_cost: bench/usdt_cost.c include/causeway.h
+	$(call msg,LINK,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $<
 
 $(BUILD)/bench/cpurun: bench/cpurun.c
 	$(call msg,LINK,$@)
