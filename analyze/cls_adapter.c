@@ -665,17 +665,12 @@ static struct cw_obj *resource(struct cw_cls *c, struct hit *x, int *err)
 	uint32_t owner = x->u->task.pid;
 	struct cw_obj *o;
 	uint64_t key;
-	size_t klen;
+	size_t klen = 0;
 
 	*err = 0;
 	if (x->r->str) {
-		const char *k = str_of(x, x->r->str, &klen);
+		const char *k = str_of(x, x->r->str, &klen); /* on_usdt checked it */
 
-		if (!k || !klen) {
-			/* no kind, no identity */
-			c->st->usdt_malformed++;
-			return NULL;
-		}
 		memcpy(kind, k, klen);
 		kind[klen] = '\0';
 	} else {
@@ -841,6 +836,16 @@ static int on_usdt(struct cw_cls *c, const struct cw_hdr *h)
 		x.slen = strnlen(s->str, sizeof(s->str));
 		if (!s->str_err && x.slen < sizeof(s->str))
 			x.str = s->str;
+	}
+	/* A resource's kind is half its identity: without it (the string
+	 * could not be read, or is empty) the hit names nothing. */
+	if (x.r->op >= OP_ACQUIRE && x.r->str) {
+		size_t klen;
+
+		if (!str_of(&x, x.r->str, &klen) || !klen) {
+			c->st->usdt_malformed++;
+			return 0;
+		}
 	}
 	x.thread = cw_cls__thread(c, &x.u->task, x.u->task_start, h, CW_T_CREATE | CW_T_PROOF,
 				  &matched, &err);

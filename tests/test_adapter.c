@@ -1,0 +1,280 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The adapter class (analyze/cls_adapter.c) through the join, with a sink
+ * that counts what it is given:
+ *  - the probe table is bounded: past MAX_PROBES, probe records are
+ *    counted as dropped and their hits are hits of an unknown id;
+ *  - the table of threads with something open is bounded by --max-live:
+ *    a hostile trace of threads that all begin a wait and never end it
+ *    keeps at most that many, counts the rest, and writes every wait it
+ *    kept (end unknown) at the end of the trace;
+ *  - random hits, each in a buffer of exactly its size (AddressSanitizer
+ *    catches any read past it), with wakes between them, are each either
+ *    joined or counted once as unknown, unmapped or malformed, and every
+ *    wait row names nodes and edges that were written before it.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "tests/check.h"
+#include "analyze/join.h"
+
+struct log {
+	uint64_t nodes, edges, waits;
+	uint64_t max_node, max_edge;
+	int wait_bad; /* a wait named a node or edge not written yet */
+};
+
+static struct log lg;
+
+static int on_node(void *ctx, const struct cw_node *n)
+{
+	struct log *l = ctx;
+
+	l->nodes++;
+	if (n->id > l->max_node)
+		l->max_node = n->id;
+	return 0;
+}
+
+static int on_edge(void *ctx, const struct cw_edge *e)
+{
+	struct log *l = ctx;
+
+	l->edges++;
+	if (e->id > l->max_edge)
+		l->max_edge = e->id;
+	return 0;
+}
+
+/* Nodes are written when they leave the live set, so a wait may name one
+ * still live: only the edge must exist already. */
+static int on_wait(void *ctx, const struct cw_wait_row *w)
+{
+	struct log *l = ctx;
+
+	l->waits++;
+	if (!w->resource || !w->waiter || (w->wake_edge && w->wake_edge > l->max_edge) ||
+	    (w->end_ns >= 0 && (uint64_t)w->end_ns < w->start_ns))
+		l->wait_bad = 1;
+	return 0;
+}
+
+static struct cw_join *new_join(size_t max_live)
+{
+	static struct cw_sink sink = { .node = on_node, .edge = on_edge, .wait = on_wait };
+	struct cw_join_opts o = { .max_live = max_live, .no_symbols = 1 };
+
+	memset(&lg, 0, sizeof(lg));
+	sink.ctx = &lg;
+	return cw_join__new(&sink, &o);
+}
+
+/* A probe record for causeway's probe @name, id @id. */
+static int add_probe(struct cw_join *j, uint32_t id, const char *name, uint8_t nargs,
+		     uint8_t str_arg, uint64_t ts)
+{
+	static const char prov[] = "causeway", path[] = "/app";
+	uint8_t buf[256] = { 0 };
+	struct cw_usdt_probe *p = (void *)buf;
+	size_t nl = strlen(name), len = sizeof(*p) + sizeof(prov) - 1 + nl + sizeof(path) - 1;
+
+	p->hdr.type = CW_REC_META_USDT;
+	p->hdr.size = (uint16_t)((len + 7) & ~(size_t)7);
+	p->hdr.ts = ts;
+	p->id = id;
+	p->nargs = nargs;
+	p->str_arg = str_arg;
+	p->provider_len = sizeof(prov) - 1;
+	p->name_len = (uint16_t)nl;
+	p->path_len = sizeof(path) - 1;
+	memcpy(buf + sizeof(*p), prov, sizeof(prov) - 1);
+	memcpy(buf + sizeof(*p) + sizeof(prov) - 1, name, nl);
+	memcpy(buf + sizeof(*p) + sizeof(prov) - 1 + nl, path, sizeof(path) - 1);
+	return cw_join__record(j, &p->hdr);
+}
+
+/* A hit of probe @probe by task @tid (its own process) with a kind or
+ * name string @str (NULL: a record without one). */
+static int hit(struct cw_join *j, uint32_t probe, uint32_t tid, uint64_t ts, int64_t a0,
+	       int64_t a1, const char *str)
+{
+	struct cw_usdt_str r = { 0 };
+
+	r.u.hdr.type = str ? CW_REC_USDT_STR : CW_REC_USDT;
+	r.u.hdr.size = str ? sizeof(struct cw_usdt_str) : sizeof(struct cw_usdt);
+	r.u.hdr.ts = ts;
+	r.u.task.tid = r.u.task.pid = tid;
+	r.u.task_start = tid;
+	r.u.probe = probe;
+	r.u.nargs = 2;
+	r.u.args[0] = a0;
+	r.u.args[1] = a1;
+	if (str)
+		snprintf(r.str, sizeof(r.str), "%s", str);
+	return cw_join__record(j, &r.u.hdr);
+}
+
+static void test_probe_bound(void)
+{
+	struct cw_join *j = new_join(0);
+	struct cw_join_stats st;
+	uint32_t n = 20000;
+
+	CHECK(j, "join");
+	for (uint32_t i = 1; i <= n; i++)
+		CHECK(!add_probe(j, i, "task_spawn", 2, 0xff, 1), "probe %u", i);
+	/* a repeated id is not believed either */
+	CHECK(!add_probe(j, 1, "task_exit", 1, 0xff, 1), "repeat");
+	CHECK(!hit(j, 1, 10, 100, 5, 0, NULL), "hit 1");
+	CHECK(!hit(j, n, 10, 200, 6, 0, NULL), "hit n");
+	CHECK(!cw_join__finish(j), "finish");
+	cw_join__stats(j, &st);
+	CHECK(st.usdt_probes == 16384 && st.usdt_probes_dropped == n - 16384 + 1,
+	      "probes %llu dropped %llu", (unsigned long long)st.usdt_probes,
+	      (unsigned long long)st.usdt_probes_dropped);
+	CHECK(st.usdt_hits == 1 && st.usdt_unknown_probe == 1, "hits %llu unknown %llu",
+	      (unsigned long long)st.usdt_hits, (unsigned long long)st.usdt_unknown_probe);
+	cw_join__free(j);
+	passes++;
+	printf("ok probe_bound\n");
+}
+
+static void test_thread_bound(void)
+{
+	size_t max_live = 1000;
+	uint32_t threads = 5000;
+	struct cw_join *j = new_join(max_live);
+	struct cw_join_stats st;
+
+	CHECK(j, "join");
+	CHECK(!add_probe(j, 1, "resource_wait_begin", 2, 0, 1), "probe");
+	for (uint32_t t = 0; t < threads; t++)
+		CHECK(!hit(j, 1, 100 + t, 1000 + t, 0, t, "slot"), "wait %u", t);
+	CHECK(!cw_join__finish(j), "finish");
+	cw_join__stats(j, &st);
+	CHECK(st.adapter_dropped == threads - max_live, "dropped %llu",
+	      (unsigned long long)st.adapter_dropped);
+	CHECK(lg.waits == max_live && st.waits == max_live, "waits %llu",
+	      (unsigned long long)lg.waits);
+	CHECK(!lg.wait_bad, "a wait row names what does not exist");
+	cw_join__free(j);
+	passes++;
+	printf("ok thread_bound\n");
+}
+
+static uint64_t rng = 0x9e3779b97f4a7c15ull;
+static uint64_t next_rand(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng;
+}
+
+static const char *const probes[] = {
+	"task_spawn", "task_wake", "task_poll_begin", "task_poll_end", "task_exit",
+	"request_begin", "request_end", "resource_acquire", "resource_release",
+	"resource_wait_begin", "resource_wait_end",
+};
+#define NPROBES (sizeof(probes) / sizeof(probes[0]))
+
+/* A hit, well-formed or broken, in a buffer of exactly its size. Probe
+ * ids 1..NPROBES are declared, NPROBES + 1 is declared but unmapped,
+ * beyond that unknown. */
+static struct cw_hdr *random_hit(uint64_t ts, int *is_short)
+{
+	int str = next_rand() % 2;
+	size_t size = str ? sizeof(struct cw_usdt_str) : sizeof(struct cw_usdt);
+	struct cw_usdt_str *r;
+
+	if (next_rand() % 10 == 0)
+		size = 16 + 8 * (next_rand() % (size / 8 - 2)); /* shorter than the struct */
+	*is_short = size < (str ? sizeof(struct cw_usdt_str) : sizeof(struct cw_usdt));
+	r = calloc(1, size);
+	r->u.hdr.type = str ? CW_REC_USDT_STR : CW_REC_USDT;
+	r->u.hdr.size = (uint16_t)size;
+	r->u.hdr.ts = ts;
+	if (*is_short)
+		return &r->u.hdr;
+	r->u.task.tid = 1 + next_rand() % 6;
+	r->u.task.pid = next_rand() % 20 ? r->u.task.tid : 99;
+	r->u.task_start = r->u.task.tid;
+	r->u.probe = 1 + next_rand() % (NPROBES + 3);
+	r->u.nargs = next_rand() % 10 ? 2 : next_rand() % 16;
+	for (int i = 0; i < CW_USDT_MAX_ARGS; i++)
+		r->u.args[i] = (int64_t)(next_rand() % 6);
+	if (str) {
+		r->str_err = next_rand() % 8 ? 0 : -14;
+		if (next_rand() % 10)
+			snprintf(r->str, sizeof(r->str), "k%u", (unsigned)(next_rand() % 3));
+		else
+			memset(r->str, 'x', sizeof(r->str)); /* no NUL */
+	}
+	return &r->u.hdr;
+}
+
+static void test_random(void)
+{
+	struct cw_join *j = new_join(64);
+	uint64_t fed = 0, shorts = 0, malformed_probes;
+	struct cw_join_stats st;
+
+	CHECK(j, "join");
+	for (size_t i = 0; i < NPROBES; i++)
+		CHECK(!add_probe(j, (uint32_t)i + 1, probes[i], 2,
+				 i >= 7 ? 0 : i == 5 ? 1 : 0xff, 1), "probe");
+	CHECK(!add_probe(j, NPROBES + 1, "not_a_contract_probe", 2, 0xff, 1), "unmapped");
+	CHECK(!add_probe(j, NPROBES + 2, "task_spawn", 2, 7, 1), "malformed probe");
+	cw_join__stats(j, &st);
+	malformed_probes = st.usdt_malformed;
+	CHECK(malformed_probes == 1, "malformed probes %llu", (unsigned long long)malformed_probes);
+	for (uint64_t ts = 1000; ts < 1000 + 200000; ts += 10) {
+		if (next_rand() % 4 == 0) {
+			/* a wake between threads, some of them waiting */
+			struct cw_wake w = { 0 };
+
+			w.hdr.type = CW_REC_WAKING;
+			w.hdr.size = sizeof(w);
+			w.hdr.ts = ts;
+			w.waker.tid = w.waker.pid = 1 + next_rand() % 6;
+			w.wakee.tid = w.wakee.pid = 1 + next_rand() % 6;
+			w.waker_start = w.waker.tid;
+			w.wakee_start = w.wakee.tid;
+			CHECK(!cw_join__record(j, &w.hdr), "wake");
+		} else {
+			int is_short;
+			struct cw_hdr *h = random_hit(ts, &is_short);
+			int err = cw_join__record(j, h);
+
+			free(h);
+			CHECK(!err, "hit at %llu", (unsigned long long)ts);
+			fed++;
+			shorts += is_short;
+		}
+	}
+	CHECK(!cw_join__finish(j), "finish");
+	cw_join__stats(j, &st);
+	CHECK(st.usdt_hits + st.usdt_unknown_probe + st.usdt_unmapped +
+			      (st.usdt_malformed - malformed_probes) + shorts == fed,
+	      "hits %llu unknown %llu unmapped %llu malformed %llu short %llu of %llu",
+	      (unsigned long long)st.usdt_hits, (unsigned long long)st.usdt_unknown_probe,
+	      (unsigned long long)st.usdt_unmapped, (unsigned long long)st.usdt_malformed,
+	      (unsigned long long)shorts, (unsigned long long)fed);
+	CHECK(st.usdt_hits > fed / 4 && st.waits > 0, "too little joined: %llu hits, %llu waits",
+	      (unsigned long long)st.usdt_hits, (unsigned long long)st.waits);
+	CHECK(lg.waits == st.waits && !lg.wait_bad, "wait rows %llu of %llu",
+	      (unsigned long long)lg.waits, (unsigned long long)st.waits);
+	cw_join__free(j);
+	passes++;
+	printf("ok random\n");
+}
+
+int main(void)
+{
+	test_probe_bound();
+	test_thread_bound();
+	test_random();
+	printf("test_adapter: %d passed, %d failed\n", passes, failures);
+	return failures != 0;
+}
