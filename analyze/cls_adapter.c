@@ -165,9 +165,11 @@ static const char *const R_ORPHAN[2][3] = {
 static const char R_ACROSS_BREAK[] = "join across coverage break";
 
 #define MAX_PROBES 16384
-#define PROBE_BUCKETS 1024
+#define PROBE_BITS 10
+#define PROBE_BUCKETS (1u << PROBE_BITS)
 #define MAX_THREADS 65536
-#define THREAD_BUCKETS 4096
+#define THREAD_BITS 12
+#define THREAD_BUCKETS (1u << THREAD_BITS)
 #define RUN_DEPTH 8
 #define MAX_WAITS 4
 #define KIND_MAX 255 /* a string argument's longest */
@@ -218,15 +220,13 @@ struct adapter {
 	size_t nwaiting; /* open waits in all entries: 0 makes a wake cost nothing */
 };
 
-static uint64_t mix64(uint64_t h)
+/* A bucket of a table of 2^bits buckets (Fibonacci hashing). */
+static size_t bucket(uint64_t x, unsigned bits)
 {
-	h ^= h >> 33;
-	h *= 0xff51afd7ed558ccdull;
-	h ^= h >> 33;
-	h *= 0xc4ceb9fe1a85ec53ull;
-	return h ^ (h >> 33);
+	return (size_t)((x * 0x9e3779b97f4a7c15ull) >> (64 - bits));
 }
 
+/* FNV-1a: a resource's composite identity into its key. */
 static uint64_t hash_bytes(const void *p, size_t n)
 {
 	const uint8_t *b = p;
@@ -234,14 +234,14 @@ static uint64_t hash_bytes(const void *p, size_t n)
 
 	for (size_t i = 0; i < n; i++)
 		h = (h ^ b[i]) * 0x100000001b3ull;
-	return mix64(h);
+	return h;
 }
 
 /* ---- the probe table -------------------------------------------------- */
 
 static struct probe **probe_slot(struct adapter *a, uint32_t id)
 {
-	struct probe **p = &a->probes[mix64(id) % PROBE_BUCKETS];
+	struct probe **p = &a->probes[bucket(id, PROBE_BITS)];
 
 	while (*p && (*p)->id != id)
 		p = &(*p)->next;
@@ -328,7 +328,7 @@ static int birth_probe(struct adapter *a, struct probe *p, uint8_t birth_op, uin
 
 static struct thr **thr_slot(struct adapter *a, uint64_t thread)
 {
-	struct thr **p = &a->thr[mix64(thread) % THREAD_BUCKETS];
+	struct thr **p = &a->thr[bucket(thread, THREAD_BITS)];
 
 	while (*p && (*p)->thread != thread)
 		p = &(*p)->next;
@@ -517,14 +517,19 @@ static struct cw_obj *named(struct cw_cls *c, struct hit *x, uint8_t type, uint6
 		*conf = cw_ident__conf(c->id, o, x->h->ts);
 		return o;
 	}
-	o = cw_ident__orphan(c->id, type, x->scope, key, x->h,
-			     request ? CW_EDGE_BEGIN : CW_EDGE_SPAWN, orphan_reason(c, x, request),
-			     err);
+	/* The orphan edge is written here, not by the identity layer, whose
+	 * orphans are the kernel's: this one's missing birth is the
+	 * runtime's or the application's (edges.source). */
+	o = cw_ident__orphan(c->id, type, x->scope, key, x->h, -1, NULL, err);
 	if (!o)
 		return NULL;
 	o->n.pid = x->u->task.pid;
+	c->st->orphans++;
+	*err = cw_ident__edge(c->id, request ? CW_EDGE_BEGIN : CW_EDGE_SPAWN, NULL, o, x->h,
+			      request ? CW_SRC_APPLICATION : CW_SRC_RUNTIME, CW_CONF_UNKNOWN,
+			      orphan_reason(c, x, request));
 	*conf = CW_CONF_OBSERVED; /* the record names both ends */
-	return o;
+	return *err ? NULL : o;
 }
 
 static uint8_t weaker(uint8_t a, uint8_t b)

@@ -169,7 +169,8 @@ CREATE TABLE diagnostics(
 -- 'orphan: spawn before attach' when the probe that would have shown its
 -- birth was attached after it (or the program never made it), '... not
 -- in trace (coverage break)' when loss lies between that attach and the
--- hit, '... probe not attached' when no such probe was.
+-- hit, '... probe not attached' when no such probe was; such an edge's
+-- source is the plane whose birth is missing (runtime, application).
 --
 -- One row per wait between resource_wait_begin and _end (PostgreSQL:
 -- lock__wait__*, lwlock__wait__*, buffer__read__*) on one thread:
@@ -208,11 +209,10 @@ CREATE TABLE resource_waits(
   confidence  TEXT NOT NULL,
   reason      TEXT);
 
--- Each wait spelled out: who waited (the request's name, else the task or
--- thread), on what, for how long, who let it go and what that was doing.
--- waiting_request / waking_request: the request node itself, or the
--- request the task or thread was working on is not inferred here (NULL
--- when the waiter or waker is not a request).
+-- Each wait spelled out: who waited, on what, for how long, who let it go.
+-- waiting_request / waking_request: the query or request name when the
+-- waiter / waker is a request node; NULL when it is a task or a thread
+-- (what a task was doing for a request is not guessed here).
 CREATE VIEW resource_waits_named AS
   SELECT w.id, w.start_ns, w.end_ns, w.end_ns - w.start_ns AS duration_ns,
          r.name AS resource_name, r.scope AS resource_scope, r.key AS resource_key,
