@@ -1,0 +1,85 @@
+#!/bin/bash
+# live/adapter: runtime tasks, requests and resources declared through
+# include/causeway.h (tests/workloads/taskpool.c), against the program's
+# own ground truth:
+#  - every task id lives twice (two rounds): two runtime_task generations
+#    in scope pid:PID, each spawned by the main thread;
+#  - every poll is a resume edge from that generation of the task to the
+#    worker thread that polled it, and tasks moved between workers;
+#  - every request is a request node with a begin edge from its thread and
+#    an end edge back to it;
+#  - at least 90% of the cache waits the program saw are resource_waits
+#    rows of the waiting request whose waker is the request that released
+#    the entry, and no row names another request as the waker.
+
+. "$(dirname "$0")/../lib/live.bash" "$@"
+
+capture -q -F 0 --no-offcpu -e sched,usdt -o "$T/t.cwt" -- "$WL/taskpool" "$T/truth"
+need_class adapter "$T/t.cwt"
+DB=$T/t.db
+analyze "$T/t.cwt" "$DB"
+P=$(awk '$1 == "pid" { print $2 }' "$T/truth")
+q "create table tpoll(round, task, step, tid);
+   insert into tpoll values $(truth_rows poll "$T/truth");
+   create table treq(id, tid);
+   insert into treq values $(truth_rows request "$T/truth");" >/dev/null
+if grep -q '^wait ' "$T/truth"; then
+	q "create table twait(waiter, entry, releaser);
+	   insert into twait values $(truth_rows wait "$T/truth");" >/dev/null
+else
+	fail "the workload saw no cache wait: no contention to check"
+fi
+
+# Tasks: generations, spawns, resume edges.
+read -r ntasks ngen < <(q "select count(distinct key), count(*) from nodes
+	where type = 'runtime_task' and scope = 'pid:$P'" | tr '|' ' ')
+want=$(q "select count(distinct task) from tpoll")
+[ "$ntasks" = "$want" ] && [ "$ngen" = $((2 * want)) ] ||
+	fail "$ntasks task ids in $ngen generations, for $want ids polled in 2 rounds"
+MAIN=$(q "select max(id) from nodes where type = 'thread' and key = $P")
+sp=$(q "select count(*) from edges e join nodes t on t.id = e.dst
+	where e.type = 'spawn' and t.type = 'runtime_task' and t.scope = 'pid:$P' and e.src = $MAIN")
+[ "$sp" = "$ngen" ] || fail "$sp task spawn edges from the main thread for $ngen task generations"
+# generation g of task k is round g + 1: the poll's resume edge goes from
+# it to the polling thread's node
+q "create table tres as
+     select p.round, p.task, p.tid, count(*) as n from tpoll p group by 1, 2, 3" >/dev/null
+miss=$(q "select count(*) from tres r where r.n != (select count(*) from edges e
+	join nodes k on k.id = e.src join nodes t on t.id = e.dst
+	where e.type = 'resume' and k.type = 'runtime_task' and k.scope = 'pid:$P' and k.key = r.task
+	  and k.generation = r.round - 1 and t.type = 'thread' and t.key = r.tid)")
+[ "$miss" = 0 ] || fail "$miss (task, generation, thread) triples whose resume edges differ from the polls:
+  $(q "select r.round || ' ' || r.task || ' ' || r.tid || ' polls ' || r.n from tres r limit 5" | tr '\n' ';')"
+extra=$(q "select count(*) from edges e join nodes k on k.id = e.src
+	where e.type = 'resume' and k.type = 'runtime_task' and k.scope = 'pid:$P'")
+npolls=$(q "select count(*) from tpoll")
+[ "$extra" = "$npolls" ] || fail "$extra resume edges for $npolls polls"
+moved=$(q "select count(*) from (select round, task from tpoll group by 1, 2 having count(distinct tid) > 1)")
+
+# Requests.
+bad=$(q "select count(*) from treq r where
+	(select count(*) from edges e join nodes t on t.id = e.src join nodes n on n.id = e.dst
+	  where e.type = 'begin' and n.type = 'request' and n.scope = 'pid:$P' and n.key = r.id
+	    and t.type = 'thread' and t.key = r.tid) != 1
+	or (select count(*) from edges e join nodes n on n.id = e.src join nodes t on t.id = e.dst
+	  where e.type = 'end' and n.type = 'request' and n.scope = 'pid:$P' and n.key = r.id
+	    and t.type = 'thread' and t.key = r.tid) != 1")
+[ "$bad" = 0 ] || fail "$bad requests without exactly one begin edge from and one end edge to their thread"
+
+# Waits: joined to the releasing request, never to another.
+nw=$(q "select count(*) from twait")
+ok=$(q "select count(*) from twait w where exists (select 1 from resource_waits rw
+	join nodes wr on wr.id = rw.waiter join nodes res on res.id = rw.resource
+	join nodes kr on kr.id = rw.waker
+	where wr.type = 'request' and wr.key = w.waiter and kr.type = 'request' and kr.key = w.releaser
+	  and res.type = 'resource' and res.name like '%cache_entry%')")
+wrong=$(q "select count(*) from resource_waits rw join nodes wr on wr.id = rw.waiter
+	join nodes kr on kr.id = rw.waker join twait w on w.waiter = wr.key
+	where wr.type = 'request' and kr.type = 'request' and kr.key != w.releaser")
+[ "$wrong" = 0 ] || fail "$wrong waits joined to a request that did not release the entry"
+[ $((ok * 100)) -ge $((nw * 90)) ] || fail "$ok of $nw cache waits joined to the releasing request:
+  $(q "select coalesce(wr.name, '?') || ' waker ' || coalesce(kr.type || ' ' || kr.name, 'NULL') || ' ' || rw.confidence || ' ' || coalesce(rw.reason, '')
+	from resource_waits rw left join nodes wr on wr.id = rw.waiter left join nodes kr on kr.id = rw.waker limit 6" | tr '\n' ';')"
+echo "live/$NAME: $ntasks tasks in $ngen generations, $npolls polls as resume edges ($moved task lives moved" \
+	"between workers); $(wc -l <<<"$(q "select id from treq")") requests begun and ended; $ok/$nw cache waits" \
+	"joined to the releasing request, none to another"
