@@ -217,6 +217,7 @@ struct adapter {
 	uint32_t version; /* bumped by every probe added that shows births */
 	struct thr *thr[THREAD_BUCKETS];
 	size_t nthr, max_thr;
+	size_t since_sweep, sweep_freed; /* refusals since the last sweep; what it freed */
 	size_t nwaiting; /* open waits in all entries: 0 makes a wake cost nothing */
 };
 
@@ -340,6 +341,31 @@ static struct thr *thr_find(struct adapter *a, uint64_t thread)
 	return *thr_slot(a, thread);
 }
 
+static void frame_prune(struct cw_cls *c, struct thr *e);
+
+/* Drop the entries with nothing open any more: a request begun on one
+ * thread and ended on another leaves the first one's frame stale. */
+static void thr_sweep(struct cw_cls *c)
+{
+	struct adapter *a = c->state;
+
+	for (size_t b = 0; b < THREAD_BUCKETS; b++) {
+		for (struct thr **p = &a->thr[b]; *p;) {
+			struct thr *e = *p;
+
+			frame_prune(c, e);
+			if (e->depth || e->nwaits) {
+				p = &e->next;
+				continue;
+			}
+			*p = e->next;
+			free(e);
+			a->nthr--;
+		}
+	}
+	a->since_sweep = 0;
+}
+
 /* The entry of @thread, made if needed; NULL (counted) past the bound. */
 static struct thr *thr_get(struct cw_cls *c, const struct cw_obj *thread, int *err)
 {
@@ -349,6 +375,18 @@ static struct thr *thr_get(struct cw_cls *c, const struct cw_obj *thread, int *e
 	*err = 0;
 	if (*slot)
 		return *slot;
+	/* A full table is swept when the last sweep freed a quarter of it
+	 * (then entries worth a quarter of a sweep were made since), or
+	 * after a quarter of its size in refusals: a hostile trace cannot
+	 * make every refusal cost a sweep. */
+	if (a->nthr >= a->max_thr && (a->sweep_freed >= a->max_thr / 4 ||
+				      ++a->since_sweep > a->max_thr / 4)) {
+		size_t before = a->nthr;
+
+		thr_sweep(c);
+		a->sweep_freed = before - a->nthr;
+		slot = thr_slot(a, thread->n.id);
+	}
 	if (a->nthr >= a->max_thr) {
 		c->st->adapter_dropped++;
 		return NULL;
@@ -406,8 +444,21 @@ static struct cw_obj *top_of(struct cw_cls *c, const struct thr *e, uint8_t type
 	return NULL;
 }
 
+/* Keep only the frames whose generation is still live, in order. */
+static void frame_prune(struct cw_cls *c, struct thr *e)
+{
+	uint8_t n = 0;
+
+	for (uint8_t i = 0; i < e->depth; i++)
+		if (e->run[i].node && frame_live(c, e, &e->run[i]))
+			e->run[n++] = e->run[i];
+	e->depth = n;
+}
+
 static void frame_push(struct cw_cls *c, struct thr *e, const struct cw_obj *o)
 {
+	if (e->depth == RUN_DEPTH)
+		frame_prune(c, e);
 	if (e->depth == RUN_DEPTH) {
 		/* the outermost goes: its work falls back to what is below */
 		memmove(&e->run[0], &e->run[1], sizeof(e->run[0]) * (RUN_DEPTH - 1));
@@ -423,20 +474,15 @@ static void frame_push(struct cw_cls *c, struct thr *e, const struct cw_obj *o)
  * Frames whose generation is over go too. */
 static int frame_pop(struct cw_cls *c, struct thr *e, uint8_t type, uint64_t key)
 {
-	int found = 0;
-	uint8_t n = 0;
-
 	for (int i = e->depth - 1; i >= 0; i--) {
-		if (!found && e->run[i].type == type && e->run[i].key == key) {
-			found = 1;
-			e->run[i].node = 0; /* dropped below */
+		if (e->run[i].type == type && e->run[i].key == key) {
+			e->run[i].node = 0; /* pruned below */
+			frame_prune(c, e);
+			return 1;
 		}
 	}
-	for (uint8_t i = 0; i < e->depth; i++)
-		if (e->run[i].node && frame_live(c, e, &e->run[i]))
-			e->run[n++] = e->run[i];
-	e->depth = n;
-	return found;
+	frame_prune(c, e);
+	return 0;
 }
 
 static struct cw_obj *adapter_running(struct cw_cls *c, const struct cw_obj *thread,
@@ -943,6 +989,7 @@ static void *adapter_init(struct cw_ident *id, int *err)
 		return NULL;
 	}
 	a->max_thr = live && live < MAX_THREADS ? live : MAX_THREADS;
+	a->sweep_freed = a->max_thr; /* the first time it fills, sweep at once */
 	return a;
 }
 

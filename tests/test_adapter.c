@@ -7,7 +7,8 @@
  *  - the table of threads with something open is bounded by --max-live:
  *    a hostile trace of threads that all begin a wait and never end it
  *    keeps at most that many, counts the rest, and writes every wait it
- *    kept (end unknown) at the end of the trace;
+ *    kept (end unknown) at the end of the trace; threads whose requests
+ *    ended elsewhere are swept out of it, not counted;
  *  - random hits, each in a buffer of exactly its size (AddressSanitizer
  *    catches any read past it), with wakes between them, are each either
  *    joined or counted once as unknown, unmapped or malformed, and every
@@ -94,17 +95,18 @@ static int add_probe(struct cw_join *j, uint32_t id, const char *name, uint8_t n
 	return cw_join__record(j, &p->hdr);
 }
 
-/* A hit of probe @probe by task @tid (its own process) with a kind or
+/* A hit of probe @probe by thread @tid of process @pid with a kind or
  * name string @str (NULL: a record without one). */
-static int hit(struct cw_join *j, uint32_t probe, uint32_t tid, uint64_t ts, int64_t a0,
-	       int64_t a1, const char *str)
+static int hit_in(struct cw_join *j, uint32_t probe, uint32_t tid, uint32_t pid, uint64_t ts,
+		  int64_t a0, int64_t a1, const char *str)
 {
 	struct cw_usdt_str r = { 0 };
 
 	r.u.hdr.type = str ? CW_REC_USDT_STR : CW_REC_USDT;
 	r.u.hdr.size = str ? sizeof(struct cw_usdt_str) : sizeof(struct cw_usdt);
 	r.u.hdr.ts = ts;
-	r.u.task.tid = r.u.task.pid = tid;
+	r.u.task.tid = tid;
+	r.u.task.pid = pid;
 	r.u.task_start = tid;
 	r.u.probe = probe;
 	r.u.nargs = 2;
@@ -113,6 +115,13 @@ static int hit(struct cw_join *j, uint32_t probe, uint32_t tid, uint64_t ts, int
 	if (str)
 		snprintf(r.str, sizeof(r.str), "%s", str);
 	return cw_join__record(j, &r.u.hdr);
+}
+
+/* ... by a thread that is its own process. */
+static int hit(struct cw_join *j, uint32_t probe, uint32_t tid, uint64_t ts, int64_t a0,
+	       int64_t a1, const char *str)
+{
+	return hit_in(j, probe, tid, tid, ts, a0, a1, str);
 }
 
 static void test_probe_bound(void)
@@ -161,6 +170,33 @@ static void test_thread_bound(void)
 	cw_join__free(j);
 	passes++;
 	printf("ok thread_bound\n");
+}
+
+/* Requests begun on one thread and ended on another (an async server)
+ * leave the first thread's entry stale: the full table is swept, so they
+ * never crowd out the threads that have something open. */
+static void test_stale_sweep(void)
+{
+	size_t max_live = 1000;
+	uint32_t threads = 5000;
+	struct cw_join *j = new_join(max_live);
+	struct cw_join_stats st;
+
+	CHECK(j, "join");
+	CHECK(!add_probe(j, 1, "request_begin", 2, 1, 1), "probe");
+	CHECK(!add_probe(j, 2, "request_end", 2, 0xff, 1), "probe");
+	for (uint32_t t = 0; t < threads; t++) {
+		CHECK(!hit_in(j, 1, 100 + t, 1, 1000 + 2 * t, t, 0, "req"), "begin %u", t);
+		CHECK(!hit_in(j, 2, 99, 1, 1001 + 2 * t, t, 0, NULL), "end %u", t);
+	}
+	CHECK(!cw_join__finish(j), "finish");
+	cw_join__stats(j, &st);
+	CHECK(st.adapter_dropped == 0 && st.usdt_hits == 2 * threads,
+	      "dropped %llu hits %llu", (unsigned long long)st.adapter_dropped,
+	      (unsigned long long)st.usdt_hits);
+	cw_join__free(j);
+	passes++;
+	printf("ok stale_sweep\n");
 }
 
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
@@ -274,6 +310,7 @@ int main(void)
 {
 	test_probe_bound();
 	test_thread_bound();
+	test_stale_sweep();
 	test_random();
 	printf("test_adapter: %d passed, %d failed\n", passes, failures);
 	return failures != 0;
