@@ -10,7 +10,11 @@
 #  - 30K off-CPU samples (NS=... overrides), each of a new thread that
 #    never runs again, each with 64 kernel frames never seen before (2M
 #    distinct frames): the waiting samples, the frame and stack dedup
-#    tables are bounded (pushed out, emptied and counted), not the trace.
+#    tables are bounded (pushed out, emptied and counted), not the trace;
+#  - 20K USDT probe records (past the probe table's 16,384) and 300K
+#    threads (NA=... overrides) that each begin a resource wait, a request
+#    and a task poll and never end them: the probe table, the threads with
+#    something open and their waits are bounded and counted.
 # The analyzer must also finish with exit 0 and account for what it
 # evicted. Peak RSS is read with /usr/bin/time (package time).
 #   tests/hostile.sh BUILD     (N=... overrides the 4M)
@@ -35,6 +39,8 @@ run() { # name gentrace-mode meta-check-sql
 	local name=$1 mode=$2 check=$3 rc kb
 	if [ "$mode" = --samples ]; then
 		gen_samples "$T/$name.cwt" || { echo "hostile: the sample trace failed" >&2; failed=1; return; }
+	elif [ "$mode" = --adapter ]; then
+		gen_adapter "$T/$name.cwt" || { echo "hostile: the adapter trace failed" >&2; failed=1; return; }
 	else
 		"$BUILD/bench/gentrace" "$mode" "$T/$name.cwt" "$N" || { echo "hostile: gentrace $mode failed" >&2; failed=1; return; }
 	fi
@@ -75,6 +81,23 @@ gen_samples() { # out.cwt
 	}' >"$T/samples.events" && "$BUILD/tests/fixturec" "$T/samples.events" "$1"
 }
 
+gen_adapter() { # out.cwt
+	awk -v n="${NA:-300000}" 'BEGIN {
+		print "usdt_probe ts=1 id=30001 nargs=2 str_arg=1 provider=causeway name=request_begin path=/app"
+		print "usdt_probe ts=1 id=30002 nargs=1 str_arg=255 provider=causeway name=task_poll_begin path=/app"
+		for (i = 1; i <= 20000; i++)
+			printf "usdt_probe ts=1 id=%d nargs=2 str_arg=0 provider=causeway name=resource_wait_begin path=/app%d\n", i, i
+		print "!seal meta"
+		for (i = 0; i < n; i++) {
+			t = 1000 + i
+			printf "usdt_str ts=%d cpu=0 task=%d/%d start=%d probe=%d nargs=2 args=0,%d str=k%d\n", 1000 + 3 * i, t, t, t, 1 + i % 16382, i, i
+			printf "usdt_str ts=%d cpu=0 task=%d/%d start=%d probe=30001 nargs=2 args=%d,0 str=r%d\n", 1001 + 3 * i, t, t, t, i, i
+			printf "usdt ts=%d cpu=0 task=%d/%d start=%d probe=30002 nargs=1 args=%d\n", 1002 + 3 * i, t, t, t, i
+		}
+		print "!seal final"
+	}' >"$T/adapter.events" && "$BUILD/tests/fixturec" "$T/adapter.events" "$1"
+}
+
 run new_tids --new-tids \
 	"select (select value from meta where key = 'evicted_total') >= $N - 1000"
 run lossy --lossy \
@@ -83,4 +106,9 @@ run samples --samples \
 	"select (select value from meta where key = 'offcpu_pushed_out') >= ${NS:-30000} - 1000
 	    and (select value from meta where key = 'frame_table_resets') > 0
 	    and (select count(*) from samples) = ${NS:-30000}"
+run adapter --adapter \
+	"select (select value from meta where key = 'usdt_probes_dropped') = 20002 - 16384
+	    and (select value from meta where key = 'usdt_hits_unknown_probe') = 0
+	    and (select value from meta where key = 'adapter_state_dropped') >= ${NA:-300000} - 1000
+	    and (select count(*) from resource_waits) <= 1000"
 exit $failed
