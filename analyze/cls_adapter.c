@@ -43,11 +43,14 @@
  * thread's running node; between request begin and end the request is,
  * unless a task is polled (the running hook answers at two ranks). Each
  * thread with something open has an entry of at most RUN_DEPTH frames
- * and MAX_WAITS waits, and there are at most MAX_THREADS entries; an
- * answer holds only while the frame's generation is still live, so a
- * lost end can never attach later work to something that is over. Past
- * the bounds the oldest frame goes, or a wait is not followed (counted in
- * meta.adapter_state_dropped): less specific, never wrong.
+ * and MAX_WAITS waits, and there are at most MAX_THREADS entries (or
+ * --max-live, if smaller); an answer holds only while the frame's
+ * generation is still live, so a lost end can never attach later work to
+ * something that is over. A request begun on one thread and ended on
+ * another leaves a stale frame: stale frames are pruned before a bound
+ * is applied, and a full table is swept of entries with nothing open.
+ * Past the bounds the oldest frame goes, or a wait is not followed
+ * (counted in meta.adapter_state_dropped): less specific, never wrong.
  *
  * Waits (resource_waits). The waiter is what ran on the thread at the
  * begin. The wake that ended the wait is the last wake or fire edge into
