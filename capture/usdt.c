@@ -512,7 +512,7 @@ int usdt__flush(struct usdt *u, struct cw_writer *w)
 	size_t off = 0;
 	int err = 0;
 
-	if (!u)
+	if (!u || !u->npending) /* pending is NULL before the first record */
 		return 0;
 	while (off < u->npending) {
 		const struct cw_hdr *h = (const void *)(u->pending + off);
