@@ -94,6 +94,9 @@ enum { SC_PROCESS, SC_SERVER };
  * request's name or the resource's kind (none: .kind). ident: the
  * arguments of a composite identity, in the order they are spelled; an
  * argument the probe copies as a string is its string, else its number.
+ * quiet: a wait end whose argument is not 0 closes the wait without a
+ * row, because nothing was waited for (PostgreSQL's found: the page was
+ * in the buffer pool), counted in meta.resource_waits_quiet.
  */
 struct row {
 	const char *provider, *probe;
@@ -101,6 +104,7 @@ struct row {
 	const char *kind;
 	uint8_t scope;
 	uint8_t ident[MAX_IDENT];
+	uint8_t quiet;
 };
 
 static const struct row rows[] = {
@@ -145,7 +149,7 @@ static const struct row rows[] = {
 	{ "postgresql", "buffer__read__start", OP_WAIT_BEGIN, .kind = "buffer",
 	  .scope = SC_SERVER, .ident = { A(2), A(3), A(4), A(0), A(1) } },
 	{ "postgresql", "buffer__read__done", OP_WAIT_END, .kind = "buffer", .scope = SC_SERVER,
-	  .ident = { A(2), A(3), A(4), A(0), A(1) } },
+	  .ident = { A(2), A(3), A(4), A(0), A(1) }, .quiet = A(7) },
 };
 #define NROWS (sizeof(rows) / sizeof(rows[0]))
 
@@ -533,7 +537,7 @@ static int args_ok(const struct hit *x)
 	const struct row *r = x->r;
 	uint8_t n = x->u->nargs;
 
-	if (r->id > n || r->parent > n || r->str > n)
+	if (r->id > n || r->parent > n || r->str > n || r->quiet > n)
 		return 0;
 	for (int i = 0; i < MAX_IDENT; i++)
 		if (r->ident[i] > n)
@@ -855,7 +859,10 @@ static int do_resource(struct cw_cls *c, struct hit *x)
 			c->st->usdt_unpaired++;
 			return 0;
 		}
-		err = write_wait(c, &e->w[i], (int64_t)x->h->ts);
+		if (x->r->quiet && arg(x, x->r->quiet))
+			c->st->waits_quiet++;
+		else
+			err = write_wait(c, &e->w[i], (int64_t)x->h->ts);
 		wait_drop(a, e, i);
 		thr_gc(a, e);
 		return err;

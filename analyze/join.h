@@ -242,6 +242,7 @@ struct cw_join_stats {
 	uint64_t usdt_unpaired;	      /* ends with nothing open to end: a poll end, a wait end */
 	uint64_t adapter_dropped;     /* intervals or waits not followed: the bounds */
 	uint64_t waits;		      /* resource_waits rows */
+	uint64_t waits_quiet;	      /* waits whose end says nothing was waited for: no row */
 };
 
 /*

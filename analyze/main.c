@@ -588,6 +588,7 @@ static int write_meta(struct cw_db *db, const struct cw_join_stats *js, const st
 	err = err ?: cw_db__meta_u64(db, "usdt_unpaired_ends", js->usdt_unpaired);
 	err = err ?: cw_db__meta_u64(db, "adapter_state_dropped", js->adapter_dropped);
 	err = err ?: cw_db__meta_u64(db, "resource_waits", js->waits);
+	err = err ?: cw_db__meta_u64(db, "resource_waits_quiet", js->waits_quiet);
 	return err;
 }
 

@@ -197,7 +197,9 @@ CREATE TABLE diagnostics(
 --              ('wait end not in trace', 'no wake in wait', 'waker
 --              unknown').
 -- A wait end with no wait begun on that thread gives no row (its start
--- is unknown): meta.usdt_unpaired_ends counts it.
+-- is unknown): meta.usdt_unpaired_ends counts it. Nor does a wait whose
+-- end says nothing was waited for (a PostgreSQL buffer read that found
+-- the page in the pool): meta.resource_waits_quiet counts those.
 CREATE TABLE resource_waits(
   id          INTEGER PRIMARY KEY,
   resource    INTEGER NOT NULL REFERENCES nodes(id),
