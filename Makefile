@@ -50,7 +50,7 @@ WORKLOADS := $(patsubst tests/workloads/%.c,$(BUILD)/workloads/%,$(wildcard test
 
 HEADERS := $(wildcard schema/*.h capture/*.h analyze/*.h tests/*.h)
 
-.PHONY: all clean test test-unit test-fixtures test-san test-live deps demo bench bench-tools fuzz
+.PHONY: all clean test test-unit test-fixtures test-san test-live deps demo demo-postgres bench bench-tools fuzz
 all: $(BUILD)/causeway-analyze $(BUILD)/causeway-capture $(TOOLS) $(WORKLOADS) $(TEST_PROGS)
 
 $(BUILD)/causeway-analyze: $(ANALYZE_OBJS)
@@ -158,6 +158,11 @@ test-unit test-fixtures test-live: all
 demo: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)tests/demo.sh $(BUILD)
+
+# PostgreSQL's own probes: which query blocked which (a throwaway cluster).
+demo-postgres: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)tests/demo-postgres.sh $(BUILD)
 
 bench: all bench-tools
 	$(Q)bench/analyze $(BUILD)
