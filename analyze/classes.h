@@ -115,6 +115,11 @@ struct cw_obj *cw_cls__running(struct cw_cls *c, struct cw_obj *thread, const st
 struct cw_obj *cw_cls__running_from(struct cw_cls *c, struct cw_obj *thread,
 				    const struct cw_hdr *h, int min_rank);
 
+/* The node of exactly rank @rank running on @thread at @h (a request
+ * under the task being polled, say), or NULL. */
+struct cw_obj *cw_cls__running_at(struct cw_cls *c, struct cw_obj *thread, const struct cw_hdr *h,
+				  int rank);
+
 /* The pid of the process that forked process @pid, as the sched class saw
  * it (the fork in the trace); 0 when that is not known. */
 uint32_t cw_cls__parent_pid(struct cw_cls *c, uint32_t pid);

@@ -11,7 +11,7 @@
 #define INDEX_MARKER "-- @@INDEXES@@"
 
 enum { ST_NODE, ST_EDGE, ST_EXEC, ST_BREAK, ST_DIAG, ST_META, ST_FRAME, ST_STACK, ST_STACK_FRAME,
-       ST_SAMPLE, ST_WAIT, ST_N };
+       ST_SAMPLE, ST_WAIT, ST_ATTR, ST_N };
 
 static const char *const stmt_sql[ST_N] = {
 	[ST_NODE] = "INSERT INTO nodes(id,type,scope,key,generation,pid,tid,name,start_ns,end_ns,"
@@ -27,6 +27,7 @@ static const char *const stmt_sql[ST_N] = {
 		     "inlined) VALUES(?,?,?,?,?,?,?,?,?)",
 	[ST_STACK] = "INSERT INTO stacks(id,depth) VALUES(?,?)",
 	[ST_STACK_FRAME] = "INSERT INTO stack_frames(stack,position,frame) VALUES(?,?,?)",
+	[ST_ATTR] = "INSERT INTO attribution(sample,request,task,confidence,reason) VALUES(?,?,?,?,?)",
 	[ST_SAMPLE] = "INSERT INTO samples(node,thread,ts,cpu,kind,stack,weight,"
 		      "inclusion_probability,weight_exact,wake) VALUES(?,?,?,?,?,?,?,?,?,?)",
 	[ST_WAIT] = "INSERT INTO resource_waits(resource,waiter,start_ns,end_ns,wake_edge,waker,"
@@ -158,6 +159,7 @@ static int db_sample(void *ctx, const struct cw_sample_row *r)
 {
 	struct cw_db *db = ctx;
 	sqlite3_stmt *s = db->st[ST_SAMPLE];
+	int err;
 
 	sqlite3_bind_int64(s, 1, (int64_t)r->node);
 	sqlite3_bind_int64(s, 2, (int64_t)r->thread);
@@ -170,6 +172,17 @@ static int db_sample(void *ctx, const struct cw_sample_row *r)
 	sqlite3_bind_double(s, 8, r->inclusion_probability);
 	sqlite3_bind_int(s, 9, r->weight_exact);
 	bind_id(s, 10, r->wake);
+	if ((err = step(db, s)))
+		return err;
+	s = db->st[ST_ATTR];
+	sqlite3_bind_int64(s, 1, sqlite3_last_insert_rowid(db->h));
+	bind_id(s, 2, r->request);
+	bind_id(s, 3, r->task);
+	sqlite3_bind_text(s, 4, cw_confidence_names[r->attr_confidence], -1, SQLITE_STATIC);
+	if (r->attr_reason)
+		sqlite3_bind_text(s, 5, r->attr_reason, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(s, 5);
 	return step(db, s);
 }
 

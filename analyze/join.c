@@ -183,6 +183,22 @@ struct cw_obj *cw_cls__running_from(struct cw_cls *c, struct cw_obj *thread,
 	return thread;
 }
 
+struct cw_obj *cw_cls__running_at(struct cw_cls *c, struct cw_obj *thread, const struct cw_hdr *h,
+				  int rank)
+{
+	for (size_t i = 0; i < c->j->nrunning; i++) {
+		uint8_t k = c->j->running[i].cls;
+		struct cw_obj *o;
+
+		if (c->j->running[i].rank != rank)
+			continue;
+		o = aclasses[k]->running(&c->j->cls[k], thread, h, rank);
+		if (o)
+			return o;
+	}
+	return NULL;
+}
+
 struct cw_obj *cw_cls__running(struct cw_cls *c, struct cw_obj *thread, const struct cw_hdr *h)
 {
 	return cw_cls__running_from(c, thread, h, 0);

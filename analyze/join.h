@@ -138,6 +138,12 @@ struct cw_sample_row {
 	uint64_t weight;       /* ns */
 	double inclusion_probability;
 	uint64_t wake;	       /* edge id; 0: NULL */
+	/* attribution (contract 6.1): the request and runtime task the
+	 * sample worked for (node ids, 0: NULL), with the confidence of
+	 * saying so and why */
+	uint64_t request, task;
+	uint8_t attr_confidence;
+	const char *attr_reason; /* static string or NULL */
 };
 
 /* A resource wait (contract 6, resource_waits; cls_adapter.c says how

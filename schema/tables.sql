@@ -107,6 +107,20 @@ CREATE TABLE samples(
   weight_exact INTEGER NOT NULL,
   wake   INTEGER REFERENCES edges(id));
 
+-- attribution (contract 6.1): the request and runtime task each sample
+-- worked for, one row per sample. observed: an adapter interval names
+-- them on the sample's thread (a request between begin and end, a task
+-- between poll begin and end; a task polled inside a request names both).
+-- unknown otherwise, with the reason: following kernel handoffs back to a
+-- request (reconstructed) is not done yet, and nothing is charged to a
+-- likely request. An off-CPU sample is the request or task that blocked.
+CREATE TABLE attribution(
+  sample     INTEGER PRIMARY KEY REFERENCES samples(id),
+  request    INTEGER REFERENCES nodes(id),
+  task       INTEGER REFERENCES nodes(id),
+  confidence TEXT NOT NULL,
+  reason     TEXT);
+
 CREATE TABLE coverage_breaks(
   id          INTEGER PRIMARY KEY,
   start_ns    INTEGER,

@@ -10,11 +10,15 @@
 #    an end edge back to it;
 #  - at least 90% of the cache waits the program saw are resource_waits
 #    rows of the waiting request whose waker is the request that released
-#    the entry, and no row names another request as the waker.
+#    the entry, and no row names another request as the waker;
+#  - samples (CPU at 999 Hz and off-CPU) are attributed: every sample taken
+#    between a request's begin and end on its thread names that request,
+#    observed, and no attribution names a request outside its interval or
+#    thread; samples whose node is a task name that task.
 
 . "$(dirname "$0")/../lib/live.bash" "$@"
 
-capture -q -F 0 --no-offcpu -e sched,usdt -o "$T/t.cwt" -- "$WL/taskpool" "$T/truth"
+capture -q -F 999 -e sched,usdt -o "$T/t.cwt" -- "$WL/taskpool" "$T/truth"
 need_class adapter "$T/t.cwt"
 DB=$T/t.db
 analyze "$T/t.cwt" "$DB"
@@ -80,6 +84,23 @@ wrong=$(q "select count(*) from resource_waits rw join nodes wr on wr.id = rw.wa
 [ $((ok * 100)) -ge $((nw * 90)) ] || fail "$ok of $nw cache waits joined to the releasing request:
   $(q "select coalesce(wr.name, '?') || ' waker ' || coalesce(kr.type || ' ' || kr.name, 'NULL') || ' ' || rw.confidence || ' ' || coalesce(rw.reason, '')
 	from resource_waits rw left join nodes wr on wr.id = rw.waiter left join nodes kr on kr.id = rw.waker limit 6" | tr '\n' ';')"
+# Attribution: the request intervals from the begin and end edges.
+q "create table rint as select n.id as req, b.src as thread, b.ts as t0, e.ts as t1
+     from nodes n join edges b on b.dst = n.id and b.type = 'begin'
+     join edges e on e.src = n.id and e.type = 'end' where n.type = 'request' and n.scope = 'pid:$P'" >/dev/null
+inside=$(q "select count(*) from samples s join rint r on r.thread = s.thread and s.ts > r.t0 and s.ts < r.t1")
+named=$(q "select count(*) from samples s join rint r on r.thread = s.thread and s.ts > r.t0 and s.ts < r.t1
+	join attribution a on a.sample = s.id where a.request = r.req and a.confidence = 'observed'")
+[ "$inside" -ge 10 ] || fail "only $inside samples inside requests"
+[ "$named" = "$inside" ] || fail "$named of $inside samples inside a request are attributed to it, observed"
+stray=$(q "select count(*) from attribution a join samples s on s.id = a.sample where a.request is not null
+	and not exists (select 1 from rint r where r.req = a.request and r.thread = s.thread and s.ts > r.t0 and s.ts < r.t1)")
+[ "$stray" = 0 ] || fail "$stray samples attributed to a request outside its interval or thread"
+tk=$(q "select count(*) from samples s join nodes n on n.id = s.node and n.type = 'runtime_task'")
+tok=$(q "select count(*) from samples s join nodes n on n.id = s.node and n.type = 'runtime_task'
+	join attribution a on a.sample = s.id where a.task = n.id and a.confidence = 'observed'")
+[ "$tok" = "$tk" ] || fail "$tok of $tk samples in task polls attributed to their task"
+echo "live/$NAME: $named/$inside samples inside requests and $tok/$tk inside task polls attributed, observed; none outside"
 echo "live/$NAME: $ntasks tasks in $ngen generations, $npolls polls as resume edges ($moved task lives moved" \
 	"between workers); $(wc -l <<<"$(q "select id from treq")") requests begun and ended; $ok/$nw cache waits" \
 	"joined to the releasing request, none to another"
