@@ -342,6 +342,11 @@ int main(int argc, char **argv)
 		maps = perfev_maps__open(&mopts);
 		if (!maps)
 			goto cleanup;
+		for (size_t i = 0; i < ntraced; i++)
+			if (perfev_maps__follow(maps, (uint32_t)traced[i])) {
+				cw_msg("out of memory");
+				goto cleanup;
+			}
 	}
 	loop.start_ns = loop__now();
 	/* Snapshot after attaching: a task forked meanwhile is either in

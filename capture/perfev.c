@@ -476,6 +476,11 @@ int perfev_maps__read(struct perfev_maps *m, struct cw_writer *w, struct account
 	return err;
 }
 
+int perfev_maps__follow(struct perfev_maps *m, uint32_t pid)
+{
+	return m && m->opts.traced ? pidset_add(&m->followed, pid) : 0;
+}
+
 uint64_t perfev_maps__count(const struct perfev_maps *m)
 {
 	return m ? m->count : 0;

@@ -66,6 +66,12 @@ struct perfev_maps *perfev_maps__open(const struct perfev_maps_opts *opts);
  */
 int perfev_maps__read(struct perfev_maps *m, struct cw_writer *w, struct account *acct);
 
+/* Follow process @pid (a traced process at start: COMMAND, a -p one)
+ * in the set forks are followed into, so that its mappings are kept even
+ * when it has exited, and the BPF traced set forgotten it, by the time
+ * the reports are read (a short COMMAND). @return 0 or -ENOMEM. */
+int perfev_maps__follow(struct perfev_maps *m, uint32_t pid);
+
 /* Mappings written so far. */
 uint64_t perfev_maps__count(const struct perfev_maps *m);
 
