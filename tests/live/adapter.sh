@@ -13,8 +13,9 @@
 #    the entry, and no row names another request as the waker;
 #  - samples (CPU at 999 Hz and off-CPU) are attributed: every sample taken
 #    between a request's begin and end on its thread names that request,
-#    observed, and no attribution names a request outside its interval or
-#    thread; samples whose node is a task name that task.
+#    observed (at least 90%), or is unknown because it was read past the
+#    reorder window; no attribution names a request outside its interval
+#    or thread; samples whose node is a task name that task.
 
 . "$(dirname "$0")/../lib/live.bash" "$@"
 
@@ -91,8 +92,15 @@ q "create table rint as select n.id as req, b.src as thread, b.ts as t0, e.ts as
 inside=$(q "select count(*) from samples s join rint r on r.thread = s.thread and s.ts > r.t0 and s.ts < r.t1")
 named=$(q "select count(*) from samples s join rint r on r.thread = s.thread and s.ts > r.t0 and s.ts < r.t1
 	join attribution a on a.sample = s.id where a.request = r.req and a.confidence = 'observed'")
+# A sample the analyzer read past its reorder window (a loaded machine
+# drains the sample ring late) is unknown, and says so; nothing else may
+# miss its request.
+late=$(q "select count(*) from samples s join rint r on r.thread = s.thread and s.ts > r.t0 and s.ts < r.t1
+	join attribution a on a.sample = s.id where a.request is null and a.confidence = 'unknown'
+	  and a.reason = 'sample read past the reorder window'")
 [ "$inside" -ge 10 ] || fail "only $inside samples inside requests"
-[ "$named" = "$inside" ] || fail "$named of $inside samples inside a request are attributed to it, observed"
+[ $((named + late)) = "$inside" ] && [ $((named * 10)) -ge $((inside * 9)) ] ||
+	fail "$named of $inside samples inside a request are attributed to it, observed ($late read late)"
 stray=$(q "select count(*) from attribution a join samples s on s.id = a.sample where a.request is not null
 	and not exists (select 1 from rint r where r.req = a.request and r.thread = s.thread and s.ts > r.t0 and s.ts < r.t1)")
 [ "$stray" = 0 ] || fail "$stray samples attributed to a request outside its interval or thread"
@@ -100,7 +108,7 @@ tk=$(q "select count(*) from samples s join nodes n on n.id = s.node and n.type 
 tok=$(q "select count(*) from samples s join nodes n on n.id = s.node and n.type = 'runtime_task'
 	join attribution a on a.sample = s.id where a.task = n.id and a.confidence = 'observed'")
 [ "$tok" = "$tk" ] || fail "$tok of $tk samples in task polls attributed to their task"
-echo "live/$NAME: $named/$inside samples inside requests and $tok/$tk inside task polls attributed, observed; none outside"
+echo "live/$NAME: $named/$inside samples inside requests ($late read late) and $tok/$tk inside task polls attributed, observed; none outside"
 echo "live/$NAME: $ntasks tasks in $ngen generations, $npolls polls as resume edges ($moved task lives moved" \
 	"between workers); $(wc -l <<<"$(q "select id from treq")") requests begun and ended; $ok/$nw cache waits" \
 	"joined to the releasing request, none to another"
