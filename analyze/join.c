@@ -70,6 +70,7 @@ struct cw_join {
 	} running[NACLASSES * CW_RUN_MAX];
 	uint8_t nrunning;
 	struct cw_join_opts opts;
+	uint32_t classes; /* bit per CW_CLASS_* of the records joined */
 	const struct cw_ksyms *ksyms;
 	int have_event_ts;
 	struct cw_join_stats st;
@@ -87,6 +88,20 @@ static void add_running(struct cw_join *j, uint8_t c, uint8_t rank)
 	j->running[i].rank = rank;
 }
 
+/*
+ * The capture class (CW_CLASS_*) of an analyzer class: that of the first
+ * record type it owns outside the metadata range (the adapter class also
+ * owns the probe declarations, which are metadata); CW_CLASS_META for a
+ * class that owns none.
+ */
+static unsigned capture_class(const struct cw_aclass *ac)
+{
+	for (const struct cw_handler *h = ac->handlers; h && h->type; h++)
+		if (CW_CLASS_OF(h->type) != CW_CLASS_META)
+			return CW_CLASS_OF(h->type);
+	return CW_CLASS_META;
+}
+
 struct cw_join *cw_join__new(const struct cw_sink *sink, const struct cw_join_opts *opts)
 {
 	struct cw_join *j = calloc(1, sizeof(*j));
@@ -101,11 +116,22 @@ struct cw_join *cw_join__new(const struct cw_sink *sink, const struct cw_join_op
 	io.max_live = opts ? opts->max_live : 0;
 	io.st = &j->st;
 	j->ksyms = opts ? opts->ksyms : NULL;
+	/* Metadata and samples are no edge class: a baseline without the
+	 * async classes still has the snapshot, the loss accounting and
+	 * the stacks. */
+	j->classes = j->opts.classes ? j->opts.classes | 1u << CW_CLASS_META | 1u << CW_CLASS_SAMPLE
+				     : UINT32_MAX;
 	j->id = cw_ident__new(&io);
 	if (!j->id)
 		goto fail;
 	for (size_t c = 0; c < NACLASSES; c++) {
 		const struct cw_aclass *ac = aclasses[c];
+		/* A class not joined owns no cause and runs nothing: its
+		 * hooks would make orphans of what the skipped records would
+		 * have named (a wake's timer), which is exactly what a
+		 * baseline without the class must not show. Its records stay
+		 * routed, so that they are skipped, not counted unknown. */
+		int on = j->classes >> capture_class(ac) & 1;
 
 		j->cls[c].id = j->id;
 		j->cls[c].st = &j->st;
@@ -113,7 +139,7 @@ struct cw_join *cw_join__new(const struct cw_sink *sink, const struct cw_join_op
 		if (ac == &cw_aclass_sched)
 			j->sched = (uint8_t)c;
 		for (unsigned k = 0; k < CW_CAUSE_MAX; k++) {
-			if (!(ac->cause_kinds >> k & 1))
+			if (!(ac->cause_kinds >> k & 1) || !on)
 				continue;
 			if (j->cause_owner[k] || !ac->cause)
 				abort(); /* two owners, or no hook: a build error */
@@ -127,13 +153,15 @@ struct cw_join *cw_join__new(const struct cw_sink *sink, const struct cw_join_op
 			j->routes[h->type].h = h;
 			j->routes[h->type].cls = (uint8_t)c;
 		}
-		for (uint8_t rank = 1; ac->running && rank < CW_RUN_MAX; rank++)
+		for (uint8_t rank = 1; on && ac->running && rank < CW_RUN_MAX; rank++)
 			if (ac->running_ranks >> rank & 1)
 				add_running(j, (uint8_t)c, rank);
 	}
 	/* Watches after every owner is known: a watch of a type nobody owns
 	 * would never run, which is a build error too. */
 	for (size_t c = 0; c < NACLASSES; c++) {
+		if (!(j->classes >> capture_class(aclasses[c]) & 1))
+			continue;
 		for (const struct cw_handler *h = aclasses[c]->watches; h && h->type; h++) {
 			struct route *r = h->type < NTYPES ? &j->routes[h->type] : NULL;
 
@@ -256,6 +284,10 @@ int cw_join__record(struct cw_join *j, const struct cw_hdr *h)
 	const struct route *r = h->type < NTYPES ? &j->routes[h->type] : NULL;
 	int err;
 
+	if (CW_CLASS_OF(h->type) < CW_CLASS_MAX && !(j->classes >> CW_CLASS_OF(h->type) & 1)) {
+		j->st.records_skipped++;
+		return 0;
+	}
 	j->st.records++;
 	if (h->type == CW_REC_META_KV)
 		return on_meta_kv(j, h);

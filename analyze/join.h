@@ -211,10 +211,16 @@ struct cw_join_opts {
 	 * directory of separate debug info (NULL: /usr/lib/debug). */
 	int no_symbols;
 	const char *debug_dir;
+	/* The edge classes joined: a bit per CW_CLASS_*, 0 for all (the
+	 * analyzer's -e). The records of the others are skipped as if the
+	 * capture had not recorded them, and their classes name no cause
+	 * and no running node. Metadata and samples are always joined. */
+	uint32_t classes;
 };
 
 struct cw_join_stats {
 	uint64_t records;
+	uint64_t records_skipped; /* of classes not joined (cw_join_opts.classes) */
 	uint64_t unknown_records; /* types this analyzer does not know */
 	uint64_t bad_records;	  /* known type, impossible size */
 	uint64_t nodes[CW_NODE_NTYPES];		/* written, all */
