@@ -46,7 +46,22 @@ static struct env {
 	int dump;
 	int no_symbols;
 	size_t max_live;
+	uint32_t classes; /* -e: bit per CW_CLASS_*; 0: all */
 } env;
+
+/* The edge classes -e can name, by the capture's -e names (the adapter
+ * class is "usdt" there). Metadata and samples are not among them: they
+ * are always joined. */
+static const struct {
+	const char *name;
+	unsigned cls;
+} edge_classes[] = {
+	{ "sched", CW_CLASS_SCHED },	     { "io_uring", CW_CLASS_IO_URING },
+	{ "workqueue", CW_CLASS_WORKQUEUE }, { "timer", CW_CLASS_TIMER },
+	{ "futex", CW_CLASS_FUTEX },	     { "net", CW_CLASS_NET },
+	{ "usdt", CW_CLASS_ADAPTER },
+};
+#define NEDGE_CLASSES (sizeof(edge_classes) / sizeof(edge_classes[0]))
 
 static volatile sig_atomic_t stop_signal;
 
@@ -58,7 +73,7 @@ static void on_signal(int sig)
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: " PROG " TRACE [-o OUT.db] [--force] [--no-symbols] [-q]\n"
+		"usage: " PROG " TRACE [-o OUT.db] [--force] [-e LIST] [--no-symbols] [-q]\n"
 		"       " PROG " --dump TRACE      print the records as fixture text\n"
 		"       " PROG " --version\n"
 		"\n"
@@ -73,10 +88,67 @@ static void usage(FILE *f)
 		"                      is then its leaf only (unwinding needs the CFI).\n"
 		"                      Kernel frames are still named from the trace's\n"
 		"                      kallsyms snapshot\n"
+		"  -e, --events LIST   join only these edge classes (comma list of sched,\n"
+		"                      io_uring,workqueue,timer,futex,net,usdt); the records\n"
+		"                      of the others are skipped as if the capture had not\n"
+		"                      recorded them, and the causes they would name stay\n"
+		"                      unknown. Metadata and samples are always joined\n"
+		"                      (default: all)\n"
 		"  -q, --quiet         no progress bar and no summary\n"
 		"      --max-live N    bound on live join state (default 1048576)\n"
 		"Exit: 0 database written (also from a damaged trace), 1 none could be,\n"
 		"2 bad arguments.\n");
+}
+
+/* -e LIST into env.classes. @return 0 or -EINVAL after a message. */
+static int parse_events(const char *list)
+{
+	char *copy = strdup(list), *tok, *save = NULL;
+	int err = 0;
+
+	if (!copy) {
+		fprintf(stderr, PROG ": out of memory\n");
+		return -ENOMEM;
+	}
+	env.classes = 0;
+	for (tok = strtok_r(copy, ",", &save); tok && !err; tok = strtok_r(NULL, ",", &save)) {
+		size_t i = 0;
+
+		while (i < NEDGE_CLASSES && strcmp(tok, edge_classes[i].name))
+			i++;
+		if (i < NEDGE_CLASSES) {
+			env.classes |= 1u << edge_classes[i].cls;
+		} else if (!strcmp(tok, "sample") || !strcmp(tok, "meta")) {
+			fprintf(stderr, PROG ": -e: '%s' is not an edge class and cannot be left out: "
+				"%s always joined\n", tok,
+				*tok == 's' ? "samples are" : "the metadata is");
+			err = -EINVAL;
+		} else {
+			fprintf(stderr, PROG ": -e: unknown edge class '%s' (known: sched,io_uring,"
+				"workqueue,timer,futex,net,usdt)\n", tok);
+			err = -EINVAL;
+		}
+	}
+	if (!err && !env.classes) {
+		fprintf(stderr, PROG ": -e: empty class list (known: sched,io_uring,workqueue,"
+			"timer,futex,net,usdt)\n");
+		err = -EINVAL;
+	}
+	free(copy);
+	return err;
+}
+
+/* The edge classes joined, as -e names them, in @buf. */
+static char *classes_string(char *buf, size_t len)
+{
+	size_t off = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < NEDGE_CLASSES && off < len; i++)
+		if (!env.classes || env.classes >> edge_classes[i].cls & 1)
+			off += (size_t)snprintf(buf + off, len - off, "%s%s", off ? "," : "",
+						edge_classes[i].name);
+	return buf;
 }
 
 static int parse_args(int argc, char **argv)
@@ -88,19 +160,24 @@ static int parse_args(int argc, char **argv)
 		{ "no-symbols", no_argument, NULL, 'S' },
 		{ "dump", no_argument, NULL, 'D' },
 		{ "max-live", required_argument, NULL, 'M' },
+		{ "events", required_argument, NULL, 'e' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ 0 },
 	};
 	int c;
 
-	while ((c = getopt_long(argc, argv, "o:qh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:e:qh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o': env.out = optarg; break;
 		case 'f': env.force = 1; break;
 		case 'q': env.quiet = 1; break;
 		case 'S': env.no_symbols = 1; break;
 		case 'D': env.dump = 1; break;
+		case 'e':
+			if (parse_events(optarg))
+				return -EINVAL;
+			break;
 		case 'M': {
 			char *end;
 			unsigned long long v = strtoull(optarg, &end, 10);
@@ -455,6 +532,12 @@ static void print_summary(const struct cw_join_stats *js, const struct cw_scan *
 	       env.trace, scan->rs.segments_ok + scan->rs.segments_damaged,
 	       scan->rs.segments_damaged, scan->events, scan->rs.clean_close ? "closed cleanly" :
 	       "NOT closed cleanly");
+	if (env.classes) {
+		char classes[128];
+
+		printf("  classes joined (-e): %s; %" PRIu64 " records of the others skipped\n",
+		       classes_string(classes, sizeof(classes)), js->records_skipped);
+	}
 	printf("  nodes:");
 	first = 1;
 	for (int t = 0; t < CW_NODE_NTYPES; t++) {
@@ -519,7 +602,7 @@ static void print_summary(const struct cw_join_stats *js, const struct cw_scan *
 static int write_meta(struct cw_db *db, const struct cw_join_stats *js, const struct cw_scan *scan,
 		      const struct meta_ctx *m, const struct cw_order_stats *os)
 {
-	char ver[16];
+	char ver[16], classes[128];
 	int err = 0;
 
 	snprintf(ver, sizeof(ver), "%d.%u", CW_FORMAT_MAJOR, scan->minor);
@@ -551,6 +634,9 @@ static int write_meta(struct cw_db *db, const struct cw_join_stats *js, const st
 	err = err ?: cw_db__meta_u64(db, "truncated_tail", scan->rs.truncated_tail);
 	err = err ?: cw_db__meta_u64(db, "records_unknown", js->unknown_records);
 	err = err ?: cw_db__meta_u64(db, "records_malformed", js->bad_records);
+	/* -e: the edge classes joined, and the records of the others */
+	err = err ?: cw_db__meta(db, "classes", classes_string(classes, sizeof(classes)));
+	err = err ?: cw_db__meta_u64(db, "records_skipped", js->records_skipped);
 	err = err ?: cw_db__meta_u64(db, "events_late", os->late);
 	err = err ?: cw_db__meta_u64(db, "reorder_window_ns", CW_ORDER_WINDOW_NS);
 	err = err ?: cw_db__meta_u64(db, "reorder_window_events", CW_ORDER_MAX_EVENTS);
@@ -656,7 +742,8 @@ int main(int argc, char **argv)
 	cw_db__sink(db, &sink);
 	{
 		struct cw_join_opts jo = { .breaks = scan.breaks, .ksyms = scan.ksyms,
-					   .max_live = env.max_live, .no_symbols = env.no_symbols };
+					   .max_live = env.max_live, .no_symbols = env.no_symbols,
+					   .classes = env.classes };
 
 		join = cw_join__new(&sink, &jo);
 	}

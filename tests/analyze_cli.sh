@@ -142,5 +142,96 @@ sup=$(sqlite3 damaged.db "select value from meta where key = 'diagnostics_suppre
 [ "$(grep -c "" "$T/err")" -le 1002 ] && grep -q "more reader messages not shown" "$T/err" ||
 	fail "--dump printed $(grep -c "" "$T/err") lines of messages"
 
+# --- -e LIST: only these edge classes are joined (the benchmark's
+# thread-level baseline). On fixtures with timer and io_uring records,
+# -e sched has no node of another class, the same process and thread
+# nodes, the same thread -> thread wakes, and every wake the timer or
+# io_uring class explained (a fire edge, a wake from an io_request)
+# still there at the same time and wakee, with its cause unknown.
+# Naming every class a trace holds changes nothing.
+for f in timer_wakeups uring_wake_cause uring_punt; do
+	"$FC" "$top/fixtures/$f.events" "$f.cwt" || { fail "fixturec $f"; continue; }
+	expect 0 "" -- -q -o "$f.all.db" "$f.cwt"
+	expect 0 "" -- -e sched -o "$f.sched.db" "$f.cwt"
+	skipped=$(sqlite3 "$f.sched.db" "select value from meta where key = 'records_skipped'")
+	grep -q "classes joined (-e): sched; $skipped records of the others skipped" "$T/out" ||
+		fail "$f -e sched: summary: $(head -3 "$T/out")"
+	q() { sqlite3 "$f.sched.db" "attach '$f.all.db' as a; $1"; }
+	[ "$(q "select count(*) from a.nodes where type not in ('process', 'thread')")" -gt 0 ] ||
+		fail "$f: the full join has no async nodes: nothing to leave out"
+	n=$(q "select group_concat(type) from nodes where type not in ('process', 'thread')")
+	[ -z "$n" ] || fail "$f -e sched: nodes of other classes: $n"
+	n=$(q "select group_concat(distinct type) from edges where type not in ('spawn', 'wake')")
+	[ -z "$n" ] || fail "$f -e sched: edges of other classes: $n"
+	cols="type, scope, key, generation, pid, tid, name, start_ns, end_ns, start_seen, traced"
+	n=$(q "select count(*) from (select $cols from nodes except select $cols from a.nodes
+				     union all
+				     select $cols from a.nodes where type in ('process', 'thread')
+				     except select $cols from nodes)")
+	[ "$n" = 0 ] || fail "$f -e sched: $n process or thread nodes differ"
+	# Edges as (type, src, dst, ts, cpu, confidence, reason), nodes by
+	# their identity; src '?' when it is not a thread (or unknown).
+	ev="select e.type, coalesce(s.type = 'thread' and s.key || '#' || s.generation, '?') as src,
+		   d.key || '#' || d.generation as dst, e.ts, e.cpu, e.confidence, e.reason
+	      from %s.edges e left join %s.nodes s on s.id = e.src join %s.nodes d on d.id = e.dst"
+	# shellcheck disable=SC2059
+	{ all=$(printf "$ev" a a a); sch=$(printf "$ev" main main main); }
+	n=$(q "select count(*) from ($all where e.type = 'wake' and s.type = 'thread')")
+	[ "$f" != uring_punt ] || [ "$n" -gt 0 ] || fail "$f: no thread -> thread wake to compare"
+	n=$(q "select count(*) from (select * from ($all) where type = 'wake' and src != '?'
+				     except select * from ($sch) where type = 'wake'
+				     union all
+				     select * from ($sch) where type = 'wake' and src != '?'
+				     except select * from ($all) where type = 'wake')")
+	[ "$n" = 0 ] || fail "$f -e sched: $n thread -> thread wakes differ"
+	# Every wake or fire whose cause was the class left out: one wake,
+	# same ts and wakee, src NULL (unknown), never another object.
+	n=$(q "select count(*) from ($all) o where o.type in ('wake', 'fire') and o.src = '?' and
+	       (select count(*) from ($sch) s where s.type = 'wake' and s.ts = o.ts and
+	        s.dst = o.dst and s.src = '?') != 1")
+	m=$(q "select count(*) from a.edges e join a.nodes s on s.id = e.src
+	       where e.type in ('wake', 'fire') and s.type not in ('thread', 'process')")
+	[ "$n" = 0 ] || fail "$f -e sched: $n caused wakes not kept as wakes of unknown cause"
+	[ "$f" = uring_punt ] || [ "$m" -gt 0 ] || fail "$f: no wake caused by a timer or request"
+	n=$(q "select count(*) from edges e left join nodes s on s.id = e.src
+	       where e.type = 'wake' and e.src is not null and s.type != 'thread'")
+	[ "$n" = 0 ] || fail "$f -e sched: $n wakes from something else than a thread"
+	[ "$(q "select count(*) from edges where type = 'wake'")" = \
+	  "$(q "select count(*) from a.edges where type in ('wake', 'fire') and
+	        dst in (select id from a.nodes where type = 'thread')")" ] ||
+		fail "$f -e sched: wake count differs from the full join's wakes and fires"
+	[ "$(q "select value from meta where key = 'classes'")" = sched ] ||
+		fail "$f -e sched: meta.classes = $(q "select value from meta where key = 'classes'")"
+	[ "$(q "select value from a.meta where key = 'classes'")" = \
+	  sched,io_uring,workqueue,timer,futex,net,usdt ] ||
+		fail "$f: meta.classes without -e = $(q "select value from a.meta where key = 'classes'")"
+	[ "$skipped" -gt 0 ] || fail "$f -e sched: records_skipped = $skipped"
+	n=$(q "select group_concat(key || '=' || value) from meta
+	       where key in ('records_unknown', 'records_malformed') and value != '0'")
+	[ -z "$n" ] || fail "$f -e sched: skipped records counted as $n"
+done
+"$FC" "$top/fixtures/timer_wakeups.events" tw.cwt || fail "fixturec timer_wakeups"
+expect 0 "" -- -q --events timer,sched -o tw.st.db tw.cwt
+[ "$(sqlite3 tw.st.db <"$top/fixtures/queries.sql" | md5sum)" = \
+  "$(sqlite3 timer_wakeups.all.db <"$top/fixtures/queries.sql" | md5sum)" ] ||
+	fail "--events timer,sched on a trace of only those classes: not the full join"
+[ "$(sqlite3 tw.st.db "select value from meta where key = 'classes'")" = sched,timer ] ||
+	fail "--events timer,sched: meta.classes = $(sqlite3 tw.st.db "select value from meta where key = 'classes'")"
+expect 0 "" -- -q -e io_uring -o u.io.db uring_wake_cause.cwt
+[ "$(sqlite3 u.io.db "select count(*) from nodes where type = 'io_request'")" = 3 ] &&
+[ "$(sqlite3 u.io.db "select count(*) from edges where type = 'wake'")" = 0 ] ||
+	fail "-e io_uring: $(sqlite3 u.io.db "select type, count(*) from edges group by 1")"
+for bad in bogus "" , sched,bogus sample meta adapter; do
+	rm -f bad.db
+	case $bad in
+	sample | meta) msg="'$bad' is not an edge class and cannot be left out" ;;
+	"" | ,) msg="-e: empty class list" ;;
+	*) msg="-e: unknown edge class '${bad#sched,}'" ;;
+	esac
+	expect 2 "$msg" -- -q -e "$bad" -o bad.db tw.cwt
+	[ ! -e bad.db ] || fail "-e '$bad' wrote a database"
+done
+expect 2 "unknown edge class 'nope'" -- -q --events nope -o bad.db tw.cwt
+
 [ $failed = 0 ] && echo "analyze_cli: ok"
 exit $failed
