@@ -70,6 +70,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include "carry.h"
 #include "classes.h"
 #include "ksyms.h"
 #include "maps.h"
@@ -277,6 +278,33 @@ static int write_sample(struct cw_cls *c, const struct cw_sample_row *row)
 	return sink->sample ? sink->sample(sink->ctx, row) : 0;
 }
 
+/*
+ * An off-CPU sample's request is the one its context was blocked in. When
+ * only a handoff said so (reconstructed), the wait is the request's only
+ * if what ended it was a handoff of the same request (@woke: the thread's
+ * carry after its wake; NULL: the wait's end or its wake was not seen).
+ * A worker blocked after finishing one request and woken for the next
+ * waited for neither.
+ */
+static void settle_wait(struct cw_sample_row *row, const struct cw_carry *woke)
+{
+	if (row->attr_confidence != CW_CONF_RECONSTRUCTED || !row->request)
+		return;
+	if (woke && woke->state == CW_CARRY_SET && woke->req == row->request) {
+		cw_carry__chain(woke, row->attr_chain, sizeof(row->attr_chain));
+		return;
+	}
+	row->request = 0;
+	row->attr_chain[0] = 0;
+	if (row->task) {
+		row->attr_confidence = CW_CONF_OBSERVED;
+		return;
+	}
+	row->attr_confidence = CW_CONF_UNKNOWN;
+	row->attr_reason = woke ? "the wait was not ended by its request's handoff"
+				: "the wait's end or its wake was not seen";
+}
+
 /* The wait of @e ended at @ts unseen (or is given up on): weight to @ts,
  * no wake. */
 static int close_unresolved(struct cw_cls *c, struct pending *e, uint64_t ts)
@@ -288,6 +316,7 @@ static int close_unresolved(struct cw_cls *c, struct pending *e, uint64_t ts)
 	e->row.weight = ts > e->row.ts ? ts - e->row.ts : 0;
 	e->row.weight_exact = 0;
 	e->row.wake = 0;
+	settle_wait(&e->row, NULL);
 	c->st->offcpu_unresolved++;
 	err = write_sample(c, &e->row);
 	free(e);
@@ -488,24 +517,55 @@ static int bad(struct cw_cls *c)
  * Which request and runtime task the sample worked for (contract 6.1).
  * Observed where an adapter interval names them on the sample's thread
  * (a request between its begin and end, a task between poll begin and
- * end); otherwise unknown. Following kernel handoffs back to a request
- * (reconstructed) is not done yet: an unattributed sample stays unknown,
- * never charged to a likely request. A late sample (read after newer
- * records) is unknown too: the intervals known now are not its.
+ * end); reconstructed where the request is carried to the thread, or to
+ * the polled task, over kernel handoffs from a context that belonged to
+ * it (carry.h: the reason is the chain); otherwise unknown, with why.
+ * Nothing is charged to a likely request. A late sample (read after
+ * newer records) is unknown too: what runs on the thread now is not what
+ * ran then.
  */
 static void attribute(struct cw_cls *c, struct cw_obj *t, const struct cw_hdr *h, int late,
 		      struct cw_sample_row *row)
 {
-	struct cw_obj *req = late ? NULL : cw_cls__running_at(c, t, h, CW_RUN_REQUEST);
-	struct cw_obj *task = late ? NULL : cw_cls__running_at(c, t, h, CW_RUN_RUNTIME_TASK);
+	struct cw_carry k;
+	struct cw_obj *task;
+	int observed;
 
-	row->request = req ? req->n.id : 0;
+	row->request = row->task = 0;
+	row->attr_chain[0] = 0;
+	row->attr_reason = NULL;
+	row->attr_confidence = CW_CONF_UNKNOWN;
+	if (late) {
+		row->attr_reason = "sample read past the reorder window";
+		return;
+	}
+	cw_carry__of(c, t, h, &k, &task, &observed);
 	row->task = task ? task->n.id : 0;
-	row->attr_confidence = req || task ? CW_CONF_OBSERVED : CW_CONF_UNKNOWN;
-	row->attr_reason = req || task ? NULL
-			   : late      ? "sample read past the reorder window"
-				       : "no request or task interval on the thread";
-}static int on_sample(struct cw_cls *c, const struct cw_hdr *h)
+	if (observed) {
+		row->request = k.req;
+		row->attr_confidence = CW_CONF_OBSERVED;
+		return;
+	}
+	if (cw_carry__live(c, &k)) {
+		row->request = k.req;
+		row->attr_confidence = CW_CONF_RECONSTRUCTED;
+		cw_carry__chain(&k, row->attr_chain, sizeof(row->attr_chain));
+		return;
+	}
+	if (task) {
+		row->attr_confidence = CW_CONF_OBSERVED; /* the task; no request */
+		return;
+	}
+	if (k.state == CW_CARRY_SET)
+		row->attr_reason = "the request handed over here had ended";
+	else if (k.state == CW_CARRY_UNKNOWN)
+		row->attr_reason = k.npath ? "handed over from a context whose request is unknown"
+					   : "woken by an unknown cause";
+	else
+		row->attr_reason = "no request interval on the thread, nor in what handed over to it";
+}
+
+static int on_sample(struct cw_cls *c, const struct cw_hdr *h)
 {
 	const struct cw_sample *r = (const void *)h;
 	struct sample *s = c->state;
@@ -552,6 +612,7 @@ static void attribute(struct cw_cls *c, struct cw_obj *t, const struct cw_hdr *h
 		/* Read after the thread was switched in again: the wait ended
 		 * at a switch-in no later than the last one seen. */
 		row.weight = t->run_ts - h->ts;
+		settle_wait(&row, NULL);
 		c->st->offcpu_unresolved++;
 		return write_sample(c, &row);
 	}
@@ -561,6 +622,7 @@ static void attribute(struct cw_cls *c, struct cw_obj *t, const struct cw_hdr *h
 		 * again before the newer wait began, unseen. One wait per
 		 * tid is ever open. */
 		row.weight = (*pp)->row.ts - h->ts;
+		settle_wait(&row, NULL);
 		c->st->offcpu_unresolved++;
 		return write_sample(c, &row);
 	}
@@ -617,6 +679,9 @@ static int on_switch(struct cw_cls *c, const struct cw_hdr *h)
 	if (t->wake_edge && t->wake_ts > e->row.ts && t->wake_ts <= h->ts &&
 	    !cw_ident__break_in(c->id, e->row.ts, h->ts))
 		e->row.wake = t->wake_edge;
+	settle_wait(&e->row, e->row.wake ? &t->carry : NULL);
+	if (e->row.wake && cw_carry__live(c, &t->carry))
+		e->row.waker_request = t->carry.req;
 	err = write_sample(c, &e->row);
 	free(e);
 	return err;

@@ -27,7 +27,8 @@ static const char *const stmt_sql[ST_N] = {
 		     "inlined) VALUES(?,?,?,?,?,?,?,?,?)",
 	[ST_STACK] = "INSERT INTO stacks(id,depth) VALUES(?,?)",
 	[ST_STACK_FRAME] = "INSERT INTO stack_frames(stack,position,frame) VALUES(?,?,?)",
-	[ST_ATTR] = "INSERT INTO attribution(sample,request,task,confidence,reason) VALUES(?,?,?,?,?)",
+	[ST_ATTR] = "INSERT INTO attribution(sample,request,task,confidence,reason,waker_request) "
+		    "VALUES(?,?,?,?,?,?)",
 	[ST_SAMPLE] = "INSERT INTO samples(node,thread,ts,cpu,kind,stack,weight,"
 		      "inclusion_probability,weight_exact,wake) VALUES(?,?,?,?,?,?,?,?,?,?)",
 	[ST_WAIT] = "INSERT INTO resource_waits(resource,waiter,start_ns,end_ns,wake_edge,waker,"
@@ -181,8 +182,11 @@ static int db_sample(void *ctx, const struct cw_sample_row *r)
 	sqlite3_bind_text(s, 4, cw_confidence_names[r->attr_confidence], -1, SQLITE_STATIC);
 	if (r->attr_reason)
 		sqlite3_bind_text(s, 5, r->attr_reason, -1, SQLITE_STATIC);
+	else if (r->attr_chain[0])
+		sqlite3_bind_text(s, 5, r->attr_chain, -1, SQLITE_TRANSIENT);
 	else
 		sqlite3_bind_null(s, 5);
+	bind_id(s, 6, r->waker_request);
 	return step(db, s);
 }
 

@@ -49,6 +49,8 @@ struct cw_ident {
 	uint64_t next_id;
 	uint64_t next_edge_id;
 	struct cw_edge_ref last; /* the edge next_edge_id names */
+	cw_edge_hook_fn *edge_hook;
+	void *edge_hook_ctx;
 
 	struct cw_scope **scopes;
 	size_t scopes_cap, nscopes;
@@ -194,6 +196,11 @@ const struct cw_scope *cw_ident__host(const struct cw_ident *id)
 const struct cw_sink *cw_ident__sink(const struct cw_ident *id)
 {
 	return &id->sink;
+}
+
+const struct cw_scope *cw_obj__scope(const struct cw_obj *o)
+{
+	return o->scope;
 }
 
 const char *cw_scope__name(const struct cw_scope *s)
@@ -418,11 +425,19 @@ int cw_ident__edge_x(struct cw_ident *id, uint8_t type, const struct cw_obj *src
 	/* What ends a thread's wait, for the samples: a wake, or a timer's
 	 * fire straight into the thread. The dst is live (a handler names
 	 * it), so the cast only writes to an object the layer owns. */
+	if (id->edge_hook)
+		id->edge_hook(id->edge_hook_ctx, type, src, (struct cw_obj *)dst, h);
 	if ((type == CW_EDGE_WAKE || type == CW_EDGE_FIRE) && dst->n.type == CW_NODE_THREAD) {
 		((struct cw_obj *)dst)->wake_edge = e.id;
 		((struct cw_obj *)dst)->wake_ts = e.ts;
 	}
 	return id->sink.edge(id->sink.ctx, &e);
+}
+
+void cw_ident__set_edge_hook(struct cw_ident *id, cw_edge_hook_fn *fn, void *ctx)
+{
+	id->edge_hook = fn;
+	id->edge_hook_ctx = ctx;
 }
 
 void cw_ident__last_edge_ref(const struct cw_ident *id, struct cw_edge_ref *r)

@@ -34,6 +34,26 @@
 struct cw_ident;
 struct cw_scope;
 
+/*
+ * The request an object works for, carried over kernel handoffs (contract
+ * 6.1, analyze/carry.c): set on an edge's dst from what its src's context
+ * belonged to. The request is named by its node id, and by its key and
+ * process so that it can be looked up again: a carried request is
+ * believed only while that generation is still live.
+ */
+#define CW_CARRY_PATH 5
+enum { CW_CARRY_NONE, CW_CARRY_SET, CW_CARRY_UNKNOWN };
+struct cw_carry {
+	uint64_t req;	  /* request node id (CW_CARRY_SET) */
+	uint64_t req_key; /* its key, in scope 'pid:req_pid' */
+	uint32_t req_pid;
+	uint8_t state;	  /* CW_CARRY_* */
+	uint8_t from_task; /* the chain starts at a task spawned in the request */
+	uint8_t npath;	  /* handoffs in the chain; the last CW_CARRY_PATH are in path
+			   * (CW_CARRY_UNKNOWN: handoffs since the unknown cause) */
+	uint8_t path[CW_CARRY_PATH]; /* edge types, oldest first */
+};
+
 /* A live generation. Class handlers read and write the public part. */
 struct cw_obj {
 	struct cw_node n;
@@ -59,6 +79,7 @@ struct cw_obj {
 	 * The adapter scopes a server's shared resources by it. It sits in
 	 * what was padding, so an object is no larger. */
 	uint32_t parent_pid;
+	struct cw_carry carry;
 
 	/* private to ident.c */
 	struct cw_obj *lru_prev, *lru_next, *hnext;
@@ -86,6 +107,8 @@ const struct cw_scope *cw_ident__host(const struct cw_ident *id);
  * allocates (no object can live in a scope that is not interned). */
 const struct cw_scope *cw_ident__scope_find(const struct cw_ident *id, const char *name);
 const char *cw_scope__name(const struct cw_scope *s);
+/* The scope of @o. */
+const struct cw_scope *cw_obj__scope(const struct cw_obj *o);
 
 /* Where nodes and edges go; for the records a class writes itself. */
 const struct cw_sink *cw_ident__sink(const struct cw_ident *id);
@@ -136,6 +159,12 @@ struct cw_edge_extra {
 	int64_t interrupted; /* tid, or -1 */
 	uint64_t addr;	     /* 0: none */
 };
+
+/* Called for every edge, before it is written: what the dst learns from
+ * the src (analyze/carry.c). @dst is live, and the hook may write it. */
+typedef void cw_edge_hook_fn(void *ctx, uint8_t type, const struct cw_obj *src,
+			     struct cw_obj *dst, const struct cw_hdr *h);
+void cw_ident__set_edge_hook(struct cw_ident *id, cw_edge_hook_fn *fn, void *ctx);
 
 /* The id of the last edge written (0: none yet). Ids are given in
  * creation order and are the database's edges.id. */

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "classes.h"
+#include "carry.h"
 #include "ksyms.h"
 
 const char *const cw_node_type_names[CW_NODE_NTYPES] = {
@@ -157,6 +158,9 @@ struct cw_join *cw_join__new(const struct cw_sink *sink, const struct cw_join_op
 			if (ac->running_ranks >> rank & 1)
 				add_running(j, (uint8_t)c, rank);
 	}
+	/* What each edge's dst works for, from its src (carry.h): one
+	 * rule for every class's edges, so it lives here, not in one. */
+	cw_ident__set_edge_hook(j->id, cw_carry__edge, &j->cls[0]);
 	/* Watches after every owner is known: a watch of a type nobody owns
 	 * would never run, which is a build error too. */
 	for (size_t c = 0; c < NACLASSES; c++) {

@@ -142,8 +142,10 @@ struct cw_sample_row {
 	 * sample worked for (node ids, 0: NULL), with the confidence of
 	 * saying so and why */
 	uint64_t request, task;
+	uint64_t waker_request; /* off-CPU: the request the ending wake was a handoff of */
 	uint8_t attr_confidence;
-	const char *attr_reason; /* static string or NULL */
+	const char *attr_reason; /* static string or NULL: then attr_chain, if not empty */
+	char attr_chain[80];	 /* a reconstructed attribution's chain of handoffs */
 };
 
 /* A resource wait (contract 6, resource_waits; cls_adapter.c says how

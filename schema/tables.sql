@@ -108,18 +108,42 @@ CREATE TABLE samples(
   wake   INTEGER REFERENCES edges(id));
 
 -- attribution (contract 6.1): the request and runtime task each sample
--- worked for, one row per sample. observed: an adapter interval names
--- them on the sample's thread (a request between begin and end, a task
--- between poll begin and end; a task polled inside a request names both).
--- unknown otherwise, with the reason: following kernel handoffs back to a
--- request (reconstructed) is not done yet, and nothing is charged to a
--- likely request. An off-CPU sample is the request or task that blocked.
+-- worked for, one row per sample (analyze/carry.c).
+--   observed       an adapter interval names them on the sample's thread
+--                  (a request between begin and end, a task between poll
+--                  begin and end; a task polled inside a request names
+--                  both);
+--   reconstructed  the request was carried to the thread over kernel
+--                  handoffs from a context that belonged to it: a wake
+--                  from a thread inside it, an io_uring completion of a
+--                  request submitted in it, a work item queued in it, a
+--                  timer armed in it, a task spawned in it; each handoff
+--                  replaces what the thread carried before, and a carried
+--                  request is believed only while it has not ended.
+--                  reason is the chain ('request > submit > complete >
+--                  wake'; '...' where older steps were dropped); a polled
+--                  task's request through its spawn is reconstructed too,
+--                  the task itself observed;
+--   unknown        neither: request NULL, and reason says why (no
+--                  interval and no handoff from a request; woken by an
+--                  unknown cause, such as an interrupt with no known
+--                  object; the request handed over had ended; a sample
+--                  read past the reorder window).
+-- Nothing is charged to a likely request. An off-CPU sample is charged to
+-- the request its context was blocked in; when only a handoff said so,
+-- only if what ended the wait was a handoff of that same request (a
+-- worker that blocks after one request and is woken for the next waited
+-- for neither). waker_request: for an off-CPU sample whose wake was seen,
+-- the request the wake was a handoff of (observed or carried, and not
+-- ended), which the blocked time can also be charged to as its cause;
+-- NULL when none or unknown.
 CREATE TABLE attribution(
   sample     INTEGER PRIMARY KEY REFERENCES samples(id),
   request    INTEGER REFERENCES nodes(id),
   task       INTEGER REFERENCES nodes(id),
   confidence TEXT NOT NULL,
-  reason     TEXT);
+  reason     TEXT,
+  waker_request INTEGER REFERENCES nodes(id));
 
 CREATE TABLE coverage_breaks(
   id          INTEGER PRIMARY KEY,
@@ -282,6 +306,86 @@ CREATE VIEW offcpu_by_waker AS
     LEFT JOIN edges e ON e.id = s.wake LEFT JOIN nodes w ON w.id = e.src
    WHERE s.kind = 'offcpu'
    GROUP BY e.src, s.thread;
+
+-- What a sample's time went to: 'cpu' for a CPU sample; for an off-CPU
+-- one, 'resource_wait' when it lies in a resource wait of its thread (or
+-- of the request or task waiting), else by what ended the wait (the src
+-- of its wake edge): 'io_uring' (an io_request), 'workqueue' (a work
+-- item), 'timer', 'net' (a packet), 'futex' (a futex wake), 'wake'
+-- (another thread, by other means); 'unknown' when the wake was not seen
+-- or its cause is unknown.
+CREATE VIEW sample_mechanism AS
+  SELECT s.id AS sample,
+         CASE WHEN s.kind = 'cpu' THEN 'cpu'
+              WHEN EXISTS (SELECT 1 FROM resource_waits w
+                            WHERE w.waiter IN (s.thread, a.request, a.task)
+                              AND w.start_ns <= s.ts
+                              AND (w.end_ns IS NULL OR w.end_ns > s.ts)) THEN 'resource_wait'
+              WHEN e.src IS NULL THEN 'unknown'
+              WHEN e.reason = 'futex' THEN 'futex'
+              WHEN n.type = 'io_request' THEN 'io_uring'
+              WHEN n.type = 'work_item' THEN 'workqueue'
+              WHEN n.type = 'timer' THEN 'timer'
+              WHEN n.type = 'packet' THEN 'net'
+              ELSE 'wake' END AS mechanism
+    FROM samples s LEFT JOIN attribution a ON a.sample = s.id
+    LEFT JOIN edges e ON e.id = s.wake LEFT JOIN nodes n ON n.id = e.src;
+
+-- Per request, its time by mechanism (sample_mechanism), estimated from
+-- the samples charged to it (weight / inclusion_probability, ns):
+-- cpu_ns on CPU, blocked_ns off CPU, and how much of it is observed or
+-- reconstructed (attribution.confidence). Samples that no request could
+-- be named for are not here: attribution_coverage says how much that is.
+CREATE VIEW request_cost AS
+  SELECT a.request, r.name AS request_name, m.mechanism,
+         count(*) AS samples,
+         sum(CASE WHEN s.kind = 'cpu' THEN s.weight / s.inclusion_probability ELSE 0 END)
+           AS cpu_ns,
+         sum(CASE WHEN s.kind = 'offcpu' THEN s.weight / s.inclusion_probability ELSE 0 END)
+           AS blocked_ns,
+         sum(CASE WHEN a.confidence = 'observed' THEN s.weight / s.inclusion_probability
+                  ELSE 0 END) AS observed_ns,
+         sum(CASE WHEN a.confidence = 'reconstructed' THEN s.weight / s.inclusion_probability
+                  ELSE 0 END) AS reconstructed_ns
+    FROM attribution a JOIN samples s ON s.id = a.sample
+    JOIN sample_mechanism m ON m.sample = s.id JOIN nodes r ON r.id = a.request
+   WHERE a.request IS NOT NULL
+   GROUP BY a.request, m.mechanism;
+
+-- Per request: its wall time (begin to end, NULL when either was not
+-- seen), the CPU and blocked time charged to it in all its contexts, and
+-- the shares of that observed and reconstructed.
+CREATE VIEW request_summary AS
+  SELECT c.request, r.name AS request_name, r.start_ns, r.end_ns,
+         r.end_ns - r.start_ns AS wall_ns,
+         sum(c.cpu_ns) AS cpu_ns, sum(c.blocked_ns) AS blocked_ns,
+         sum(c.observed_ns) / (sum(c.cpu_ns) + sum(c.blocked_ns)) AS observed_share,
+         sum(c.reconstructed_ns) / (sum(c.cpu_ns) + sum(c.blocked_ns)) AS reconstructed_share
+    FROM request_cost c JOIN nodes r ON r.id = c.request
+   GROUP BY c.request;
+
+-- How much of the sampled time is charged to a request, by kind and
+-- confidence (ns estimated as above; share of the kind's total). The
+-- unknown rows are what no evidence tied to a request: idle workers and
+-- threads outside any request as well as lost handoffs.
+CREATE VIEW attribution_coverage AS
+  SELECT s.kind, a.confidence, a.request IS NOT NULL AS has_request, count(*) AS samples,
+         sum(s.weight / s.inclusion_probability) AS ns,
+         sum(s.weight / s.inclusion_probability) /
+           (SELECT sum(x.weight / x.inclusion_probability) FROM samples x WHERE x.kind = s.kind)
+           AS share
+    FROM attribution a JOIN samples s ON s.id = a.sample
+   GROUP BY s.kind, a.confidence, a.request IS NOT NULL;
+
+-- Blocked time charged to its cause: per waiting request (NULL: none
+-- known) and the request whose handoff ended the wait
+-- (attribution.waker_request).
+CREATE VIEW blocked_by_cause AS
+  SELECT a.request, a.waker_request, count(*) AS samples,
+         sum(s.weight / s.inclusion_probability) AS blocked_ns
+    FROM attribution a JOIN samples s ON s.id = a.sample
+   WHERE s.kind = 'offcpu' AND a.waker_request IS NOT NULL
+   GROUP BY a.request, a.waker_request;
 
 -- The causal ancestry of a node: its causes, their causes, and so on back
 -- to a root, one row per step. A node has many causes over its life (a
@@ -482,3 +586,5 @@ CREATE INDEX samples_node ON samples(node);
 CREATE INDEX samples_thread ON samples(thread, ts);
 CREATE INDEX stack_frames_frame ON stack_frames(frame);
 CREATE INDEX resource_waits_resource ON resource_waits(resource);
+CREATE INDEX resource_waits_waiter ON resource_waits(waiter, start_ns);
+CREATE INDEX attribution_request ON attribution(request);

@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Causal attribution over kernel handoffs: see carry.h.
+ */
+#include <stdio.h>
+#include <string.h>
+#include "carry.h"
+
+/* The handoffs that carry work from a cause to its effect (contract 4's
+ * directions). Not resume: a task's thread runs it only between poll
+ * begin and end, which the adapter's interval says (observed); not
+ * begin, end, acquire or release, which name requests and resources,
+ * not what works for them. */
+static int carries(uint8_t type)
+{
+	switch (type) {
+	case CW_EDGE_SPAWN:
+	case CW_EDGE_WAKE:
+	case CW_EDGE_SUBMIT:
+	case CW_EDGE_PUNT:
+	case CW_EDGE_COMPLETE:
+	case CW_EDGE_QUEUE:
+	case CW_EDGE_EXECUTE:
+	case CW_EDGE_ARM:
+	case CW_EDGE_FIRE:
+		return 1;
+	}
+	return 0;
+}
+
+static void set_origin(struct cw_carry *k, const struct cw_obj *req)
+{
+	const char *scope = cw_scope__name(cw_obj__scope(req));
+
+	memset(k, 0, sizeof(*k));
+	/* A request's scope is its process ('pid:N', contract 6): how it
+	 * is found again. Any other spelling cannot be found: no carry. */
+	if (sscanf(scope, "pid:%u", &k->req_pid) != 1)
+		return;
+	k->state = CW_CARRY_SET;
+	k->req = req->n.id;
+	k->req_key = req->n.key;
+}
+
+void cw_carry__of(struct cw_cls *c, struct cw_obj *o, const struct cw_hdr *h,
+		  struct cw_carry *out, struct cw_obj **task, int *observed_req)
+{
+	struct cw_obj *req = NULL, *t = NULL;
+
+	*observed_req = 0;
+	switch (o->n.type) {
+	case CW_NODE_THREAD:
+		req = cw_cls__running_at(c, o, h, CW_RUN_REQUEST);
+		t = cw_cls__running_at(c, o, h, CW_RUN_RUNTIME_TASK);
+		break;
+	case CW_NODE_REQUEST:
+		req = o;
+		break;
+	case CW_NODE_RUNTIME_TASK:
+		t = o;
+		break;
+	}
+	if (task)
+		*task = t;
+	if (req) {
+		*observed_req = o->n.type == CW_NODE_THREAD;
+		set_origin(out, req);
+	} else if (t && t != o) {
+		/* a polled task: the request it was spawned in */
+		*out = t->carry;
+	} else {
+		*out = o->carry;
+	}
+}
+
+void cw_carry__edge(void *ctx, uint8_t type, const struct cw_obj *src, struct cw_obj *dst,
+		    const struct cw_hdr *h)
+{
+	struct cw_cls *c = ctx;
+	struct cw_carry k;
+	struct cw_obj *t;
+	int observed;
+
+	if (!carries(type))
+		return;
+	switch (dst->n.type) {
+	case CW_NODE_RUNTIME_TASK:
+		/* a task belongs to the request it was spawned in; a wake
+		 * is what it waited for, not whom it works for */
+		if (type != CW_EDGE_SPAWN)
+			return;
+		break;
+	case CW_NODE_THREAD:
+	case CW_NODE_IO_REQUEST:
+	case CW_NODE_WORK_ITEM:
+	case CW_NODE_TIMER:
+	case CW_NODE_PACKET:
+		break;
+	default:
+		return;
+	}
+	if (!src) {
+		/* An unknown cause: the request before it is not the
+		 * request now. */
+		memset(&dst->carry, 0, sizeof(dst->carry));
+		dst->carry.state = CW_CARRY_UNKNOWN;
+		return;
+	}
+	cw_carry__of(c, (struct cw_obj *)src, h, &k, &t, &observed);
+	if (k.state == CW_CARRY_UNKNOWN && k.npath < UINT8_MAX) {
+		k.npath++; /* handed on from a context whose request is unknown */
+	} else if (k.state == CW_CARRY_SET) {
+		if (src->n.type == CW_NODE_RUNTIME_TASK || (t && !observed))
+			k.from_task = 1;
+		if (k.npath >= CW_CARRY_PATH)
+			memmove(k.path, k.path + 1, CW_CARRY_PATH - 1);
+		k.path[k.npath < CW_CARRY_PATH ? k.npath : CW_CARRY_PATH - 1] = type;
+		if (k.npath < UINT8_MAX)
+			k.npath++;
+	}
+	dst->carry = k;
+}
+
+int cw_carry__live(struct cw_cls *c, const struct cw_carry *k)
+{
+	char name[32];
+	const struct cw_scope *s;
+	struct cw_obj *o;
+
+	if (k->state != CW_CARRY_SET)
+		return 0;
+	snprintf(name, sizeof(name), "pid:%u", k->req_pid);
+	if (!(s = cw_ident__scope_find(c->id, name)))
+		return 0;
+	o = cw_ident__live(c->id, CW_NODE_REQUEST, s, k->req_key);
+	return o && o->n.id == k->req && !o->ended;
+}
+
+void cw_carry__chain(const struct cw_carry *k, char *buf, size_t len)
+{
+	size_t kept = k->npath < CW_CARRY_PATH ? k->npath : CW_CARRY_PATH;
+	int n = snprintf(buf, len, "%s%s", k->from_task ? "task in request" : "request",
+			 k->npath > kept ? " > ..." : "");
+
+	for (size_t i = 0; i < kept && n > 0 && (size_t)n < len; i++)
+		n += snprintf(buf + n, len - (size_t)n, " > %s", cw_edge_type_names[k->path[i]]);
+}

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Causal attribution over kernel handoffs (contract 6.1, reconstructed).
+ *
+ * An adapter interval names the request a thread works for (observed).
+ * Where none does, the request is carried along the edges: a thread woken
+ * by a context that belonged to request R, a completion of an io_request
+ * submitted in R, a work item queued in R, a timer armed in R, a task
+ * spawned in R all belong to R, and what they in turn wake, complete or
+ * execute does too. Each handoff replaces what its dst carried, so a
+ * thread belongs to the request of the last handoff into it; a handoff
+ * whose cause is unknown leaves it unknown, never the request before.
+ *
+ * A carried request is believed only while its generation is live: work
+ * after the request ended is not the request's.
+ */
+#ifndef CAUSEWAY_CARRY_H
+#define CAUSEWAY_CARRY_H
+
+#include <stddef.h>
+#include "classes.h"
+
+/* The edge hook (cw_ident__set_edge_hook); @ctx is any struct cw_cls of
+ * the join. */
+void cw_carry__edge(void *ctx, uint8_t type, const struct cw_obj *src, struct cw_obj *dst,
+		    const struct cw_hdr *h);
+
+/*
+ * What the context of @o belongs to at @h: for a thread, the request and
+ * task its adapter intervals name (observed), else what it carries; for a
+ * task, itself and the request it was spawned in; for a request, itself;
+ * for any other object, what it carries. *observed_req says whether the
+ * request was named by an interval on that thread.
+ */
+void cw_carry__of(struct cw_cls *c, struct cw_obj *o, const struct cw_hdr *h,
+		  struct cw_carry *out, struct cw_obj **task, int *observed_req);
+
+/* Is the request @k names still live (the same generation)? */
+int cw_carry__live(struct cw_cls *c, const struct cw_carry *k);
+
+/* The chain @k names, as text ("request > wake > submit > complete >
+ * wake"), in @buf of @len bytes. */
+void cw_carry__chain(const struct cw_carry *k, char *buf, size_t len);
+
+#endif /* CAUSEWAY_CARRY_H */
