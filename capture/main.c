@@ -52,7 +52,6 @@
 #include "capture/tracer.h"
 #include "capture/usdt.h"
 
-#define EDGE_RING_BYTES (8u << 20)
 #define TRACED_MAX 65536u
 
 /* Privilege and BTF, before anything else is tried. @return 0 or -1
@@ -282,7 +281,7 @@ int main(int argc, char **argv)
 
 	topts.self = getpid();
 	topts.filter = env.npids || cmd;
-	topts.edge_ring_bytes = EDGE_RING_BYTES;
+	topts.edge_ring_bytes = (uint32_t)env.edge_ring_bytes;
 	topts.traced_max = TRACED_MAX;
 	topts.ctx_method = env.ctx_method;
 	topts.features = features;
@@ -394,7 +393,7 @@ int main(int argc, char **argv)
 		.ntraced = ntraced,
 		.ncpus = libbpf_num_possible_cpus(),
 		.start_ns = loop.start_ns,
-		.ring_edge_bytes = EDGE_RING_BYTES,
+		.ring_edge_bytes = env.edge_ring_bytes,
 		.segment_size = env.segment_size,
 		.ksyms = ksyms,
 		.ksyms_omitted = ksyms_why,

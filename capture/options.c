@@ -45,6 +45,9 @@ static void usage(FILE *f)
 		"                        probability (0: no cap; edges are never decimated)\n"
 		"      --sample-ring SIZE  sample ring buffer bytes, a power of two (default 8M;\n"
 		"                        K/M/G suffixes), apart from the edge ring\n"
+		"      --edge-ring SIZE  edge ring buffer bytes, a power of two between 4K and 1G\n"
+		"                        (default 8M, no loss at 1M events/s; K/M/G suffixes);\n"
+		"                        events that find it full are lost and counted\n"
 		"      --context-method M  how interrupt context is told apart: auto (default),\n"
 		"                        ksym, runqueue, thread_info or none (wakes then have an\n"
 		"                        unknown context)\n"
@@ -186,6 +189,7 @@ int options__parse(struct env *env, int argc, char **argv)
 		OPT_CALL_GRAPH,
 		OPT_SAMPLE_BUDGET,
 		OPT_SAMPLE_RING,
+		OPT_EDGE_RING,
 		OPT_USDT,
 		OPT_VERSION
 	};
@@ -203,6 +207,7 @@ int options__parse(struct env *env, int argc, char **argv)
 		{ "call-graph", required_argument, NULL, OPT_CALL_GRAPH },
 		{ "sample-budget", required_argument, NULL, OPT_SAMPLE_BUDGET },
 		{ "sample-ring", required_argument, NULL, OPT_SAMPLE_RING },
+		{ "edge-ring", required_argument, NULL, OPT_EDGE_RING },
 		{ "usdt", required_argument, NULL, OPT_USDT },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -220,6 +225,7 @@ int options__parse(struct env *env, int argc, char **argv)
 	env->segment_size = CW_SEG_DEFAULT_RAW;
 	env->ctx_method = -1;
 	env->sample_ring_bytes = SAMPLE_RING_DEFAULT;
+	env->edge_ring_bytes = EDGE_RING_DEFAULT;
 	env->argc = argc;
 	env->argv = argv;
 
@@ -316,6 +322,15 @@ int options__parse(struct env *env, int argc, char **argv)
 			env->sample_ring_bytes = v;
 			env->sample_ring_given = true;
 			break;
+		case OPT_EDGE_RING:
+			/* A BPF ring buffer is a power of two of pages. */
+			if (parse_size(optarg, &v) || v < 4096 || v > (1u << 30) || (v & (v - 1))) {
+				cw_msg("--edge-ring: '%s' is not a power of two between 4K and 1G",
+				       optarg);
+				return 2;
+			}
+			env->edge_ring_bytes = v;
+			break;
 		case OPT_USDT:
 			if (!*optarg || env->nusdt == MAX_USDT_PATHS) {
 				cw_msg("--usdt: %s", *optarg ? "too many files" : "empty file name");
@@ -382,9 +397,10 @@ void options__string(const struct env *env, const char *classes, char *buf, size
 	if (off < len)
 		off += snprintf(buf + off, len - off,
 				" events=%s freq=%lu offcpu=%d duration_ns=%" PRIu64
-				" segment_size=%zu max_size=%" PRIu64 " context_method=%s",
+				" segment_size=%zu max_size=%" PRIu64 " edge_ring=%" PRIu64
+				" context_method=%s",
 				classes, env->freq, !env->no_offcpu, env->duration_ns,
-				env->segment_size, env->max_size,
+				env->segment_size, env->max_size, env->edge_ring_bytes,
 				env->ctx_method < 0 ? "auto" : cw_ctx_method_names[env->ctx_method]);
 	for (size_t i = 0; i < env->nusdt && off < len; i++)
 		off += snprintf(buf + off, len - off, " usdt=%s", env->usdt_paths[i]);

@@ -31,6 +31,7 @@ struct env {
 	bool sample_budget_given;
 	uint64_t sample_ring_bytes; /* a power of two */
 	bool sample_ring_given;
+	uint64_t edge_ring_bytes;   /* a power of two */
 	bool events[CW_CLASS_MAX]; /* -e, by CW_CLASS_* */
 	bool events_given;
 	size_t segment_size;
@@ -47,6 +48,11 @@ struct env {
  * of the default 8 KiB is 64 MiB, drained every 100 ms at the latest and
  * earlier at 1/8 fill. */
 #define SAMPLE_RING_DEFAULT (8u << 20)
+/* --edge-ring default: at 1M events/s of about 64 bytes, 64 MiB/s, the
+ * consumer is woken at 1/8 fill (1 MiB, about 16 ms of events), which
+ * leaves it the other 7/8 to drain before a reserve fails. Smaller rings
+ * are for measuring loss: it becomes coverage breaks, never a join. */
+#define EDGE_RING_DEFAULT (8u << 20)
 #define DWARF_STACK_DEFAULT 8192u
 
 /* The sample plane is on: CPU samples or off-CPU stacks. */

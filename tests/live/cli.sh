@@ -5,6 +5,11 @@
 #    a symlink is refused even with --force (its target is untouched);
 #    the file is created mode 0600;
 #  - -e sched,usdt records sched and says what the adapter class attached;
+#  - --edge-ring: a power of two between 4K and 1G, else exit 2; a
+#    one-page edge ring under four ping-pong pairs loses edges, which are
+#    counted and become 'edge' coverage breaks, the analysis succeeds and
+#    no wake into a ping-pong thread names another thread than its
+#    partner; the default ring loses none of the same workload;
 #  - SIGTERM drains and closes cleanly (exit 0, final segment,
 #    stop_reason signal); SIGKILL loses at most the in-flight segment;
 #  - not privileged: exit 2 naming CAP_BPF / CAP_PERFMON.
@@ -41,6 +46,50 @@ for o in "--call-graph dwarf" "--sample-budget 100" "--sample-ring 65536"; do
 	expect_rc 2 "" "$o with -F 0 --no-offcpu" -- "$CAP" -F 0 --no-offcpu $o -d 0.1 -o "$T/n.cwt"
 done
 expect_rc 2 "" "--call-graph dwarf,12" -- "$CAP" --call-graph dwarf,12 -d 0.1 -o "$T/n.cwt"
+
+# --edge-ring: loss forced by a small ring is counted and stays loss.
+for s in 3000 0 2G x 6K; do
+	expect_rc 2 "--edge-ring: '$s' is not a power of two between 4K and 1G" "--edge-ring $s" -- \
+		"$CAP" -q -F 0 --no-offcpu --edge-ring "$s" -d 0.1 -o "$T/r.cwt"
+done
+[ -e "$T/r.cwt" ] && fail "a refused --edge-ring left $T/r.cwt behind"
+ring_run() { # name [capture arguments...]: four pairs, 50000 round trips each
+	local n=$1
+	shift
+	capture -q -F 0 --no-offcpu "$@" -o "$T/$n.cwt" -- "$WL/pingpong" "$T/$n.truth" 50000 0 4
+	analyze "$T/$n.cwt" "$T/$n.db"
+}
+edge_lost() { DB=$T/$1.db q "select count(*) || ' breaks, ' || coalesce(sum(lost_events), 0) || ' lost'
+			     from coverage_breaks where stream = 'edge'"; }
+# Wakes and fires into a ping-pong thread from any thread but its partner:
+# a join made across the loss that is wrong. $3: the partner.
+foreign_wakes() { # name tid partner
+	DB=$T/$1.db q "select count(*) from edges e join nodes d on d.id = e.dst
+		       join nodes s on s.id = e.src
+		       where e.type in ('wake', 'fire') and d.type = 'thread' and d.key = $2
+		       and s.type = 'thread' and s.key != $3"
+}
+ring_run small --edge-ring 4K
+ring_run default
+[ "$(kv ring_edge_bytes "$T/small.cwt")" = 4096 ] ||
+	fail "--edge-ring 4K: ring_edge_bytes $(kv ring_edge_bytes "$T/small.cwt")"
+kv options "$T/small.cwt" | grep -q " edge_ring=4096 " || fail "--edge-ring 4K: options $(kv options "$T/small.cwt")"
+[ "$(kv ring_edge_bytes "$T/default.cwt")" = $((8 << 20)) ] ||
+	fail "default edge ring: ring_edge_bytes $(kv ring_edge_bytes "$T/default.cwt")"
+small=$(edge_lost small) dflt=$(edge_lost default)
+case $small in "0 breaks, 0 lost" | *" 0 lost") fail "a one-page edge ring lost nothing: $small" ;; esac
+[ "$(meta events_lost "$T/small.db")" -gt 0 ] || fail "--edge-ring 4K: meta events_lost 0 ($small)"
+[ "$dflt" = "0 breaks, 0 lost" ] || fail "the default edge ring lost events: $dflt"
+wakes=$(DB=$T/small.db q "select count(*) from edges where type = 'wake'")
+[ "$wakes" -gt 0 ] || fail "--edge-ring 4K: no wake edge left to check"
+while read -r k a b _; do
+	[ "$k" = pingpong ] || continue
+	for run in small default; do
+		n=$(($(foreign_wakes $run "$a" "$b") + $(foreign_wakes $run "$b" "$a")))
+		[ "$n" = 0 ] || fail "$run edge ring: $n wakes of ping-pong pair $a/$b from another thread"
+	done
+done <"$T/small.truth"
+[ "$(grep -c '^pingpong ' "$T/small.truth")" = 4 ] || fail "no ground truth for four pairs"
 
 # SIGTERM: drain, final segment, exit 0.
 start_capture "$T/s.cwt"
@@ -88,4 +137,4 @@ if command -v setpriv >/dev/null; then
 	expect_rc 2 "CAP_BPF" "unprivileged" -- setpriv --reuid=65534 --regid=65534 --clear-groups \
 		"$CAP" -q -o /nonexistent/x.cwt -d 1
 fi
-echo "live/$NAME: exit codes, output safety, classes, SIGTERM and SIGKILL behave"
+echo "live/$NAME: exit codes, output safety, classes, --edge-ring ($small with 4K, $dflt by default), SIGTERM and SIGKILL behave"
