@@ -14,8 +14,9 @@
 #  - samples (CPU at 999 Hz and off-CPU) are attributed: every sample taken
 #    between a request's begin and end on its thread names that request,
 #    observed (at least 90%), or is unknown because it was read past the
-#    reorder window; no attribution names a request outside its interval
-#    or thread; samples whose node is a task name that task.
+#    reorder window; no observed attribution names a request outside its
+#    interval or thread, and a reconstructed one always spells its chain;
+#    samples whose node is a task name that task.
 
 . "$(dirname "$0")/../lib/live.bash" "$@"
 
@@ -102,8 +103,14 @@ late=$(q "select count(*) from samples s join rint r on r.thread = s.thread and 
 [ $((named + late)) = "$inside" ] && [ $((named * 10)) -ge $((inside * 9)) ] ||
 	fail "$named of $inside samples inside a request are attributed to it, observed ($late read late)"
 stray=$(q "select count(*) from attribution a join samples s on s.id = a.sample where a.request is not null
+	and a.confidence = 'observed'
 	and not exists (select 1 from rint r where r.req = a.request and r.thread = s.thread and s.ts > r.t0 and s.ts < r.t1)")
-[ "$stray" = 0 ] || fail "$stray samples attributed to a request outside its interval or thread"
+[ "$stray" = 0 ] || fail "$stray samples attributed to a request outside its interval or thread, observed"
+# Outside an interval a request is only ever reconstructed, over a chain
+# of handoffs that the reason spells (bench/truth scores how right).
+nochain=$(q "select count(*) from attribution where confidence = 'reconstructed'
+	and (request is null or reason is null or (reason not like 'request > %' and reason not like 'task in request > %'))")
+[ "$nochain" = 0 ] || fail "$nochain reconstructed attributions without a request or a chain"
 tk=$(q "select count(*) from samples s join nodes n on n.id = s.node and n.type = 'runtime_task'")
 tok=$(q "select count(*) from samples s join nodes n on n.id = s.node and n.type = 'runtime_task'
 	join attribution a on a.sample = s.id where a.task = n.id and a.confidence = 'observed'")
