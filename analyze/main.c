@@ -203,6 +203,14 @@ static int parse_args(int argc, char **argv)
 		return -EINVAL;
 	}
 	env.trace = argv[optind];
+	/* --dump prints the records as read: an option that shapes the
+	 * database would do nothing, and says so. */
+	if (env.dump && (env.out || env.force || env.no_symbols || env.max_live || env.classes)) {
+		fprintf(stderr, PROG ": --dump prints the records and writes no database: %s does nothing with it\n",
+			env.out ? "-o" : env.force ? "--force" : env.no_symbols ? "--no-symbols"
+			: env.max_live ? "--max-live" : "-e");
+		return -EINVAL;
+	}
 	return 0;
 }
 

@@ -111,6 +111,13 @@ rc=$?
 exec 4>&-
 "$AN" -q --force -o p.db big.cwt | head -c1 >/dev/null
 [ "${PIPESTATUS[0]}" = 0 ] || fail "| head -c1: exit ${PIPESTATUS[0]}"
+# Options that shape the database do nothing with --dump: exit 2.
+for o in "-o x.db" --force --no-symbols "--max-live 10" "-e sched"; do
+	# shellcheck disable=SC2086
+	"$AN" --dump $o big.cwt >/dev/null 2>"$T/err"
+	rc=$?
+	[ $rc = 2 ] && grep -q "does nothing" "$T/err" || fail "--dump $o: exit $rc, want 2: $(cat "$T/err")"
+done
 "$AN" --dump big.cwt | head -1 >/dev/null
 [ "${PIPESTATUS[0]}" = 0 ] || fail "--dump | head -1: exit ${PIPESTATUS[0]}"
 
