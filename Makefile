@@ -51,7 +51,8 @@ WORKLOADS := $(patsubst tests/workloads/%.c,$(BUILD)/workloads/%,$(wildcard test
 HEADERS := $(wildcard schema/*.h capture/*.h analyze/*.h tests/*.h)
 
 .PHONY: all clean test test-unit test-fixtures test-san test-live deps demo demo-postgres bench bench-tools fuzz
-all: $(BUILD)/causeway-analyze $(BUILD)/causeway-capture $(TOOLS) $(WORKLOADS) $(TEST_PROGS)
+all: $(BUILD)/causeway-analyze $(BUILD)/causeway-capture $(BUILD)/causeway-eval $(TOOLS) $(WORKLOADS) \
+	$(TEST_PROGS) $(BUILD)/bench/truthload
 
 $(BUILD)/causeway-analyze: $(ANALYZE_OBJS)
 	$(call msg,LINK,$@)
@@ -131,6 +132,18 @@ $(BUILD)/workloads/lib%.so: tests/workloads/lib/%.c include/causeway.h tests/wor
 	$(call msg,LINK,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -shared -fPIC -o $@ $<
+
+# The ground-truth benchmark (bench/truth/FORMAT.md): the evaluator, which
+# scores a database against a truth file, and the workload that writes one.
+EVAL_SRCS := $(wildcard bench/truth/eval*.c)
+$(BUILD)/causeway-eval: $(EVAL_SRCS) $(wildcard bench/truth/*.h) $(HEADERS)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(EVAL_SRCS) -lsqlite3 -lm
+
+$(BUILD)/bench/truthload: $(wildcard bench/truth/truthload*.c bench/truth/*.h) include/causeway.h
+	$(call msg,LINK,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -pthread -o $@ $(wildcard bench/truth/truthload*.c) -luring -lm
 
 deps:
 	$(Q)tests/deps.sh
