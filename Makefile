@@ -125,6 +125,7 @@ $(BUILD)/workloads/%: tests/workloads/%.c
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -pthread -o $@ $< -luring
 
 $(BUILD)/workloads/usdt_basic: include/causeway.h tests/workloads/usdt_round.h
+$(BUILD)/workloads/tcp $(BUILD)/bench/tcp_pingpong: tests/workloads/sockio.h
 
 # Workload libraries (tests/workloads/lib/NAME.c -> libNAME.so): what a
 # workload opens with dlopen() (usdt_basic: probes attached mid-run).

@@ -23,6 +23,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/socket.h>
+#include "tests/workloads/sockio.h"
 
 #define MSG 64
 
@@ -35,33 +36,14 @@ static void die(const char *what)
 	exit(1);
 }
 
-static void xsend(int fd, const char *buf)
-{
-	if (send(fd, buf, MSG, 0) != MSG)
-		die("send");
-}
-
-static void xrecv(int fd, char *buf)
-{
-	for (size_t got = 0; got < MSG;) {
-		ssize_t n = recv(fd, buf + got, MSG - got, 0);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			die("recv");
-		got += (size_t)n;
-	}
-}
-
 static void *server(void *arg)
 {
 	char buf[MSG];
 
 	(void)arg;
 	for (long i = 0; i < rounds; i++) {
-		xrecv(server_fd, buf);
-		xsend(server_fd, buf);
+		xrecv(server_fd, buf, sizeof(buf));
+		xsend(server_fd, buf, sizeof(buf));
 	}
 	return NULL;
 }
@@ -73,8 +55,8 @@ static void *client(void *arg)
 	(void)arg;
 	memset(buf, 'c', sizeof(buf));
 	for (long i = 0; i < rounds; i++) {
-		xsend(client_fd, buf);
-		xrecv(client_fd, buf);
+		xsend(client_fd, buf, sizeof(buf));
+		xrecv(client_fd, buf, sizeof(buf));
 	}
 	return NULL;
 }
@@ -89,31 +71,16 @@ static long long now_ns(void)
 
 int main(int argc, char **argv)
 {
-	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	socklen_t len = sizeof(sa);
+	struct sockaddr_in sa;
 	pthread_t st, ct;
 	long long t0, t1;
-	int lfd, one = 1;
 	FILE *out;
 
 	if (argc != 3 || (rounds = atol(argv[2])) < 1) {
 		fprintf(stderr, "usage: tcp_pingpong OUT ROUNDS\n");
 		return 2;
 	}
-	lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (lfd < 0 || bind(lfd, (struct sockaddr *)&sa, sizeof(sa)) || listen(lfd, 1) ||
-	    getsockname(lfd, (struct sockaddr *)&sa, &len))
-		die("listen");
-	client_fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (client_fd < 0 || connect(client_fd, (struct sockaddr *)&sa, sizeof(sa)))
-		die("connect");
-	server_fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
-	if (server_fd < 0)
-		die("accept");
-	if (setsockopt(client_fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)) ||
-	    setsockopt(server_fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)))
-		die("TCP_NODELAY");
-	close(lfd);
+	tcp_loopback_pair(&client_fd, &server_fd, &sa);
 
 	t0 = now_ns();
 	if (pthread_create(&st, NULL, server, NULL) || pthread_create(&ct, NULL, client, NULL))

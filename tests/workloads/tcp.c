@@ -35,6 +35,7 @@
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include "asleep.h"
+#include "sockio.h"
 
 #define MSG 64
 
@@ -55,25 +56,6 @@ static void wait_asleep(_Atomic pid_t *tid)
 	wait_sleeping(*tid);
 }
 
-static void xsend(int fd, const char *buf)
-{
-	if (send(fd, buf, MSG, 0) != MSG)
-		die("send");
-}
-
-static void xrecv(int fd, char *buf)
-{
-	for (size_t got = 0; got < MSG;) {
-		ssize_t n = recv(fd, buf + got, MSG - got, 0);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			die("recv");
-		got += (size_t)n;
-	}
-}
-
 static void *server(void *arg)
 {
 	char buf[MSG];
@@ -81,10 +63,10 @@ static void *server(void *arg)
 	(void)arg;
 	server_tid = gettid_();
 	for (long i = 0; i < rounds; i++) {
-		xrecv(server_fd, buf);
+		xrecv(server_fd, buf, sizeof(buf));
 		buf[0] = 'R';
 		wait_asleep(&client_tid);
-		xsend(server_fd, buf);
+		xsend(server_fd, buf, sizeof(buf));
 	}
 	return NULL;
 }
@@ -98,8 +80,8 @@ static void *client(void *arg)
 	for (long i = 0; i < rounds; i++) {
 		memset(buf, 'a' + (int)(i % 26), sizeof(buf));
 		wait_asleep(&server_tid);
-		xsend(client_fd, buf);
-		xrecv(client_fd, buf);
+		xsend(client_fd, buf, sizeof(buf));
+		xrecv(client_fd, buf, sizeof(buf));
 		if (buf[0] != 'R')
 			die("bad response");
 	}
@@ -108,33 +90,18 @@ static void *client(void *arg)
 
 int main(int argc, char **argv)
 {
-	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	struct sockaddr_in ca;
-	socklen_t len = sizeof(sa);
+	struct sockaddr_in sa, ca;
+	socklen_t len = sizeof(ca);
 	pthread_t st, ct;
-	int lfd, one = 1;
 	FILE *out;
 
 	if (argc != 3 || (rounds = atol(argv[2])) < 1) {
 		fprintf(stderr, "usage: tcp OUT N\n");
 		return 2;
 	}
-	lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (lfd < 0 || bind(lfd, (struct sockaddr *)&sa, sizeof(sa)) || listen(lfd, 1) ||
-	    getsockname(lfd, (struct sockaddr *)&sa, &len))
-		die("listen");
-	client_fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (client_fd < 0 || connect(client_fd, (struct sockaddr *)&sa, sizeof(sa)))
-		die("connect");
-	server_fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
-	if (server_fd < 0)
-		die("accept");
-	len = sizeof(ca);
-	if (getsockname(client_fd, (struct sockaddr *)&ca, &len) ||
-	    setsockopt(client_fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)) ||
-	    setsockopt(server_fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)))
-		die("socket options");
-	close(lfd);
+	tcp_loopback_pair(&client_fd, &server_fd, &sa);
+	if (getsockname(client_fd, (struct sockaddr *)&ca, &len))
+		die("getsockname");
 
 	if (pthread_create(&st, NULL, server, NULL) || pthread_create(&ct, NULL, client, NULL))
 		return 1;
