@@ -10,7 +10,10 @@
  * directions). Not resume: a task's thread runs it only between poll
  * begin and end, which the adapter's interval says (observed); not
  * begin, end, acquire or release, which name requests and resources,
- * not what works for them. */
+ * not what works for them. Not complete: its dst is the context the
+ * completion ran in, which was running anyway (the reaper's task work,
+ * an io-wq worker); what a completion hands over is the wake it raises,
+ * whose src is the io_request. */
 static int carries(uint8_t type)
 {
 	switch (type) {
@@ -18,7 +21,6 @@ static int carries(uint8_t type)
 	case CW_EDGE_WAKE:
 	case CW_EDGE_SUBMIT:
 	case CW_EDGE_PUNT:
-	case CW_EDGE_COMPLETE:
 	case CW_EDGE_QUEUE:
 	case CW_EDGE_EXECUTE:
 	case CW_EDGE_ARM:
@@ -119,6 +121,12 @@ void cw_carry__edge(void *ctx, uint8_t type, const struct cw_obj *src, struct cw
 			k.npath++;
 	}
 	dst->carry = k;
+}
+
+void cw_carry__unknown(struct cw_obj *o)
+{
+	memset(&o->carry, 0, sizeof(o->carry));
+	o->carry.state = CW_CARRY_UNKNOWN;
 }
 
 int cw_carry__live(struct cw_cls *c, const struct cw_carry *k)

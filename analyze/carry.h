@@ -35,6 +35,11 @@ void cw_carry__edge(void *ctx, uint8_t type, const struct cw_obj *src, struct cw
 void cw_carry__of(struct cw_cls *c, struct cw_obj *o, const struct cw_hdr *h,
 		  struct cw_carry *out, struct cw_obj **task, int *observed_req);
 
+/* @o's further handoffs are of an unknown request: a multishot io_request
+ * after its first completion, whose next completions come from data sent
+ * by whoever sent it, not from the context that armed it long before. */
+void cw_carry__unknown(struct cw_obj *o);
+
 /* Is the request @k names still live (the same generation)? */
 int cw_carry__live(struct cw_cls *c, const struct cw_carry *k);
 

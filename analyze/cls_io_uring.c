@@ -92,6 +92,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "carry.h"
 #include "classes.h"
 #include "../schema/names.h"
 
@@ -910,6 +911,7 @@ static int complete(struct cw_cls *c, const struct cw_hdr *h, const struct cw_ta
 	    (err = punt_edge(c, e, o, thr, h, CW_CONF_RECONSTRUCTED, R_WORKER_FROM_COMPLETE)))
 		return err;
 	if (cflags & CW_CQE_F_MORE) {
+		cw_carry__unknown(o);
 		cw_ident__touch(c->id, o);
 		return 0;
 	}
