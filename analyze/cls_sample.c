@@ -143,15 +143,13 @@ static uint64_t dedup_find(const struct dedup *d, const void *key, uint32_t len,
 	return 0;
 }
 
-/* The id @key was given when first seen, or 0 after remembering it as
- * @id (emptying the table first when it is full). */
-static int dedup_get(struct dedup *d, const void *key, uint32_t len, uint64_t id, uint64_t *found)
+/* Remembers @key, not in the table, with hash @h as @id (emptying the
+ * table first when it is full): the caller that looked @key up keeps its
+ * hash, and a whole stack's key is long. */
+static int dedup_put(struct dedup *d, const void *key, uint32_t len, uint64_t h, uint64_t id)
 {
-	uint64_t h = key_hash(key, len);
 	struct dent *e;
 
-	if ((*found = dedup_find(d, key, len, h)))
-		return 0;
 	if (d->n >= d->max_n || d->bytes + len > DEDUP_MAX_BYTES) {
 		dedup_clear(d);
 		d->resets++;
@@ -192,6 +190,17 @@ static int dedup_get(struct dedup *d, const void *key, uint32_t len, uint64_t id
 		d->cap = ncap;
 	}
 	return 0;
+}
+
+/* The id @key was given when first seen, or 0 after remembering it as
+ * @id. */
+static int dedup_get(struct dedup *d, const void *key, uint32_t len, uint64_t id, uint64_t *found)
+{
+	uint64_t h = key_hash(key, len);
+
+	if ((*found = dedup_find(d, key, len, h)))
+		return 0;
+	return dedup_put(d, key, len, h, id);
 }
 
 static void dedup_free(struct dedup *d)
@@ -435,7 +444,7 @@ static int stack_of(struct cw_cls *c, const struct cw_sample *r, uint64_t *stack
 	uint32_t depth = 0;
 	int nips = r->nuser, err = 0;
 	size_t nraw, nmaps;
-	uint64_t known;
+	uint64_t known, h;
 
 	*stack = 0;
 	if (r->nregs && s->no_symbols) {
@@ -460,8 +469,8 @@ static int stack_of(struct cw_cls *c, const struct cw_sample *r, uint64_t *stack
 	memcpy(&s->raw[4], kern, 8u * r->nkernel);
 	memcpy(&s->raw[4 + r->nkernel], ips, 8u * (unsigned)nips);
 	nraw = 4 + r->nkernel + (size_t)nips;
-	if ((known = dedup_find(&s->raws, s->raw, (uint32_t)(8 * nraw),
-				key_hash(s->raw, 8 * nraw)))) {
+	h = key_hash(s->raw, 8 * nraw);
+	if ((known = dedup_find(&s->raws, s->raw, (uint32_t)(8 * nraw), h))) {
 		*stack = known - 1; /* stored + 1: an empty stack is 0 */
 		return 0;
 	}
@@ -480,7 +489,7 @@ static int stack_of(struct cw_cls *c, const struct cw_sample *r, uint64_t *stack
 		c->st->stacks++;
 		err = sink->stack ? sink->stack(sink->ctx, *stack, s->stack_ids, depth) : 0;
 	}
-	return err ?: dedup_get(&s->raws, s->raw, (uint32_t)(8 * nraw), *stack + 1, &known);
+	return err ?: dedup_put(&s->raws, s->raw, (uint32_t)(8 * nraw), h, *stack + 1);
 }
 
 /* ---- records ------------------------------------------------------------- */
