@@ -139,6 +139,7 @@ $(BUILD)/workloads/lib%.so: tests/workloads/lib/%.c include/causeway.h tests/wor
 EVAL_SRCS := $(wildcard bench/truth/eval*.c)
 $(BUILD)/causeway-eval: $(EVAL_SRCS) $(wildcard bench/truth/*.h) $(HEADERS)
 	$(call msg,LINK,$@)
+	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(EVAL_SRCS) -lsqlite3 -lm
 
 $(BUILD)/bench/truthload: $(wildcard bench/truth/truthload*.c bench/truth/*.h) include/causeway.h

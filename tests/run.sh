@@ -5,6 +5,8 @@
 # fixtures: every fixtures/*.events, compiled, analyzed and compared with
 #           fixtures/*.expect (UPDATE=1 rewrites the .expect files)
 # cli:      tests/analyze_cli.sh, the analyzer's command line (no BPF)
+# eval:     tests/eval.sh, causeway-eval against hand-made truth files and
+#           databases whose scores are known by construction (no BPF)
 # live:     every tests/live/*.sh, real BPF captures (exit 77 = skipped,
 #           allowed only where BPF cannot be loaded; the test says why);
 #           by name, then the edge-class tests of LIVE_CLASSES in their
@@ -15,7 +17,7 @@
 set -u
 BUILD=${1:?usage: tests/run.sh BUILD [--no-live] [--only KIND] [--live NAMES]}
 shift
-DEFAULT_KINDS="unit fixtures cli live hostile"
+DEFAULT_KINDS="unit fixtures cli eval live hostile"
 # The live tests of the async edge classes run last, simplest first: each
 # leans on the sched class (live/spawn, live/wake) and on the capture's
 # lifetime tests, whose failures explain theirs. The context plane's
@@ -73,6 +75,11 @@ fi
 if want cli; then
 	bash "$top/tests/analyze_cli.sh" "$BUILD"
 	result cli/analyze $?
+fi
+
+if want eval; then
+	bash "$top/tests/eval.sh" "$BUILD"
+	result eval $?
 fi
 
 if want live && [ $live = 1 ]; then

@@ -1,0 +1,603 @@
+// SPDX-License-Identifier: MIT
+/*
+ * causeway-eval [OPTIONS] TRUTH DB: scores a causeway database against the
+ * truth file a benchmark workload wrote (bench/truth/FORMAT.md): edge
+ * precision and recall, false joins across reuse, orphans and labels per
+ * mechanism; attribution error per request; the same for the baselines.
+ * Exit 0 scored, 1 a file could not be read, 2 bad arguments, 3 a
+ * --require threshold not met.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "eval.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: causeway-eval [OPTIONS] TRUTH DB\n"
+		"Scores the causeway database DB against TRUTH, the truth file of a benchmark\n"
+		"workload (bench/truth/FORMAT.md).\n"
+		"  --baseline-db SCHED_DB   also score this database (the same trace analyzed\n"
+		"                           with -e sched) as the 'sched' baseline\n"
+		"  --json FILE              write every figure as JSON ('-': stdout)\n"
+		"  --csv FILE               write every figure as CSV, one row per (system,\n"
+		"                           mechanism, metric) ('-': stdout)\n"
+		"  --label TEXT             a label (e.g. the loss rate) copied into JSON/CSV rows\n"
+		"  --require-precision P    exit 3 when causeway's overall precision < P\n"
+		"  --require-recall R       exit 3 when causeway's overall recall < R\n"
+		"  -q                       no table on stdout\n"
+		"  -h, --help               this help\n"
+		"Exit: 0 scored, 1 cannot read the truth or a database, 2 bad arguments,\n"
+		"3 a --require threshold not met.\n");
+}
+
+static int usage_error(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "causeway-eval: ");
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, "\nTry 'causeway-eval --help'.\n");
+	return 2;
+}
+
+static int parse_fraction(const char *s, double *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtod(s, &end);
+	return !*s || *end || errno || !isfinite(*v) || *v < 0 || *v > 1 ? -1 : 0;
+}
+
+/* --- figures ------------------------------------------------------------ */
+
+static double ratio(long a, long b, double none)
+{
+	return b ? (double)a / (double)b : none;
+}
+
+struct rates {
+	double precision, recall, fj, orphan, obs, rec, unk;
+};
+
+static struct rates rates_of(const struct mstat *m)
+{
+	struct rates r;
+	long unknown = m->hops - m->observed - m->reconstructed;
+
+	r.precision = ratio(m->correct, m->claims, 1);
+	r.recall = ratio(m->recalled, m->hops, 1);
+	r.fj = ratio(m->false_joins, m->claims, 0);
+	r.orphan = ratio(m->orphans, m->hops, 0);
+	r.obs = ratio(m->observed, m->hops, 0);
+	r.rec = ratio(m->reconstructed, m->hops, 0);
+	r.unk = ratio(unknown, m->hops, 0);
+	return r;
+}
+
+/* A baseline beats causeway on attribution when its CPU MAE and its wall
+ * MAE are both lower; *cpu and *wall say which is. */
+static int beats(const struct attr_score *b, const struct attr_score *c, int *cpu, int *wall)
+{
+	*cpu = !isnan(b->cpu_mae) && (isnan(c->cpu_mae) || b->cpu_mae < c->cpu_mae);
+	*wall = !isnan(b->wall_mae) && (isnan(c->wall_mae) || b->wall_mae < c->wall_mae);
+	return *cpu && *wall;
+}
+
+/* --- the table ----------------------------------------------------------- */
+
+static void print_system(const struct truth *t, const struct system_score *s, const char *title)
+{
+	printf("\n%s: %s (scored in %.2f s)\n", title, s->db_path, s->seconds);
+	printf("%-20s %7s %6s %7s %9s %7s %10s %7s %8s %8s %7s\n", "mechanism", "hops", "cancel",
+	       "claims", "precision", "recall", "false-join", "orphan", "observed", "reconstr",
+	       "unknown");
+	for (size_t k = 0; k <= t->nmechs; k++) {
+		const struct mstat *m = &s->m[k];
+		struct rates r = rates_of(m);
+
+		printf("%-20s %7ld %6ld %7ld %9.4f %7.4f %10.4f %7.4f %8.4f %8.4f %7.4f\n",
+		       k < t->nmechs ? t->mechs[k] : "all", m->hops, m->cancelled, m->claims,
+		       r.precision, r.recall, r.fj, r.orphan, r.obs, r.rec, r.unk);
+	}
+}
+
+static void pct(double v, int width)
+{
+	if (isnan(v))
+		printf(" %*s", width, "-");
+	else
+		printf(" %*.2f", width, v);
+}
+
+static void print_attr_row(const char *name, const struct attr_score *a)
+{
+	char matched[48];
+
+	if (a->has_matched)
+		snprintf(matched, sizeof(matched), "%ld/%ld", a->matched, a->requests);
+	else
+		snprintf(matched, sizeof(matched), "-");
+	printf("%-18s %13s", name, matched);
+	pct(a->cpu_mae, 9);
+	pct(a->wall_mae, 10);
+	pct(a->cpu_agg, 9);
+	pct(a->wall_agg, 10);
+	if (a->has_shares) {
+		pct(isnan(a->share_observed) ? NAN : a->share_observed * 100, 8);
+		pct(isnan(a->share_reconstructed) ? NAN : a->share_reconstructed * 100, 8);
+		pct(isnan(a->share_unknown) ? NAN : a->share_unknown * 100, 8);
+	} else {
+		printf(" %8s %8s %8s", "-", "-", "-");
+	}
+	printf("\n");
+}
+
+static void print_beats(const char *name, const struct attr_score *b, const struct attr_score *c)
+{
+	int cpu, wall, yes = beats(b, c, &cpu, &wall);
+
+	printf("%s beats causeway on attribution: %s (CPU MAE ", name, yes ? "yes" : "no");
+	isnan(b->cpu_mae) ? printf("-") : printf("%.2f%%", b->cpu_mae);
+	printf(" vs ");
+	isnan(c->cpu_mae) ? printf("-") : printf("%.2f%%", c->cpu_mae);
+	printf(", wall MAE ");
+	isnan(b->wall_mae) ? printf("-") : printf("%.2f%%", b->wall_mae);
+	printf(" vs ");
+	isnan(c->wall_mae) ? printf("-") : printf("%.2f%%", c->wall_mae);
+	printf("%s)\n", yes ? "" : cpu ? "; better on CPU only" : wall ? "; better on wall only" : "");
+}
+
+static void print_attr(const struct attr_score *cw, const struct attr_score *th,
+		       const struct attr_score *sc)
+{
+	printf("\nattribution: %ld requests (%ld with CPU > 0, %ld with wall > 0); errors in %%, "
+	       "CPU shares in %% of the truth's CPU\n",
+	       cw->requests, cw->cpu_scored, cw->wall_scored);
+	printf("%-18s %13s %9s %10s %9s %10s %8s %8s %8s\n", "system", "matched", "cpu MAE",
+	       "wall MAE", "cpu agg", "wall agg", "observed", "reconstr", "unknown");
+	print_attr_row("causeway", cw);
+	print_attr_row("thread baseline", th);
+	print_attr_row(sc->measured ? "sched baseline" : "sched baseline*", sc);
+	if (!sc->measured)
+		printf("(*) no --baseline-db: the sched baseline has no request nodes, so it "
+		       "attributes nothing by construction\n");
+	print_beats("thread baseline", th, cw);
+	print_beats("sched baseline", sc, cw);
+}
+
+/* --- JSON and CSV --------------------------------------------------------- */
+
+static void json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			fprintf(f, "\\%c", *p);
+		else if (*p == '\n')
+			fputs("\\n", f);
+		else if (*p == '\t')
+			fputs("\\t", f);
+		else if (*p < 0x20 || *p == 0x7f)
+			fprintf(f, "\\u%04x", *p);
+		else
+			fputc(*p, f);
+	}
+	fputc('"', f);
+}
+
+static void json_num(FILE *f, double v)
+{
+	if (isnan(v) || isinf(v))
+		fputs("null", f);
+	else
+		fprintf(f, "%.10g", v);
+}
+
+struct out_ctx {
+	const struct truth *t;
+	const char *db, *baseline_db, *label;
+	const struct system_score *cw, *sched; /* sched NULL: no baseline db */
+	const struct attr_score *acw, *ath, *asc;
+	double req_p, req_r;
+	int has_req_p, has_req_r, met;
+};
+
+static void json_mstat(FILE *f, const struct mstat *m)
+{
+	struct rates r = rates_of(m);
+
+	fprintf(f,
+		"{\"hops\": %ld, \"cancelled\": %ld, \"claims\": %ld, \"correct\": %ld, "
+		"\"false_joins\": %ld, \"recalled\": %ld, \"orphans\": %ld, \"observed\": %ld, "
+		"\"reconstructed\": %ld, \"unknown\": %ld, ",
+		m->hops, m->cancelled, m->claims, m->correct, m->false_joins, m->recalled,
+		m->orphans, m->observed, m->reconstructed, m->hops - m->observed - m->reconstructed);
+	fputs("\"precision\": ", f);
+	json_num(f, r.precision);
+	fputs(", \"recall\": ", f);
+	json_num(f, r.recall);
+	fputs(", \"false_join_rate\": ", f);
+	json_num(f, r.fj);
+	fputs(", \"orphan_rate\": ", f);
+	json_num(f, r.orphan);
+	fputs(", \"observed_share\": ", f);
+	json_num(f, r.obs);
+	fputs(", \"reconstructed_share\": ", f);
+	json_num(f, r.rec);
+	fputs(", \"unknown_share\": ", f);
+	json_num(f, r.unk);
+	fputs("}", f);
+}
+
+static void json_system(FILE *f, const struct out_ctx *o, const struct system_score *s)
+{
+	fputs("{\"db\": ", f);
+	json_str(f, s->db_path);
+	fprintf(f, ", \"seconds\": %.3f, \"mechanisms\": {", s->seconds);
+	for (size_t k = 0; k <= o->t->nmechs; k++) {
+		fputs(k ? ",\n      " : "\n      ", f);
+		json_str(f, k < o->t->nmechs ? o->t->mechs[k] : "all");
+		fputs(": ", f);
+		json_mstat(f, &s->m[k]);
+	}
+	fputs("}}", f);
+}
+
+static void json_attr(FILE *f, const struct attr_score *a, const struct attr_score *cw)
+{
+	static const char *const keys[] = { "cpu_mae_pct",        "wall_mae_pct",
+					    "cpu_agg_pct",        "wall_agg_pct",
+					    "cpu_mae_thread_pct", "wall_mae_thread_pct",
+					    "est_cpu_ns",         "est_wall_ns",
+					    "truth_cpu_ns",       "truth_wall_ns" };
+	double vals[] = { a->cpu_mae,        a->wall_mae, a->cpu_agg,  a->wall_agg,
+			  a->cpu_mae_thread, a->wall_mae_thread, a->est_cpu, a->est_wall,
+			  a->truth_cpu,      a->truth_wall };
+
+	fprintf(f, "{\"measured\": %s, \"requests\": %ld, ", a->measured ? "true" : "false",
+		a->requests);
+	if (a->has_matched)
+		fprintf(f, "\"matched\": %ld, ", a->matched);
+	else
+		fputs("\"matched\": null, ", f);
+	fprintf(f, "\"cpu_scored\": %ld, \"wall_scored\": %ld, \"thread_lines_scored\": %ld",
+		a->cpu_scored, a->wall_scored, a->thread_scored);
+	for (size_t i = 0; i < sizeof(vals) / sizeof(vals[0]); i++) {
+		fprintf(f, ", \"%s\": ", keys[i]);
+		json_num(f, vals[i]);
+	}
+	if (a->has_shares) {
+		fputs(", \"share_observed\": ", f);
+		json_num(f, a->share_observed);
+		fputs(", \"share_reconstructed\": ", f);
+		json_num(f, a->share_reconstructed);
+		fputs(", \"share_unknown\": ", f);
+		json_num(f, a->share_unknown);
+	}
+	if (cw) {
+		int cpu, wall, yes = beats(a, cw, &cpu, &wall);
+
+		fprintf(f, ", \"beats_causeway\": %s, \"better_cpu_mae\": %s, \"better_wall_mae\": %s",
+			yes ? "true" : "false", cpu ? "true" : "false", wall ? "true" : "false");
+	}
+	fputs("}", f);
+}
+
+static void write_json(FILE *f, const struct out_ctx *o)
+{
+	const struct truth *t = o->t;
+	long cancelled = o->cw->m[t->nmechs].cancelled;
+
+	fputs("{\n  \"truth\": ", f);
+	json_str(f, t->path);
+	fputs(",\n  \"db\": ", f);
+	json_str(f, o->db);
+	fputs(",\n  \"baseline_db\": ", f);
+	o->baseline_db ? json_str(f, o->baseline_db) : (void)fputs("null", f);
+	fputs(",\n  \"label\": ", f);
+	o->label ? json_str(f, o->label) : (void)fputs("null", f);
+	fputs(",\n  \"pid\": ", f);
+	t->has_pid ? (void)fprintf(f, "%lld", (long long)t->pid) : (void)fputs("null", f);
+	fputs(",\n  \"config\": {", f);
+	for (size_t i = 0; i < t->nconfig; i++) {
+		fputs(i ? ", " : "", f);
+		json_str(f, t->config[i].key);
+		fputs(": ", f);
+		json_str(f, t->config[i].value);
+	}
+	fprintf(f, "},\n  \"counts\": {\"requests\": %zu, \"hops\": %zu, \"cancelled\": %ld, "
+		   "\"threads\": %zu, \"cpu_lines\": %zu},\n",
+		t->nreqs, t->nhops, cancelled, t->nthreads, t->ncpus);
+	fputs("  \"systems\": {\n    \"causeway\": ", f);
+	json_system(f, o, o->cw);
+	if (o->sched) {
+		fputs(",\n    \"sched\": ", f);
+		json_system(f, o, o->sched);
+	}
+	fputs("\n  },\n  \"attribution\": {\n    \"causeway\": ", f);
+	json_attr(f, o->acw, NULL);
+	fputs(",\n    \"thread\": ", f);
+	json_attr(f, o->ath, o->acw);
+	fputs(",\n    \"sched\": ", f);
+	json_attr(f, o->asc, o->acw);
+	fputs("\n  },\n  \"require\": {\"precision\": ", f);
+	json_num(f, o->has_req_p ? o->req_p : NAN);
+	fputs(", \"recall\": ", f);
+	json_num(f, o->has_req_r ? o->req_r : NAN);
+	fprintf(f, ", \"met\": %s}\n}\n", o->met ? "true" : "false");
+}
+
+static void csv_field(FILE *f, const char *s)
+{
+	if (!strpbrk(s, ",\"\r\n")) {
+		fputs(s, f);
+		return;
+	}
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+static void csv_row(FILE *f, const struct out_ctx *o, const char *sys, const char *mech,
+		    const char *metric, double v)
+{
+	csv_field(f, o->label ? o->label : "");
+	fputc(',', f);
+	csv_field(f, sys);
+	fputc(',', f);
+	csv_field(f, mech);
+	fputc(',', f);
+	csv_field(f, metric);
+	fputc(',', f);
+	if (!isnan(v) && !isinf(v))
+		fprintf(f, "%.10g", v);
+	fputc('\n', f);
+}
+
+static void csv_system(FILE *f, const struct out_ctx *o, const char *sys,
+		       const struct system_score *s)
+{
+	for (size_t k = 0; k <= o->t->nmechs; k++) {
+		const struct mstat *m = &s->m[k];
+		const char *mech = k < o->t->nmechs ? o->t->mechs[k] : "all";
+		struct rates r = rates_of(m);
+		const struct {
+			const char *name;
+			double v;
+		} rows[] = {
+			{ "hops", (double)m->hops },
+			{ "cancelled", (double)m->cancelled },
+			{ "claims", (double)m->claims },
+			{ "correct", (double)m->correct },
+			{ "false_joins", (double)m->false_joins },
+			{ "recalled", (double)m->recalled },
+			{ "orphans", (double)m->orphans },
+			{ "precision", r.precision },
+			{ "recall", r.recall },
+			{ "false_join_rate", r.fj },
+			{ "orphan_rate", r.orphan },
+			{ "observed_share", r.obs },
+			{ "reconstructed_share", r.rec },
+			{ "unknown_share", r.unk },
+		};
+
+		for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
+			csv_row(f, o, sys, mech, rows[i].name, rows[i].v);
+	}
+}
+
+static void csv_attr(FILE *f, const struct out_ctx *o, const char *sys,
+		     const struct attr_score *a, const struct attr_score *cw)
+{
+	csv_row(f, o, sys, "attribution", "measured", a->measured);
+	csv_row(f, o, sys, "attribution", "requests", (double)a->requests);
+	csv_row(f, o, sys, "attribution", "matched", a->has_matched ? (double)a->matched : NAN);
+	csv_row(f, o, sys, "attribution", "cpu_mae_pct", a->cpu_mae);
+	csv_row(f, o, sys, "attribution", "wall_mae_pct", a->wall_mae);
+	csv_row(f, o, sys, "attribution", "cpu_agg_pct", a->cpu_agg);
+	csv_row(f, o, sys, "attribution", "wall_agg_pct", a->wall_agg);
+	csv_row(f, o, sys, "attribution", "cpu_mae_thread_pct", a->cpu_mae_thread);
+	csv_row(f, o, sys, "attribution", "wall_mae_thread_pct", a->wall_mae_thread);
+	csv_row(f, o, sys, "attribution", "est_cpu_ns", a->est_cpu);
+	csv_row(f, o, sys, "attribution", "est_wall_ns", a->est_wall);
+	csv_row(f, o, sys, "attribution", "truth_cpu_ns", a->truth_cpu);
+	csv_row(f, o, sys, "attribution", "truth_wall_ns", a->truth_wall);
+	if (a->has_shares) {
+		csv_row(f, o, sys, "attribution", "share_observed", a->share_observed);
+		csv_row(f, o, sys, "attribution", "share_reconstructed", a->share_reconstructed);
+		csv_row(f, o, sys, "attribution", "share_unknown", a->share_unknown);
+	}
+	if (cw) {
+		int cpu, wall, yes = beats(a, cw, &cpu, &wall);
+
+		csv_row(f, o, sys, "attribution", "beats_causeway", yes);
+		csv_row(f, o, sys, "attribution", "better_cpu_mae", cpu);
+		csv_row(f, o, sys, "attribution", "better_wall_mae", wall);
+	}
+}
+
+static void write_csv(FILE *f, const struct out_ctx *o)
+{
+	fputs("label,system,mechanism,metric,value\n", f);
+	csv_system(f, o, "causeway", o->cw);
+	if (o->sched)
+		csv_system(f, o, "sched", o->sched);
+	csv_attr(f, o, "causeway", o->acw, NULL);
+	csv_attr(f, o, "thread", o->ath, o->acw);
+	csv_attr(f, o, "sched", o->asc, o->acw);
+}
+
+static int write_file(const char *path, const struct out_ctx *o,
+		      void (*fn)(FILE *, const struct out_ctx *))
+{
+	int is_stdout = !strcmp(path, "-");
+	FILE *f = is_stdout ? stdout : fopen(path, "w");
+	int err;
+
+	if (!f) {
+		fprintf(stderr, "causeway-eval: %s: cannot write: %s\n", path, strerror(errno));
+		return -1;
+	}
+	fn(f, o);
+	err = ferror(f);
+	if (is_stdout)
+		err |= fflush(f) != 0;
+	else
+		err |= fclose(f) != 0;
+	if (err) {
+		fprintf(stderr, "causeway-eval: %s: write error\n", path);
+		return -1;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	enum { O_BASELINE = 256, O_JSON, O_CSV, O_LABEL, O_REQ_P, O_REQ_R };
+	static const struct option opts[] = {
+		{ "baseline-db", required_argument, NULL, O_BASELINE },
+		{ "json", required_argument, NULL, O_JSON },
+		{ "csv", required_argument, NULL, O_CSV },
+		{ "label", required_argument, NULL, O_LABEL },
+		{ "require-precision", required_argument, NULL, O_REQ_P },
+		{ "require-recall", required_argument, NULL, O_REQ_R },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *baseline = NULL, *json = NULL, *csv = NULL, *label = NULL;
+	struct system_score cw = { 0 }, sched = { 0 };
+	struct attr_score acw, ath, asc;
+	struct edb db = { 0 }, bdb = { 0 };
+	struct out_ctx o = { 0 };
+	struct truth t;
+	int quiet = 0, opt, rc = 1;
+	double req_p = 0, req_r = 0;
+	int has_req_p = 0, has_req_r = 0;
+
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":qh", opts, NULL)) != -1) {
+		switch (opt) {
+		case O_BASELINE:
+			baseline = optarg;
+			break;
+		case O_JSON:
+			json = optarg;
+			break;
+		case O_CSV:
+			csv = optarg;
+			break;
+		case O_LABEL:
+			label = optarg;
+			break;
+		case O_REQ_P:
+			if (parse_fraction(optarg, &req_p))
+				return usage_error("--require-precision: '%s' is not a number in "
+						   "[0, 1]", optarg);
+			has_req_p = 1;
+			break;
+		case O_REQ_R:
+			if (parse_fraction(optarg, &req_r))
+				return usage_error("--require-recall: '%s' is not a number in [0, 1]",
+						   optarg);
+			has_req_r = 1;
+			break;
+		case 'q':
+			quiet = 1;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		case ':':
+			return usage_error("%s needs an argument", argv[optind - 1]);
+		default:
+			return usage_error("unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (argc - optind != 2)
+		return usage_error("%s", argc - optind < 2 ? "want TRUTH and DB"
+							   : "too many arguments: want TRUTH and DB");
+	if (truth_read(argv[optind], &t))
+		return 1;
+	cw.name = "causeway";
+	cw.db_path = argv[optind + 1];
+	if (edb_open(cw.db_path, &t, &db) || score_edges(&db, &t, &cw) ||
+	    score_attribution(&db, &t, &acw) || score_thread_baseline(&db, &t, &ath))
+		goto out;
+	if (baseline) {
+		sched.name = "sched";
+		sched.db_path = baseline;
+		if (edb_open(baseline, &t, &bdb) || score_edges(&bdb, &t, &sched) ||
+		    score_attribution(&bdb, &t, &asc))
+			goto out;
+		asc.has_shares = 0;
+	} else {
+		score_attribution_none(&t, &asc);
+	}
+
+	o.t = &t;
+	o.db = cw.db_path;
+	o.baseline_db = baseline;
+	o.label = label;
+	o.cw = &cw;
+	o.sched = baseline ? &sched : NULL;
+	o.acw = &acw;
+	o.ath = &ath;
+	o.asc = &asc;
+	o.req_p = req_p;
+	o.req_r = req_r;
+	o.has_req_p = has_req_p;
+	o.has_req_r = has_req_r;
+	{
+		struct rates r = rates_of(&cw.m[t.nmechs]);
+
+		o.met = !(has_req_p && r.precision < req_p) && !(has_req_r && r.recall < req_r);
+		if (!quiet) {
+			long cancelled = cw.m[t.nmechs].cancelled;
+
+			printf("causeway-eval: %s: %zu requests, %zu hops (%ld cancelled), %zu "
+			       "threads",
+			       t.path, t.nreqs, t.nhops, cancelled, t.nthreads);
+			if (t.has_pid)
+				printf(", pid %lld", (long long)t.pid);
+			printf("\n");
+			for (size_t i = 0; i < t.nconfig; i++)
+				printf("  config %s = %s\n", t.config[i].key, t.config[i].value);
+			if (label)
+				printf("  label %s\n", label);
+			print_system(&t, &cw, "causeway");
+			if (baseline)
+				print_system(&t, &sched, "sched baseline");
+			print_attr(&acw, &ath, &asc);
+			fflush(stdout);
+		}
+		if ((json && write_file(json, &o, write_json)) ||
+		    (csv && write_file(csv, &o, write_csv)))
+			goto out;
+		rc = 0;
+		if (has_req_p && r.precision < req_p) {
+			fprintf(stderr, "causeway-eval: precision %.4f is below the required %g\n",
+				r.precision, req_p);
+			rc = 3;
+		}
+		if (has_req_r && r.recall < req_r) {
+			fprintf(stderr, "causeway-eval: recall %.4f is below the required %g\n",
+				r.recall, req_r);
+			rc = 3;
+		}
+	}
+out:
+	edb_close(&db);
+	edb_close(&bdb);
+	free(cw.m);
+	free(sched.m);
+	truth_free(&t);
+	return rc;
+}

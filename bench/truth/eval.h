@@ -1,0 +1,142 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * causeway-eval: scores a causeway database against a truth file
+ * (bench/truth/FORMAT.md). eval_truth.c reads the truth, eval_db.c opens a
+ * database read-only and scores its claims, eval_attr.c the attribution,
+ * eval.c the command line and the reports.
+ */
+#ifndef CAUSEWAY_EVAL_H
+#define CAUSEWAY_EVAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sqlite3.h>
+
+enum rule { RULE_DIRECT, RULE_OBJECT, RULE_WAIT };
+
+#define F_CANCELLED 0x1
+#define F_REUSED    0x2
+#define F_NESTED    0x4
+
+/* Names of the edge and node types are short: at most this, with the NUL. */
+#define TYPE_LEN 16
+
+struct kv {
+	char *key, *value;
+};
+
+struct thread_rec {
+	int64_t tid;
+	char *role;
+};
+
+struct request {
+	int64_t rid, app_id, origin_tid;
+	int64_t b0, b1, e0, e1;
+	long line;
+	double cpu_ns, wall_ns; /* the sums of its cpu lines */
+};
+
+struct cpu_rec {
+	int64_t rid, tid;
+	double cpu_ns, wall_ns;
+	size_t req; /* index into truth.reqs */
+	long line;
+};
+
+struct hop {
+	uint64_t hid;
+	int64_t rid;
+	size_t req;
+	long line;
+	int mech; /* index into truth.mechs */
+	enum rule rule;
+	int64_t src_tid;
+	int has_task, has_req, has_key, has_a, has_dst, has_c;
+	int64_t src_task, src_req, obj_key;
+	char cause[TYPE_LEN], obj_type[TYPE_LEN], effect[TYPE_LEN];
+	char *obj_name; /* NULL: not given */
+	int64_t a0, a1, c0, c1, dst_tid;
+	unsigned flags;
+};
+
+struct truth {
+	const char *path;
+	int has_pid;
+	int64_t pid;
+	char pid_scope[32]; /* "pid:N", or "" when no pid line */
+	struct kv *config;
+	size_t nconfig;
+	struct thread_rec *threads;
+	size_t nthreads;
+	struct request *reqs;
+	size_t nreqs;
+	struct cpu_rec *cpus;
+	size_t ncpus;
+	struct hop *hops;
+	size_t nhops;
+	char **mechs; /* the MECH names: the known ones in their order, then others */
+	size_t nmechs;
+};
+
+/* Reads PATH; on error prints "causeway-eval: PATH:LINE: ..." and returns -1. */
+int truth_read(const char *path, struct truth *t);
+void truth_free(struct truth *t);
+
+/* One (system, MECH) row; index nmechs is `all`. */
+struct mstat {
+	long hops;      /* scored: not cancelled */
+	long cancelled; /* cancelled hops (left out of the per-hop figures) */
+	long claims, correct, false_joins;
+	long recalled, orphans, observed, reconstructed;
+};
+
+struct system_score {
+	const char *name, *db_path;
+	struct mstat *m; /* nmechs + 1 */
+	double seconds;
+};
+
+struct attr_score {
+	const char *name;
+	int measured;       /* 0: not measured (no database): by construction */
+	int has_shares;     /* confidence shares apply (causeway only) */
+	int has_matched;    /* request matching applies (not the thread baseline) */
+	long requests, matched, cpu_scored, wall_scored, thread_scored;
+	double cpu_mae, wall_mae;               /* % over requests with truth > 0; NAN: none */
+	double cpu_agg, wall_agg;               /* %: sum|est - truth| / sum truth */
+	double cpu_mae_thread, wall_mae_thread; /* % over (request, thread) cpu lines */
+	double est_cpu, est_wall, truth_cpu, truth_wall;
+	double share_observed, share_reconstructed, share_unknown;
+};
+
+/* A database opened read-only with its temp tables. */
+struct edb {
+	const char *path;
+	sqlite3 *h;
+};
+
+int edb_open(const char *path, const struct truth *t, struct edb *db);
+void edb_close(struct edb *db);
+/* Prints "causeway-eval: DB: what: sqlite's message" and returns -1. */
+int edb_fail(struct edb *db, const char *what);
+int edb_prepare(struct edb *db, const char *sql, sqlite3_stmt **st);
+
+int score_edges(struct edb *db, const struct truth *t, struct system_score *s);
+int score_attribution(struct edb *db, const struct truth *t, struct attr_score *a);
+int score_thread_baseline(struct edb *db, const struct truth *t, struct attr_score *a);
+/* The attribution of a system with no database: nothing attributed. */
+void score_attribution_none(const struct truth *t, struct attr_score *a);
+
+/* A u64 -> u64 map, open addressing; keys may be anything but ~0. */
+struct u64map {
+	uint64_t *k, *v;
+	size_t cap, n;
+};
+int u64map_put(struct u64map *m, uint64_t k, uint64_t v);
+int u64map_get(const struct u64map *m, uint64_t k, uint64_t *v);
+void u64map_free(struct u64map *m);
+
+double now_seconds(void);
+
+#endif

@@ -1,0 +1,589 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The truth file (bench/truth/FORMAT.md): one record a line, fields
+ * separated by one tab, '-' an empty field, '#' a comment. Every field is
+ * checked: a line that is not what the format says is an error that names
+ * the file and the line, never a guess.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "eval.h"
+
+static const char *const edge_types[] = { "spawn", "wake",    "submit",  "punt", "complete",
+					  "queue", "execute", "arm",     "fire", "resume",
+					  "acquire", "release", "begin", "end", NULL };
+static const char *const node_types[] = { "process", "thread", "runtime_task", "io_request",
+					  "work_item", "timer", "packet", "resource",
+					  "request", NULL };
+/* The mechanisms FORMAT.md lists, in the order the reports show them. */
+static const char *const known_mechs[] = { "futex",     "io_uring", "io_uring_multishot",
+					   "io_uring_link", "workqueue", "timer",
+					   "timerfd",   "task",     "resource_wait", NULL };
+
+struct rd {
+	const char *path;
+	long line;
+};
+
+static int bad(const struct rd *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int bad(const struct rd *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "causeway-eval: %s:%ld: ", r->path, r->line);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return -1;
+}
+
+static int in_list(const char *const *list, const char *s)
+{
+	for (int i = 0; list[i]; i++)
+		if (!strcmp(list[i], s))
+			return 1;
+	return 0;
+}
+
+static int is_empty(const char *s)
+{
+	return !strcmp(s, "-");
+}
+
+/* A decimal integer: digits (up to 2^64 - 1, kept as the int64 with those
+ * bits, as the database keeps u64 keys) or '-' and digits. */
+static int parse_int(const char *s, int64_t *v)
+{
+	const char *d = s[0] == '-' ? s + 1 : s;
+	char *end;
+
+	if (!*d)
+		return -1;
+	for (const char *p = d; *p; p++)
+		if (*p < '0' || *p > '9')
+			return -1;
+	errno = 0;
+	if (s[0] == '-') {
+		long long x = strtoll(s, &end, 10);
+
+		if (errno || *end)
+			return -1;
+		*v = x;
+	} else {
+		unsigned long long x = strtoull(s, &end, 10);
+
+		if (errno || *end)
+			return -1;
+		*v = (int64_t)x;
+	}
+	return 0;
+}
+
+static int get_int(const struct rd *r, const char *what, const char *s, int64_t *v)
+{
+	if (parse_int(s, v))
+		return bad(r, "%s: '%s' is not a decimal integer", what, s);
+	return 0;
+}
+
+/* An optional integer: '-' is none. */
+static int get_opt_int(const struct rd *r, const char *what, const char *s, int *has, int64_t *v)
+{
+	*has = !is_empty(s);
+	*v = 0;
+	return *has ? get_int(r, what, s, v) : 0;
+}
+
+static int get_time(const struct rd *r, const char *what, const char *s, int64_t *v)
+{
+	if (s[0] == '-' || parse_int(s, v) || *v < 0)
+		return bad(r, "%s: '%s' is not a time (ns of CLOCK_MONOTONIC, >= 0)", what, s);
+	return 0;
+}
+
+/* A window: two times, or '-' '-' where it may be absent. */
+static int get_window(const struct rd *r, const char *what, const char *s0, const char *s1,
+		      int *has, int64_t *t0, int64_t *t1)
+{
+	*t0 = *t1 = 0;
+	*has = !(is_empty(s0) && is_empty(s1));
+	if (!*has)
+		return 0;
+	if (get_time(r, what, s0, t0) || get_time(r, what, s1, t1))
+		return -1;
+	if (*t0 > *t1)
+		return bad(r, "%s: window [%s, %s] ends before it begins", what, s0, s1);
+	return 0;
+}
+
+static int get_type(const struct rd *r, const char *what, const char *const *list, const char *s,
+		    char out[TYPE_LEN], int required)
+{
+	out[0] = 0;
+	if (is_empty(s)) {
+		if (required)
+			return bad(r, "%s is required here", what);
+		return 0;
+	}
+	if (!in_list(list, s))
+		return bad(r, "%s: unknown type '%s'", what, s);
+	snprintf(out, TYPE_LEN, "%s", s);
+	return 0;
+}
+
+static void *grow(void *p, size_t n, size_t *cap, size_t size)
+{
+	void *q;
+
+	if (n < *cap)
+		return p;
+	*cap = *cap ? *cap * 2 : 64;
+	q = realloc(p, *cap * size);
+	if (!q) {
+		fprintf(stderr, "causeway-eval: out of memory\n");
+		exit(1);
+	}
+	return q;
+}
+
+static char *xstrdup(const char *s)
+{
+	char *d = strdup(s);
+
+	if (!d) {
+		fprintf(stderr, "causeway-eval: out of memory\n");
+		exit(1);
+	}
+	return d;
+}
+
+struct caps {
+	size_t config, threads, reqs, cpus, hops, mechs;
+};
+
+static int mech_index(struct truth *t, struct caps *c, const struct rd *r, const char *s)
+{
+	size_t len = strlen(s);
+
+	if (!len || len > 31)
+		return bad(r, "MECH '%s': want a name of 1 to 31 characters", s);
+	for (const char *p = s; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '_'))
+			return bad(r, "MECH '%s': want lower case letters, digits and '_'", s);
+	for (size_t i = 0; i < t->nmechs; i++)
+		if (!strcmp(t->mechs[i], s))
+			return (int)i;
+	t->mechs = grow(t->mechs, t->nmechs, &c->mechs, sizeof(*t->mechs));
+	t->mechs[t->nmechs] = xstrdup(s);
+	return (int)t->nmechs++;
+}
+
+static int parse_flags(const struct rd *r, char *s, unsigned *flags)
+{
+	char *save = NULL, *f;
+
+	*flags = 0;
+	if (is_empty(s))
+		return 0;
+	for (f = strtok_r(s, ",", &save); f; f = strtok_r(NULL, ",", &save)) {
+		if (!strcmp(f, "cancelled"))
+			*flags |= F_CANCELLED;
+		else if (!strcmp(f, "reused"))
+			*flags |= F_REUSED;
+		else if (!strcmp(f, "nested"))
+			*flags |= F_NESTED;
+		else
+			return bad(r, "FLAGS: unknown flag '%s' (cancelled, reused, nested)", f);
+	}
+	return 0;
+}
+
+/* hop HID RID MECH RULE SRC_TID SRC_TASK SRC_REQ CAUSE OBJ_TYPE OBJ_KEY OBJ_NAME A0 A1
+ *     EFFECT DST_TID C0 C1 FLAGS */
+static int parse_hop(struct truth *t, struct caps *c, const struct rd *r, char **f)
+{
+	struct hop h;
+	int64_t v;
+	int m;
+
+	memset(&h, 0, sizeof(h));
+	h.line = r->line;
+	if (f[1][0] == '-' || get_int(r, "HID", f[1], &v))
+		return f[1][0] == '-' ? bad(r, "HID: '%s' is not a hop id", f[1]) : -1;
+	h.hid = (uint64_t)v;
+	if (get_int(r, "RID", f[2], &h.rid))
+		return -1;
+	if ((m = mech_index(t, c, r, f[3])) < 0)
+		return -1;
+	h.mech = m;
+	if (!strcmp(f[4], "direct"))
+		h.rule = RULE_DIRECT;
+	else if (!strcmp(f[4], "object"))
+		h.rule = RULE_OBJECT;
+	else if (!strcmp(f[4], "wait"))
+		h.rule = RULE_WAIT;
+	else
+		return bad(r, "RULE: '%s' is not direct, object or wait", f[4]);
+	if (get_int(r, "SRC_TID", f[5], &h.src_tid) ||
+	    get_opt_int(r, "SRC_TASK", f[6], &h.has_task, &h.src_task) ||
+	    get_opt_int(r, "SRC_REQ", f[7], &h.has_req, &h.src_req))
+		return -1;
+	if (parse_flags(r, f[18], &h.flags))
+		return -1;
+	int cancelled = !!(h.flags & F_CANCELLED);
+	if (get_type(r, "CAUSE", edge_types, f[8], h.cause, h.rule == RULE_OBJECT) ||
+	    get_type(r, "OBJ_TYPE", node_types, f[9], h.obj_type, h.rule == RULE_OBJECT) ||
+	    get_opt_int(r, "OBJ_KEY", f[10], &h.has_key, &h.obj_key))
+		return -1;
+	if (!is_empty(f[11]))
+		h.obj_name = xstrdup(f[11]);
+	if (get_window(r, "A0 A1", f[12], f[13], &h.has_a, &h.a0, &h.a1))
+		goto fail;
+	if (!h.has_a && h.rule != RULE_DIRECT) {
+		bad(r, "A0 A1: the cause window is required for RULE %s", f[4]);
+		goto fail;
+	}
+	if (get_type(r, "EFFECT", edge_types, f[14], h.effect, !cancelled) ||
+	    get_opt_int(r, "DST_TID", f[15], &h.has_dst, &h.dst_tid) ||
+	    get_window(r, "C0 C1", f[16], f[17], &h.has_c, &h.c0, &h.c1))
+		goto fail;
+	if (!cancelled && !h.has_c) {
+		bad(r, "C0 C1: the effect window is required (the hop is not cancelled)");
+		goto fail;
+	}
+	if (!cancelled && !h.has_dst && h.rule != RULE_OBJECT) {
+		bad(r, "DST_TID is required for RULE %s", f[4]);
+		goto fail;
+	}
+	if (h.rule == RULE_WAIT && h.has_c && h.c1 < h.a0) {
+		bad(r, "the wait window [A0, C1] ends before it begins");
+		goto fail;
+	}
+	t->hops = grow(t->hops, t->nhops, &c->hops, sizeof(*t->hops));
+	t->hops[t->nhops++] = h;
+	return 0;
+fail:
+	free(h.obj_name);
+	return -1;
+}
+
+static int parse_line(struct truth *t, struct caps *c, const struct rd *r, char **f, size_t n)
+{
+	static const struct {
+		const char *kind;
+		size_t fields; /* with the kind; 0: at least 3 (config) */
+	} kinds[] = { { "truth", 2 }, { "pid", 2 },     { "config", 0 }, { "thread", 3 },
+		      { "request", 8 }, { "cpu", 5 }, { "hop", 19 } };
+	size_t k;
+
+	for (k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++)
+		if (!strcmp(f[0], kinds[k].kind))
+			break;
+	if (k == sizeof(kinds) / sizeof(kinds[0]))
+		return bad(r, "unknown record kind '%s'", f[0]);
+	if (kinds[k].fields ? n != kinds[k].fields : n < 3)
+		return bad(r, "%s: %zu fields, want %s%zu (fields are separated by one tab)", f[0],
+			   n, kinds[k].fields ? "" : "at least ",
+			   kinds[k].fields ? kinds[k].fields : 3);
+	for (size_t i = 0; i < n; i++)
+		if (!f[i][0])
+			return bad(r, "%s: field %zu is empty (an empty field is '-')", f[0], i + 1);
+
+	if (!strcmp(f[0], "truth"))
+		return bad(r, "a second 'truth' line");
+	if (!strcmp(f[0], "pid")) {
+		if (t->has_pid)
+			return bad(r, "a second 'pid' line");
+		if (get_int(r, "PID", f[1], &t->pid))
+			return -1;
+		if (t->pid <= 0)
+			return bad(r, "PID: '%s' is not a process id", f[1]);
+		t->has_pid = 1;
+		snprintf(t->pid_scope, sizeof(t->pid_scope), "pid:%lld", (long long)t->pid);
+		return 0;
+	}
+	if (!strcmp(f[0], "config")) {
+		size_t len = 0;
+		char *v;
+
+		for (size_t i = 2; i < n; i++)
+			len += strlen(f[i]) + 1;
+		v = malloc(len + 1);
+		if (!v)
+			return bad(r, "out of memory");
+		v[0] = 0;
+		for (size_t i = 2; i < n; i++) {
+			if (i > 2)
+				strcat(v, "\t");
+			strcat(v, f[i]);
+		}
+		t->config = grow(t->config, t->nconfig, &c->config, sizeof(*t->config));
+		t->config[t->nconfig].key = xstrdup(f[1]);
+		t->config[t->nconfig++].value = v;
+		return 0;
+	}
+	if (!strcmp(f[0], "thread")) {
+		int64_t tid;
+
+		if (get_int(r, "TID", f[1], &tid))
+			return -1;
+		t->threads = grow(t->threads, t->nthreads, &c->threads, sizeof(*t->threads));
+		t->threads[t->nthreads].tid = tid;
+		t->threads[t->nthreads++].role = xstrdup(f[2]);
+		return 0;
+	}
+	if (!strcmp(f[0], "request")) {
+		struct request q;
+
+		memset(&q, 0, sizeof(q));
+		q.line = r->line;
+		if (get_int(r, "RID", f[1], &q.rid) || get_int(r, "APP_ID", f[2], &q.app_id) ||
+		    get_int(r, "ORIGIN_TID", f[3], &q.origin_tid) ||
+		    get_time(r, "B0", f[4], &q.b0) || get_time(r, "B1", f[5], &q.b1) ||
+		    get_time(r, "E0", f[6], &q.e0) || get_time(r, "E1", f[7], &q.e1))
+			return -1;
+		if (q.b0 > q.b1 || q.e0 > q.e1 || q.b0 > q.e1)
+			return bad(r, "request: the windows [B0, B1] and [E0, E1] are out of order");
+		t->reqs = grow(t->reqs, t->nreqs, &c->reqs, sizeof(*t->reqs));
+		t->reqs[t->nreqs++] = q;
+		return 0;
+	}
+	if (!strcmp(f[0], "cpu")) {
+		struct cpu_rec p;
+		int64_t cpu, wall;
+
+		memset(&p, 0, sizeof(p));
+		p.line = r->line;
+		if (get_int(r, "RID", f[1], &p.rid) || get_int(r, "TID", f[2], &p.tid) ||
+		    get_time(r, "CPU_NS", f[3], &cpu) || get_time(r, "WALL_NS", f[4], &wall))
+			return -1;
+		p.cpu_ns = (double)cpu;
+		p.wall_ns = (double)wall;
+		t->cpus = grow(t->cpus, t->ncpus, &c->cpus, sizeof(*t->cpus));
+		t->cpus[t->ncpus++] = p;
+		return 0;
+	}
+	return parse_hop(t, c, r, f);
+}
+
+/* The mechanisms in report order; the hops renumbered. */
+static int order_mechs(struct truth *t)
+{
+	char **m = calloc(t->nmechs ? t->nmechs : 1, sizeof(*m));
+	int *map = calloc(t->nmechs ? t->nmechs : 1, sizeof(*map));
+	size_t n = 0;
+
+	if (!m || !map) {
+		free(m);
+		free(map);
+		fprintf(stderr, "causeway-eval: out of memory\n");
+		return -1;
+	}
+	for (int k = 0; known_mechs[k]; k++)
+		for (size_t i = 0; i < t->nmechs; i++)
+			if (!strcmp(t->mechs[i], known_mechs[k])) {
+				map[i] = (int)n;
+				m[n++] = t->mechs[i];
+			}
+	for (size_t i = 0; i < t->nmechs; i++)
+		if (!in_list(known_mechs, t->mechs[i])) {
+			map[i] = (int)n;
+			m[n++] = t->mechs[i];
+		}
+	for (size_t i = 0; i < t->nhops; i++)
+		t->hops[i].mech = map[t->hops[i].mech];
+	free(t->mechs);
+	free(map);
+	t->mechs = m;
+	return 0;
+}
+
+/* Ids unique, references resolved. */
+static int link_records(struct truth *t)
+{
+	struct u64map rids = { 0 }, hids = { 0 }, pairs = { 0 };
+	struct rd r = { t->path, 0 };
+	uint64_t v;
+	int rc = -1;
+
+	for (size_t i = 0; i < t->nreqs; i++) {
+		r.line = t->reqs[i].line;
+		if (u64map_get(&rids, (uint64_t)t->reqs[i].rid, &v)) {
+			bad(&r, "request %lld: a second request with this RID (the first on line %ld)",
+			    (long long)t->reqs[i].rid, t->reqs[v].line);
+			goto out;
+		}
+		if (u64map_put(&rids, (uint64_t)t->reqs[i].rid, i))
+			goto oom;
+	}
+	for (size_t i = 0; i < t->ncpus; i++) {
+		struct cpu_rec *p = &t->cpus[i];
+
+		r.line = p->line;
+		if (!u64map_get(&rids, (uint64_t)p->rid, &v)) {
+			bad(&r, "cpu: no request line has RID %lld", (long long)p->rid);
+			goto out;
+		}
+		p->req = v;
+		t->reqs[v].cpu_ns += p->cpu_ns;
+		t->reqs[v].wall_ns += p->wall_ns;
+	}
+	/* (RID, TID) unique: checked by sorting a copy of the indexes. */
+	for (size_t i = 0; i < t->ncpus; i++) {
+		struct cpu_rec *p = &t->cpus[i];
+		uint64_t k = (uint64_t)p->req * 0x9E3779B97F4A7C15ull ^ (uint64_t)p->tid;
+
+		r.line = p->line;
+		if (u64map_get(&pairs, k, &v)) {
+			/* The hash of the pair can collide: compare the records. */
+			for (size_t j = 0; j < i; j++)
+				if (t->cpus[j].req == p->req && t->cpus[j].tid == p->tid) {
+					bad(&r, "cpu: a second line for request %lld and thread "
+						"%lld (the first on line %ld)",
+					    (long long)p->rid, (long long)p->tid, t->cpus[j].line);
+					goto out;
+				}
+		} else if (u64map_put(&pairs, k, i)) {
+			goto oom;
+		}
+	}
+	for (size_t i = 0; i < t->nhops; i++) {
+		struct hop *h = &t->hops[i];
+
+		r.line = h->line;
+		if (!u64map_get(&rids, (uint64_t)h->rid, &v)) {
+			bad(&r, "hop %llu: no request line has RID %lld", (unsigned long long)h->hid,
+			    (long long)h->rid);
+			goto out;
+		}
+		h->req = v;
+		if (u64map_get(&hids, h->hid, &v)) {
+			bad(&r, "hop %llu: a second hop with this HID (the first on line %ld)",
+			    (unsigned long long)h->hid, t->hops[v].line);
+			goto out;
+		}
+		if (u64map_put(&hids, h->hid, i))
+			goto oom;
+	}
+	rc = 0;
+	goto out;
+oom:
+	fprintf(stderr, "causeway-eval: out of memory\n");
+out:
+	u64map_free(&rids);
+	u64map_free(&hids);
+	u64map_free(&pairs);
+	return rc;
+}
+
+int truth_read(const char *path, struct truth *t)
+{
+	struct rd r = { path, 0 };
+	struct caps caps = { 0 };
+	char *line = NULL, **f = NULL;
+	size_t cap = 0, fcap = 0;
+	ssize_t len;
+	int seen_header = 0, rc = -1;
+	FILE *fp;
+
+	memset(t, 0, sizeof(*t));
+	t->path = path;
+	fp = fopen(path, "r");
+	if (!fp) {
+		fprintf(stderr, "causeway-eval: %s: cannot open the truth file: %s\n", path,
+			strerror(errno));
+		return -1;
+	}
+	while ((len = getline(&line, &cap, fp)) >= 0) {
+		size_t n = 0;
+		char *p;
+
+		r.line++;
+		if ((size_t)len != strlen(line)) {
+			bad(&r, "a NUL byte: this is not a text file");
+			goto out;
+		}
+		if (len && line[len - 1] == '\n')
+			line[--len] = 0;
+		if (len && line[len - 1] == '\r')
+			line[--len] = 0;
+		if (!len || line[0] == '#')
+			continue;
+		for (p = line;; p++) {
+			char *tab = strchr(p, '\t');
+
+			f = grow(f, n, &fcap, sizeof(*f));
+			f[n++] = p;
+			if (!tab)
+				break;
+			*tab = 0;
+			p = tab;
+		}
+		if (!seen_header) {
+			/* FORMAT.md spells it `truth 1`: a space is taken for the tab. */
+			char *sp = n == 1 ? strchr(f[0], ' ') : NULL;
+
+			if (sp && !strchr(sp + 1, ' ')) {
+				*sp = 0;
+				f[n++] = sp + 1;
+			}
+			if (n != 2 || strcmp(f[0], "truth")) {
+				bad(&r, "not a truth file: the first line must be 'truth<TAB>1'");
+				goto out;
+			}
+			if (strcmp(f[1], "1")) {
+				bad(&r, "truth format version '%s': this evaluator reads version 1",
+				    f[1]);
+				goto out;
+			}
+			seen_header = 1;
+			continue;
+		}
+		if (parse_line(t, &caps, &r, f, n))
+			goto out;
+	}
+	if (ferror(fp)) {
+		fprintf(stderr, "causeway-eval: %s: read error: %s\n", path, strerror(errno));
+		goto out;
+	}
+	if (!seen_header) {
+		fprintf(stderr, "causeway-eval: %s: empty: not a truth file (no 'truth<TAB>1' line)\n",
+			path);
+		goto out;
+	}
+	if (order_mechs(t) || link_records(t))
+		goto out;
+	rc = 0;
+out:
+	free(line);
+	free(f);
+	fclose(fp);
+	if (rc)
+		truth_free(t);
+	return rc;
+}
+
+void truth_free(struct truth *t)
+{
+	for (size_t i = 0; i < t->nconfig; i++) {
+		free(t->config[i].key);
+		free(t->config[i].value);
+	}
+	for (size_t i = 0; i < t->nthreads; i++)
+		free(t->threads[i].role);
+	for (size_t i = 0; i < t->nhops; i++)
+		free(t->hops[i].obj_name);
+	for (size_t i = 0; i < t->nmechs; i++)
+		free(t->mechs[i]);
+	free(t->config);
+	free(t->threads);
+	free(t->reqs);
+	free(t->cpus);
+	free(t->hops);
+	free(t->mechs);
+	memset(t, 0, sizeof(*t));
+}

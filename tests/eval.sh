@@ -1,0 +1,469 @@
+#!/bin/bash
+# causeway-eval (bench/truth/FORMAT.md) against hand-made truth files and
+# hand-made databases (schema/tables.sql plus INSERTs) whose scores are
+# known by construction:
+#  - futex (RULE direct): the right src (precision 1, recall 1); a wrong
+#    src (0.5 with both); a src of a dead generation of the right tid (a
+#    false join across reuse); a src-NULL wake (an orphan); a wake from
+#    inside a task (SRC_TASK, reconstructed); the sched baseline database;
+#  - io_uring (RULE object): a user_data reused by two requests in flight,
+#    the younger one's completion joined to the older generation (a false
+#    join across reuse), the other's completion an orphan request, the
+#    same user_data on another ring (no claim), a correct completion;
+#  - task: a cancelled task with a resume claim (wrong), a woken task
+#    resumed; timer: N(h) by OBJ_NAME without a key; workqueue: a wake from
+#    the older generation of a work item into DST_TID;
+#  - resource_wait (RULE wait): the right waker, a wrong one (the waiter a
+#    request), a wait with no waker (an orphan), the waiter a runtime task
+#    last resumed on DST_TID;
+#  - attribution with known weights and inclusion probabilities: the exact
+#    MAE and aggregate figures, shares by confidence, per-thread figures,
+#    the thread baseline, the sched baseline, request matching by scope
+#    and begin window;
+#  - --require-* (exit 3), bad arguments (exit 2), bad truth lines and bad
+#    databases (exit 1, naming the file and line), JSON that parses and
+#    holds the CSV's figures, CSV with five columns on every row (a label
+#    with a comma quoted), -q, and the database left untouched.
+# The figures are read from the CSV (awk); the JSON checks need python3
+# and say so when it is missing. KEEP=1 keeps the work directory.
+#   tests/eval.sh BUILD
+set -u
+BUILD=$(cd "${1:?usage: tests/eval.sh BUILD}" && pwd)
+top=$(cd "$(dirname "$0")/.." && pwd)
+EV=$BUILD/causeway-eval
+T=$(mktemp -d)
+trap '[ -n "${KEEP:-}" ] || rm -rf "$T"' EXIT
+failed=0
+cd "$T" || exit 1
+
+fail() {
+	echo "eval: FAIL: $*" >&2
+	failed=1
+}
+
+[ -x "$EV" ] || { echo "eval: $EV is missing (make BUILD=$BUILD $EV)" >&2; exit 1; }
+command -v sqlite3 >/dev/null || { echo "eval: the sqlite3 CLI is missing" >&2; exit 1; }
+
+# mkdb NAME: a database from the schema and the SQL on stdin.
+mkdb() {
+	rm -f "$1"
+	{ cat "$top/schema/tables.sql"; cat; } | sqlite3 "$1" || fail "mkdb $1"
+}
+# mktruth NAME: a truth file from stdin, runs of spaces made one tab.
+mktruth() {
+	sed -e 's/  */\t/g' >"$1"
+}
+# run RC ARGS...: runs the evaluator, wants exit RC; out/err in $T.
+run() {
+	local want=$1
+	shift
+	"$EV" "$@" >out 2>err
+	local rc=$?
+	[ "$rc" = "$want" ] || fail "causeway-eval $*: exit $rc, want $want ($(head -3 err))"
+}
+# expect CSV KEY VALUE...: figures of a CSV report, KEY system.mechanism.metric
+# (mechanism 'attribution' for the attribution figures), exactly (to 1e-6);
+# VALUE null: empty, true/false: 1/0.
+expect() {
+	local csv=$1
+	shift
+	[ -s "$csv" ] || { fail "no report $csv"; return; }
+	awk -F, -v args="$*" -v file="$csv" '
+	NR > 1 { v[$2 "." $3 "." $4] = $5; seen[$2 "." $3 "." $4] = 1 }
+	END {
+		n = split(args, a, " ")
+		for (i = 1; i < n; i += 2) {
+			k = a[i]; want = a[i + 1]
+			if (want == "true") want = 1
+			if (want == "false") want = 0
+			if (!(k in seen)) { print "eval: FAIL: " file ": no " k; bad = 1; continue }
+			got = v[k]
+			if (want == "null" ? got != "" : (got == "" || (got - want > 1e-6 || want - got > 1e-6))) {
+				print "eval: FAIL: " file ": " k " = \"" got "\", want " want; bad = 1
+			}
+		}
+		exit bad
+	}' "$csv" >&2 || fail "figures of $csv (see above)"
+}
+# jsoncheck JSON CSV: the JSON parses (python3 -m json.tool) and holds
+# every figure of the CSV written by the same run.
+jsoncheck() {
+	if ! command -v python3 >/dev/null; then
+		echo "eval: python3 is missing: $1 is not checked" >&2
+		return
+	fi
+	python3 -m json.tool "$1" >/dev/null || { fail "$1 is not JSON"; return; }
+	python3 - "$1" "$2" <<'EOF' || fail "$1 and $2 differ (see above)"
+import csv, json, sys
+d = json.load(open(sys.argv[1]))
+bad = 0
+for r in list(csv.reader(open(sys.argv[2], newline='')))[1:]:
+    sysname, mech, metric, value = r[1:]
+    if mech == 'attribution':
+        j = d['attribution'][sysname][metric]
+    else:
+        j = d['systems'][sysname]['mechanisms'][mech][metric]
+    if isinstance(j, bool):
+        j = int(j)
+    ok = (j is None) if value == '' else (j is not None and abs(float(value) - j) <= 1e-6)
+    if not ok:
+        print(f"eval: FAIL: {sysname}.{mech}.{metric}: JSON {j}, CSV {value!r}", file=sys.stderr)
+        bad = 1
+sys.exit(bad)
+EOF
+}
+
+# ---------------------------------------------------------------- futex
+mkdb f.db <<'EOF'
+INSERT INTO nodes(id,type,scope,key,generation,tid,name,start_ns,end_ns,start_seen) VALUES
+ (1,'thread','host',101,0,101,'front',0,NULL,1),
+ (2,'thread','host',102,0,102,'worker',0,NULL,1),
+ (3,'thread','host',103,0,103,'worker',0,NULL,1),
+ (4,'thread','host',104,0,104,'other',0,NULL,1),
+ (6,'thread','host',105,0,105,'old',0,500,1),
+ (7,'thread','host',105,1,105,'new',600,NULL,1),
+ (21,'runtime_task','pid:100',8,0,101,NULL,0,NULL,1);
+INSERT INTO edges(id,type,src,dst,ts,source,confidence,reason) VALUES
+ (1,'wake',1,2,1150,'kernel','observed','futex'),
+ (2,'wake',4,2,1350,'kernel','observed','futex'),
+ (3,'wake',6,2,1550,'kernel','observed','futex'),
+ (4,'wake',NULL,3,1750,'kernel','unknown','hardirq'),
+ (5,'wake',21,3,1950,'kernel','reconstructed','futex'),
+ (6,'wake',1,2,2500,'kernel','observed','futex');
+EOF
+# The same trace analyzed with -e sched: no tasks, the wake from inside
+# the task is its thread's.
+mkdb fs.db <<'EOF'
+INSERT INTO nodes(id,type,scope,key,generation,tid,name,start_ns,end_ns,start_seen) VALUES
+ (1,'thread','host',101,0,101,'front',0,NULL,1),
+ (2,'thread','host',102,0,102,'worker',0,NULL,1),
+ (3,'thread','host',103,0,103,'worker',0,NULL,1),
+ (4,'thread','host',104,0,104,'other',0,NULL,1),
+ (6,'thread','host',105,0,105,'old',0,500,1),
+ (7,'thread','host',105,1,105,'new',600,NULL,1);
+INSERT INTO edges(id,type,src,dst,ts,source,confidence,reason) VALUES
+ (1,'wake',1,2,1150,'kernel','observed',NULL),
+ (2,'wake',4,2,1350,'kernel','observed',NULL),
+ (3,'wake',6,2,1550,'kernel','observed',NULL),
+ (4,'wake',NULL,3,1750,'kernel','unknown','hardirq'),
+ (5,'wake',1,3,1950,'kernel','observed',NULL);
+EOF
+FUTEX_HEAD='truth 1
+# a comment
+pid 100
+config loss 0
+thread 101 front
+thread 102 worker
+request 1 7 101 1000 1000 3000 3000'
+H1='hop 1 1 futex direct 101 - - wake thread - - 1100 1200 wake 102 1100 1200 -'
+H2='hop 2 1 futex direct 103 - - wake thread - - 1300 1400 wake 102 1300 1400 -'
+H3='hop 3 1 futex direct 105 - - wake thread - - 1500 1600 wake 102 1500 1600 -'
+H4='hop 4 1 futex direct 101 - - wake thread - - 1700 1800 wake 103 1700 1800 -'
+H5='hop 5 1 futex direct 101 8 7 wake thread - - 1900 2000 wake 103 1900 2000 nested'
+printf '%s\n' "$FUTEX_HEAD" "$H1" | mktruth f1.truth
+printf '%s\n' "$FUTEX_HEAD" "$H1" "$H2" | mktruth f2.truth
+printf '%s\n' "$FUTEX_HEAD" "$H1" "$H2" "$H3" "$H4" "$H5" | mktruth f3.truth
+
+sum=$(md5sum <f.db)
+run 0 f1.truth f.db --csv f1.csv
+expect f1.csv causeway.futex.hops 1 causeway.futex.claims 1 \
+	causeway.futex.precision 1 causeway.futex.recall 1 \
+	causeway.futex.observed_share 1 causeway.all.precision 1
+grep -q '^futex  *1 ' out || fail "the table has no futex row: $(cat out)"
+grep -q '^all  *1 ' out || fail "the table has no all row: $(cat out)"
+
+# The first line as FORMAT.md spells it, with a space.
+sed -e '1s/\t/ /' f1.truth >f1s.truth
+run 0 f1s.truth f.db --csv f1s.csv
+expect f1s.csv causeway.all.precision 1
+
+run 0 f2.truth f.db --csv f2.csv
+expect f2.csv causeway.all.claims 2 causeway.all.correct 1 \
+	causeway.all.precision 0.5 causeway.all.recall 0.5 \
+	causeway.all.false_join_rate 0
+# --require-*: on the overall figures, exit 3 only when below.
+run 0 f2.truth f.db -q --require-precision 0.5 --require-recall 0.5
+[ -s out ] && fail "-q printed a table"
+run 3 f2.truth f.db -q --require-precision 0.6
+grep -q 'precision 0.5000 is below the required 0.6' err || fail "no precision message: $(cat err)"
+run 3 f2.truth f.db -q --require-recall 0.75
+grep -q 'recall 0.5000 is below the required 0.75' err || fail "no recall message: $(cat err)"
+run 3 f2.truth f.db -q --require-precision 1 --require-recall 1 --json f2r.json
+grep -q '"require": {"precision": 1, "recall": 1, "met": false}' f2r.json ||
+	fail "f2r.json: no unmet requirement: $(grep require f2r.json)"
+
+run 0 f3.truth f.db --baseline-db fs.db --json f3.json --csv f3.csv --label 'loss 1%'
+M=causeway.futex
+expect f3.csv $M.hops 5 $M.claims 4 $M.correct 2 $M.false_joins 1 $M.recalled 2 $M.orphans 1 \
+	$M.precision 0.5 $M.recall 0.4 $M.false_join_rate 0.25 $M.orphan_rate 0.2 \
+	$M.observed_share 0.2 $M.reconstructed_share 0.2 $M.unknown_share 0.6
+M=sched.futex
+expect f3.csv $M.hops 5 $M.claims 4 $M.correct 2 $M.false_joins 1 $M.orphans 1 \
+	$M.precision 0.5 $M.recall 0.4 $M.observed_share 0.4 $M.reconstructed_share 0
+expect f3.csv sched.attribution.measured true sched.attribution.matched 0
+grep -q '^sched baseline: fs.db' out || fail "no sched baseline table: $(cat out)"
+[ "$(md5sum <f.db)" = "$sum" ] || fail "the database changed"
+ls f.db-* 2>/dev/null && fail "files beside the database: $(ls f.db-*)"
+jsoncheck f3.json f3.csv
+awk -F, 'NF != 5 || (NR > 1 && $1 != "loss 1%") { bad = 1 } END { exit bad || NR < 50 }' f3.csv ||
+	fail "f3.csv: rows without 5 columns or without the label"
+# A label with a comma and quotes is quoted: still five columns.
+run 0 f3.truth f.db --baseline-db fs.db --csv f3q.csv --label 'loss "1%", burst'
+if command -v python3 >/dev/null; then
+	python3 - f3q.csv <<'EOF' || fail "f3q.csv: see above"
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1], newline='')))
+assert rows[0] == ['label', 'system', 'mechanism', 'metric', 'value'], rows[0]
+bad = [r for r in rows if len(r) != 5]
+assert not bad, f"rows without 5 columns: {bad[:3]}"
+assert all(r[0] == 'loss "1%", burst' for r in rows[1:]), "the label was not copied"
+got = {(r[1], r[2], r[3]): r[4] for r in rows[1:]}
+assert float(got[('causeway', 'futex', 'precision')]) == 0.5
+assert float(got[('sched', 'all', 'recall')]) == 0.4
+assert float(got[('causeway', 'attribution', 'requests')]) == 1
+assert ('thread', 'attribution', 'beats_causeway') in got
+EOF
+fi
+
+# ---------------------------------------------------------------- objects
+mkdb o.db <<'EOF'
+INSERT INTO nodes(id,type,scope,key,generation,tid,name,start_ns,end_ns,start_seen) VALUES
+ (1,'thread','host',101,0,101,'front',0,NULL,1),
+ (2,'thread','host',102,0,102,'worker',0,NULL,1),
+ (10,'io_request','ring:0x1#0',5,0,101,'READ',1000,1350,1),
+ (11,'io_request','ring:0x1#0',5,1,102,'READ',1100,NULL,1),
+ (12,'io_request','ring:0x1#0',5,2,NULL,NULL,NULL,1550,0),
+ (13,'io_request','ring:0x1#0',6,0,101,'READ',2000,2100,1),
+ (14,'io_request','ring:0x2#0',5,0,101,'READ',1200,1360,1),
+ (20,'runtime_task','pid:100',9,0,101,NULL,3000,3500,1),
+ (21,'runtime_task','pid:100',8,0,101,NULL,2500,NULL,1),
+ (30,'timer','hrtimer',1048561,0,101,'hrtimer_wakeup',4000,4500,1),
+ (31,'timer','hrtimer',1048562,0,101,'tick_sched_timer',4001,NULL,1),
+ (40,'work_item','wq',777,0,101,'flush_to_ldisc',5000,5100,1),
+ (41,'work_item','wq',777,1,101,'flush_to_ldisc',5200,NULL,1);
+INSERT INTO edges(id,type,src,dst,ts,source,confidence,reason) VALUES
+ (10,'submit',1,10,1000,'kernel','observed',NULL),
+ (11,'submit',2,11,1100,'kernel','observed',NULL),
+ (12,'complete',10,1,1350,'kernel','observed',NULL),
+ (13,'submit',NULL,12,1550,'kernel','unknown','orphan: submission not in trace'),
+ (14,'complete',12,1,1550,'kernel','observed',NULL),
+ (15,'submit',1,13,2000,'kernel','observed',NULL),
+ (16,'complete',13,2,2100,'kernel','reconstructed','other request pointer'),
+ (17,'submit',1,14,1200,'kernel','observed',NULL),
+ (18,'complete',14,2,1360,'kernel','observed',NULL),
+ (20,'spawn',1,20,3000,'runtime','observed',NULL),
+ (21,'resume',20,2,3100,'runtime','observed',NULL),
+ (22,'wake',1,21,3200,'runtime','observed',NULL),
+ (23,'resume',21,2,3300,'runtime','observed',NULL),
+ (30,'arm',1,30,4000,'kernel','observed',NULL),
+ (31,'arm',1,31,4001,'kernel','observed',NULL),
+ (32,'fire',30,1,4500,'kernel','observed',NULL),
+ (40,'queue',1,40,5000,'kernel','observed',NULL),
+ (42,'wake',40,2,5100,'kernel','observed',NULL),
+ (43,'wake',40,2,5300,'kernel','reconstructed',NULL),
+ (44,'queue',1,41,5200,'kernel','observed',NULL);
+EOF
+mktruth o.truth <<'EOF'
+truth 1
+pid 100
+request 1 1 101 900 900 1700 1700
+request 2 2 102 1000 1000 1500 1500
+request 3 3 101 1900 1900 2200 2200
+request 4 4 101 2900 2900 3400 3400
+request 5 5 101 3900 3900 4700 4700
+request 6 6 101 4900 4900 5400 5400
+hop 1 1 io_uring object 101 - - submit io_request 5 - 990 1010 complete - 1500 1600 -
+hop 2 2 io_uring object 102 - - submit io_request 5 - 1090 1110 complete - 1300 1400 reused
+hop 3 3 io_uring object 101 - - submit io_request 6 - 1990 2010 complete - 2050 2150 -
+hop 4 4 task object 101 - - spawn runtime_task 9 - 2990 3010 resume - 3000 3500 cancelled
+hop 5 4 task object 101 - - wake runtime_task 8 - 3190 3210 resume 102 3250 3350 -
+hop 6 5 timer object 101 - - arm timer - hrtimer_wakeup 3990 4010 fire 101 4400 4600 -
+hop 7 6 workqueue object 101 - - queue work_item 777 flush_to_ldisc 4990 5010 wake 102 5080 5120 -
+hop 8 6 workqueue object 101 - - queue work_item 777 flush_to_ldisc 5190 5210 wake 102 5280 5320 reused
+EOF
+run 0 o.truth o.db --csv o.csv
+M=causeway.io_uring
+expect o.csv $M.hops 3 $M.claims 2 $M.correct 1 $M.false_joins 1 $M.recalled 1 $M.orphans 1 \
+	$M.precision 0.5 $M.recall 0.333333333 $M.false_join_rate 0.5 $M.orphan_rate 0.333333333 \
+	$M.observed_share 0 $M.reconstructed_share 0.333333333 $M.unknown_share 0.666666667
+M=causeway.task
+expect o.csv $M.hops 1 $M.cancelled 1 $M.claims 2 $M.correct 1 $M.precision 0.5 $M.recall 1 \
+	$M.observed_share 1
+M=causeway.timer
+expect o.csv $M.hops 1 $M.claims 1 $M.precision 1 $M.recall 1 $M.observed_share 1
+M=causeway.workqueue
+expect o.csv $M.hops 2 $M.claims 2 $M.correct 1 $M.false_joins 1 $M.precision 0.5 $M.recall 0.5 \
+	$M.false_join_rate 0.5 $M.observed_share 0.5
+M=causeway.all
+expect o.csv $M.hops 7 $M.cancelled 1 $M.claims 7 $M.correct 4 $M.false_joins 2 $M.orphans 1 \
+	$M.precision 0.571428571 $M.recall 0.571428571 $M.false_join_rate 0.285714286 \
+	$M.orphan_rate 0.142857143 $M.observed_share 0.428571429 $M.reconstructed_share 0.142857143 \
+	causeway.all.cancelled 1
+# The report's order: the mechanisms of FORMAT.md in its order, then all.
+[ "$(awk 'NR > 4 && NF == 11 { print $1 }' out | tr '\n' ' ')" = "io_uring workqueue timer task all " ] ||
+	fail "mechanism rows: $(cat out)"
+
+# ---------------------------------------------------------------- resource waits
+mkdb w.db <<'EOF'
+INSERT INTO nodes(id,type,scope,key,generation,tid,name,start_ns,end_ns,start_seen) VALUES
+ (1,'thread','host',101,0,101,'front',0,NULL,1),
+ (2,'thread','host',102,0,102,'worker',0,NULL,1),
+ (3,'thread','host',103,0,103,'worker',0,NULL,1),
+ (4,'thread','host',104,0,104,'other',0,NULL,1),
+ (30,'resource','pid:100/cache_entry',42,0,NULL,'cache_entry',NULL,NULL,0),
+ (31,'resource','pid:100/cache_entry',43,0,NULL,'cache_entry',NULL,NULL,0),
+ (40,'request','pid:100',7,0,103,'get',4500,6000,1),
+ (50,'runtime_task','pid:100',3,0,101,NULL,0,NULL,1);
+INSERT INTO edges(id,type,src,dst,ts,source,confidence,reason) VALUES
+ (1,'wake',1,2,4100,'kernel','observed',NULL),
+ (2,'wake',4,3,4700,'kernel','observed',NULL),
+ (3,'resume',50,3,5800,'runtime','observed',NULL),
+ (4,'resume',50,2,5900,'runtime','observed',NULL);
+INSERT INTO resource_waits(id,resource,waiter,start_ns,end_ns,wake_edge,waker,confidence,reason) VALUES
+ (1,30,2,4000,4100,1,1,'observed',NULL),
+ (2,30,40,4600,4700,2,4,'observed',NULL),
+ (3,31,2,4010,4050,NULL,1,'observed',NULL),
+ (4,30,2,5000,5100,NULL,NULL,'unknown','waker unknown'),
+ (5,30,50,6000,6100,NULL,1,'observed',NULL);
+EOF
+mktruth w.truth <<'EOF'
+truth 1
+pid 100
+request 1 7 102 3900 3900 6500 6500
+hop 1 1 resource_wait wait 101 - - - resource 42 cache_entry 3990 4010 wake 102 4090 4110 -
+hop 2 1 resource_wait wait 101 - - - resource 42 cache_entry 4590 4610 wake 103 4690 4710 -
+hop 3 1 resource_wait wait 101 - - - resource 42 cache_entry 4990 5010 wake 102 5090 5110 -
+hop 4 1 resource_wait wait 101 - - - resource 42 cache_entry 5990 6010 wake 102 6090 6110 -
+EOF
+run 0 w.truth w.db --csv w.csv
+M=causeway.resource_wait
+expect w.csv $M.hops 4 $M.claims 3 $M.correct 2 $M.false_joins 0 $M.orphans 1 \
+	$M.precision 0.666666667 $M.recall 0.5 $M.orphan_rate 0.25 $M.observed_share 0.5
+
+# ---------------------------------------------------------------- attribution
+mkdb a.db <<'EOF'
+INSERT INTO nodes(id,type,scope,key,generation,tid,name,start_ns,end_ns,start_seen) VALUES
+ (1,'thread','host',101,0,101,'front',0,NULL,1),
+ (2,'thread','host',102,0,102,'worker',0,NULL,1),
+ (3,'thread','host',103,0,103,'worker',0,NULL,1),
+ (4,'thread','host',999,0,999,'elsewhere',0,NULL,1),
+ (50,'request','pid:100',7,0,101,'get',1000,2000,1),
+ (51,'request','pid:100',8,0,101,'get',3000,4000,1),
+ (52,'request','pid:999',7,0,999,'decoy',1000,2000,1),
+ (53,'request','pid:100',8,1,101,'get',9000,9500,1);
+INSERT INTO samples(id,node,thread,ts,cpu,kind,stack,weight,inclusion_probability,weight_exact) VALUES
+ (1,1,1,1100,0,'cpu',NULL,100,0.5,1),
+ (2,1,1,1200,0,'cpu',NULL,100,1,1),
+ (3,2,2,1300,0,'cpu',NULL,150,1,1),
+ (4,2,2,1400,0,'offcpu',NULL,300,1,1),
+ (5,1,1,1500,0,'cpu',NULL,100,1,1),
+ (6,1,1,3100,0,'cpu',NULL,500,0.5,1),
+ (7,1,1,3200,0,'cpu',NULL,100,1,1),
+ (8,3,3,3300,0,'cpu',NULL,50,1,1),
+ (9,4,4,1600,0,'cpu',NULL,1000,1,1);
+INSERT INTO attribution(sample,request,task,confidence,reason) VALUES
+ (1,50,NULL,'observed',NULL),
+ (2,50,NULL,'observed',NULL),
+ (3,50,NULL,'reconstructed','wake'),
+ (4,50,NULL,'observed',NULL),
+ (5,NULL,NULL,'unknown','no request'),
+ (6,51,NULL,'observed',NULL),
+ (7,NULL,NULL,'unknown','no request'),
+ (8,51,NULL,'observed',NULL),
+ (9,52,NULL,'observed',NULL);
+EOF
+mktruth a.truth <<'EOF'
+truth 1
+pid 100
+thread 101 front
+thread 102 worker
+thread 103 worker
+request 1 7 101 1000 1000 2000 2000
+request 2 8 101 3000 3000 4000 4000
+request 3 9 103 5000 5000 5500 5500
+cpu 1 101 400 1000
+cpu 1 102 200 500
+cpu 2 101 1000 1000
+cpu 3 103 100 200
+EOF
+cp a.db as.db
+sqlite3 as.db "DELETE FROM attribution; DELETE FROM nodes WHERE type = 'request';"
+run 0 a.truth a.db --baseline-db as.db --json a.json --csv a.csv
+jsoncheck a.json a.csv
+A=causeway.attribution
+expect a.csv $A.requests 3 $A.matched 2 $A.cpu_mae_pct 43.333333333 $A.wall_mae_pct 51.666666667 \
+	$A.cpu_agg_pct 17.647058824 $A.wall_agg_pct 37.037037037 \
+	$A.cpu_mae_thread_pct 37.5 $A.wall_mae_thread_pct 45 \
+	$A.est_cpu_ns 1500 $A.est_wall_ns 1800 $A.truth_cpu_ns 1700 $A.truth_wall_ns 2700 \
+	$A.share_observed 0.794117647 $A.share_reconstructed 0.088235294 $A.share_unknown 0.117647059
+A=thread.attribution
+expect a.csv $A.matched null $A.cpu_mae_pct 47.777777778 $A.wall_mae_pct 61.111111111 \
+	$A.cpu_agg_pct 23.529411765 $A.wall_agg_pct 29.629629630 \
+	$A.cpu_mae_thread_pct 52.5 $A.wall_mae_thread_pct 62.5 $A.beats_causeway false \
+	$A.better_cpu_mae false $A.better_wall_mae false
+A=sched.attribution
+expect a.csv $A.measured true $A.matched 0 $A.cpu_mae_pct 100 $A.wall_mae_pct 100 \
+	$A.cpu_agg_pct 100 $A.wall_agg_pct 100 $A.beats_causeway false
+grep -q '^thread baseline beats causeway on attribution: no (CPU MAE 47.78% vs 43.33%, wall MAE 61.11% vs 51.67%)' out ||
+	fail "no thread baseline verdict: $(cat out)"
+grep -q '^sched baseline beats causeway on attribution: no' out || fail "no sched verdict: $(cat out)"
+# Without a baseline database the sched baseline attributes nothing by
+# construction; with no attribution at all, causeway loses to the thread
+# baseline.
+run 0 a.truth as.db --csv an.csv
+expect an.csv causeway.attribution.matched 0 causeway.attribution.cpu_mae_pct 100 \
+	sched.attribution.measured false sched.attribution.cpu_mae_pct 100 \
+	thread.attribution.beats_causeway true sched.attribution.beats_causeway false
+grep -q '^thread baseline beats causeway on attribution: yes' out || fail "no yes verdict: $(cat out)"
+grep -q 'attributes nothing by construction' out || fail "no sched footnote: $(cat out)"
+
+# ---------------------------------------------------------------- bad arguments: exit 2
+run 2
+run 2 f1.truth
+run 2 f1.truth f.db extra
+run 2 --bogus f1.truth f.db
+run 2 f1.truth f.db --require-precision abc
+run 2 f1.truth f.db --require-recall 1.5
+run 2 f1.truth f.db --json
+grep -q -- '--json needs an argument' err || fail "no message for --json without FILE: $(cat err)"
+run 0 --help
+grep -q '^usage: causeway-eval' out || fail "--help: $(cat out)"
+
+# ---------------------------------------------------------------- bad input: exit 1
+bad_truth() { # NAME LINE PATTERN: the truth on stdin is refused naming NAME:LINE
+	mktruth "$1"
+	run 1 "$1" f.db
+	grep -q -- "$1:$2: .*$3" err || fail "$1: want '$1:$2: ...$3' in: $(cat err)"
+}
+printf '%s\n' "$FUTEX_HEAD" "hop 1 1 futex direct 101 - - wake thread - - 1100 1200 wake 102 1100 1200" |
+	bad_truth short.truth 8 '18 fields, want 19'
+printf '%s\n' "$FUTEX_HEAD" "hopp 1 1" | bad_truth kind.truth 8 "unknown record kind 'hopp'"
+printf '%s\n' "pid 100" "$FUTEX_HEAD" | bad_truth header.truth 1 'first line'
+printf '%s\n' "truth 2" | bad_truth version.truth 1 'version'
+printf '%s\n' "$FUTEX_HEAD" "${H1/1100 1200 wake/11x0 1200 wake}" | bad_truth time.truth 8 'A0 A1'
+printf '%s\n' "$FUTEX_HEAD" "${H1/1 1 futex/1 99 futex}" | bad_truth rid.truth 8 'no request line has RID 99'
+printf '%s\n' "$FUTEX_HEAD" "$H1" "$H1" | bad_truth dup.truth 9 'a second hop with this HID'
+printf '%s\n' "$FUTEX_HEAD" "${H1/direct/sideways}" | bad_truth rule.truth 8 'RULE'
+printf '%s\n' "$FUTEX_HEAD" "${H1%-}bogus" | bad_truth flags.truth 8 "unknown flag 'bogus'"
+printf '%s\n' "$FUTEX_HEAD" "$H1" "cpu 1 101 -5 3" | bad_truth cpu.truth 9 'CPU_NS'
+run 1 missing.truth f.db
+grep -q 'missing.truth: cannot open' err || fail "missing truth: $(cat err)"
+run 1 f1.truth missing.db
+grep -q 'missing.db: cannot open the database' err || fail "missing db: $(cat err)"
+echo 'not a database' >text.db
+run 1 f1.truth text.db
+grep -q 'text.db: ' err || fail "text db: $(cat err)"
+sqlite3 empty.db 'CREATE TABLE x(y);'
+run 1 f1.truth empty.db
+grep -q "empty.db: not a causeway database: no table 'nodes'" err || fail "empty db: $(cat err)"
+sqlite3 cols.db 'CREATE TABLE nodes(id); CREATE TABLE edges(id); CREATE TABLE samples(id);
+	CREATE TABLE attribution(sample); CREATE TABLE resource_waits(id);'
+run 1 f1.truth cols.db
+grep -q 'cols.db: not the causeway schema' err || fail "db without the columns: $(cat err)"
+run 1 f1.truth f.db --baseline-db missing.db
+grep -q 'missing.db' err || fail "missing baseline db: $(cat err)"
+run 1 f1.truth f.db --json /nonexistent/dir/x.json
+grep -q 'x.json: cannot write' err || fail "unwritable json: $(cat err)"
+
+[ $failed = 0 ] && echo "eval: all checks passed"
+exit $failed
