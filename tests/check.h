@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* The one assertion macro of the unit tests: on failure it says where and
- * why, counts the failure and leaves the test function. */
+ * why, counts the failure and leaves the test function. And their one
+ * pseudo-random generator. */
 #ifndef CAUSEWAY_TESTS_CHECK_H
 #define CAUSEWAY_TESTS_CHECK_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 static int failures, passes;
@@ -18,5 +20,20 @@ static int failures, passes;
 			return;                                           \
 		}                                                         \
 	} while (0)
+
+/*
+ * Marsaglia's xorshift64 (13, 7, 17): a fixed seed draws the same numbers
+ * on every run, so a random test that fails fails again. A test may seed
+ * rng itself, never with 0 (0 stays 0); not every test draws.
+ */
+static uint64_t rng __attribute__((unused)) = 88172645463325252ull;
+
+static inline uint64_t next_rand(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng;
+}
 
 #endif

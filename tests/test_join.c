@@ -56,15 +56,6 @@ static int on_edge(void *ctx, const struct cw_edge *e)
 	return 0;
 }
 
-static uint64_t rng;
-static uint64_t next_rand(void)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
-}
-
 /* The pid a record names for @tid: mostly the tid's own, sometimes
  * another process's (a reused tid), so that joins are tested across
  * processes. */

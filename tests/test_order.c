@@ -25,15 +25,6 @@ static int collect(void *ctx, const struct cw_hdr *h)
 	return 0;
 }
 
-static uint64_t rng = 88172645463325252ull;
-static uint64_t xorshift(void)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
-}
-
 static void test_sorts_jitter(void)
 {
 	enum { N = 200000 };
@@ -43,7 +34,7 @@ static void test_sorts_jitter(void)
 
 	for (size_t i = 0; i < N; i++) {
 		/* 1 us apart, up to 5 ms of jitter: inside the window. */
-		h.ts = 1000000000ull + i * 1000 + xorshift() % 5000000;
+		h.ts = 1000000000ull + i * 1000 + next_rand() % 5000000;
 		h.cpu = (uint16_t)i;
 		CHECK(cw_order__push(ord, &h) == 0, "push");
 	}
@@ -218,15 +209,15 @@ static void test_count_limit(void)
 
 static uint16_t mixed_size(void)
 {
-	switch (xorshift() % 4) {
+	switch (next_rand() % 4) {
 	case 0:
-		return 24 + 8 * (uint16_t)(xorshift() % 6); /* edges */
+		return 24 + 8 * (uint16_t)(next_rand() % 6); /* edges */
 	case 1:
 		return 1024; /* a stack sample */
 	case 2:
 		return 65528; /* the largest record */
 	default:
-		return (uint16_t)(24 + 8 * (xorshift() % 8189));
+		return (uint16_t)(24 + 8 * (next_rand() % 8189));
 	}
 }
 
@@ -249,7 +240,7 @@ static void test_byte_limit(void)
 
 		for (uint64_t i = 0; i < N; i++) {
 			uint16_t size = mixed_size();
-			uint64_t ts = 1000000 + i * 100 + (jitter ? xorshift() % 500000 : 0);
+			uint64_t ts = 1000000 + i * 100 + (jitter ? next_rand() % 500000 : 0);
 
 			bytes += size;
 			CHECK(cw_order__push(ord, make_rec(i, size, ts)) == 0, "push");
@@ -296,7 +287,7 @@ static void test_samples_in_window(void)
 		uint16_t size = i % 100 == 0 ? 1024 : 56;
 
 		CHECK(cw_order__push(ord, make_rec(i, size, 1000000000ull + i * 1000 +
-							    xorshift() % 5000000)) == 0,
+							    next_rand() % 5000000)) == 0,
 		      "push");
 	}
 	CHECK(cw_order__drain(ord) == 0, "drain");
@@ -326,9 +317,9 @@ static void test_small_bounds(void)
 	struct cw_order_stats st;
 
 	for (uint64_t i = 0; i < N; i++) {
-		uint16_t size = xorshift() % 3 ? 24 + 8 * (uint16_t)(xorshift() % 64) : mixed_size();
+		uint16_t size = next_rand() % 3 ? 24 + 8 * (uint16_t)(next_rand() % 64) : mixed_size();
 
-		CHECK(cw_order__push(ord, make_rec(i, size, i * 10 + xorshift() % 3000)) == 0,
+		CHECK(cw_order__push(ord, make_rec(i, size, i * 10 + next_rand() % 3000)) == 0,
 		      "push");
 	}
 	CHECK(cw_order__drain(ord) == 0, "drain");

@@ -154,15 +154,6 @@ static void test_wake_link(void)
 	printf("ok wake_link\n");
 }
 
-static uint64_t rng = 88172645463325252ull;
-static uint64_t next_rand(void)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
-}
-
 /* A sample record, well-formed or broken in one of the ways a hostile or
  * damaged trace can be, in a buffer of exactly its size. */
 static struct cw_hdr *random_record(void)

@@ -75,15 +75,6 @@ static int on_edge(void *ctx, const struct cw_edge *e)
 	return 0;
 }
 
-static uint64_t rng;
-static uint64_t next_rand(void)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
-}
-
 static uint64_t pick(uint64_t n)
 {
 	return next_rand() % n;
