@@ -121,6 +121,10 @@ static const char *const opcode_names[] = {
 
 static const char R_ORPHAN[] = "orphan: submission not in trace";
 static const char R_ORPHAN_BREAK[] = "orphan: submission not in trace (coverage break)";
+static const char R_BREAK_EXACT[] =
+	"unknown: a coverage break since the submission could hide a reuse of its keys";
+static const char R_BREAK_UD[] =
+	"unknown: by user_data alone, and a coverage break could hide the submission";
 static const char R_WORKER_FROM_COMPLETE[] = "worker from the completion: io-wq start not in trace";
 
 /* What a join rests on: the exact keys, and what loss lies in between. */
@@ -875,13 +879,35 @@ static int complete(struct cw_cls *c, const struct cw_hdr *h, const struct cw_ta
 		j = join_loss(c, r, o, h->ts);
 		sub = e->submitter;
 		sub_tid = e->sub_tid;
-	} else if ((n = candidates(c, r, ud, &e, &o, &sub, &sub_tid)) > 1) {
-		/* Which one completed is not known: none ends, none is named. */
+		/* The keys match, but the break since the submission could
+		 * hold this request's completion and a new submission that
+		 * reused both its pointer and its user_data: which one this
+		 * is, is unknown. The keys are free again either way. */
+		if (j == J_BREAK) {
+			dst = ctx == CW_CTX_TASK ? thr : submitter_of(c, sub, sub_tid);
+			if (dst && (err = cw_ident__edge_x(c->id, CW_EDGE_COMPLETE, NULL, dst, h,
+							   CW_SRC_KERNEL, CW_CONF_UNKNOWN, R_BREAK_EXACT,
+							   &x)))
+				return err;
+			if (cflags & CW_CQE_F_MORE) {
+				cw_carry__unknown(o);
+				return 0;
+			}
+			o->n.end_ns = (int64_t)h->ts;
+			o->ended = 1;
+			return req_release(c, e, 0);
+		}
+	} else if ((n = candidates(c, r, ud, &e, &o, &sub, &sub_tid)) > 1 ||
+		   (n == 1 && join_loss(c, r, o, h->ts) == J_BREAK)) {
+		/* Which one completed is not known: none ends, none is named.
+		 * A lone candidate by user_data is not enough when a break
+		 * since its submission could hide the submission of the one
+		 * that completed. */
 		dst = ctx == CW_CTX_TASK ? thr : submitter_of(c, sub, sub_tid);
 		if (!dst)
 			return 0;
 		return cw_ident__edge_x(c->id, CW_EDGE_COMPLETE, NULL, dst, h, CW_SRC_KERNEL,
-					CW_CONF_UNKNOWN, ambiguous_reasons[n], &x);
+					CW_CONF_UNKNOWN, n > 1 ? ambiguous_reasons[n] : R_BREAK_UD, &x);
 	} else if (n == 1) {
 		j = overflow ? J_OVERFLOW : ptr ? J_PTRDIFF : J_NOPTR;
 	} else {

@@ -51,6 +51,7 @@
 #define LEVELS CW_CTX_MAX
 
 static const char R_NO_START[] = "orphan: start not in trace";
+static const char R_START_BREAK[] = "orphan: its start could be in a coverage break";
 
 /* The last timer record at one CPU and level, if it was a cancel. */
 struct pend {
@@ -196,15 +197,24 @@ static struct cw_obj *fired(struct cw_cls *c, uint8_t kind, uint64_t key, uint64
 {
 	struct cw_obj *o = recheck(c, live_timer(c, kind, key), resume, err);
 	const struct cw_scope *s;
+	const char *why = R_NO_START;
 
 	if (*err)
 		return NULL;
+	/* Started before a coverage break, which could hold its expiry and
+	 * a new start: which start this expiry belongs to is unknown. */
+	if (o && cw_ident__conf(c->id, o, h->ts) != CW_CONF_OBSERVED) {
+		if ((*err = cw_ident__release(c->id, o)))
+			return NULL;
+		o = NULL;
+		why = R_START_BREAK;
+	}
 	if (!o) {
 		if (!(s = cw_ident__scope(c->id, scope_name(kind)))) {
 			*err = -ENOMEM;
 			return NULL;
 		}
-		o = cw_ident__orphan(c->id, CW_NODE_TIMER, s, key, h, CW_EDGE_ARM, R_NO_START, err);
+		o = cw_ident__orphan(c->id, CW_NODE_TIMER, s, key, h, CW_EDGE_ARM, why, err);
 		if (!o)
 			return NULL;
 	}
@@ -286,7 +296,7 @@ static struct cw_obj *timer_cause(struct cw_cls *c, const struct cw_cause *k,
 	struct cw_obj *o = live_timer(c, kind, k->key);
 
 	*err = 0;
-	if (o && !(o->flags & T_CANCELLED)) {
+	if (o && !(o->flags & T_CANCELLED) && cw_ident__conf(c->id, o, h->ts) == CW_CONF_OBSERVED) {
 		cw_ident__touch(c->id, o);
 	} else {
 		/* Cancelled: the expiry of that cancel if it is the one

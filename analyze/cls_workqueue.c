@@ -58,6 +58,8 @@
 #define W_EXEC 0x1 /* between its execute start and end */
 
 static const char R_NO_QUEUE[] = "orphan: queue not in trace";
+static const char R_QUEUE_BREAK[] = "orphan: its queue could be in a coverage break";
+static const char R_EXEC_BREAK[] = "orphan: its execute start could be in a coverage break";
 
 #define RUN_BUCKETS 1024
 #define MAX_RUNNING 65536
@@ -67,6 +69,7 @@ struct running {
 	uint64_t worker; /* thread node id */
 	uint64_t work;	 /* work_struct */
 	uint64_t node;	 /* the executing generation's node id */
+	uint64_t since;	 /* its execute start: ts */
 };
 
 struct wq {
@@ -83,7 +86,8 @@ static struct running **running_find(struct wq *w, uint64_t worker)
 	return p;
 }
 
-static int running_set(struct wq *w, uint64_t worker, uint64_t work, uint64_t node)
+static int running_set(struct wq *w, uint64_t worker, uint64_t work, uint64_t node,
+		       uint64_t since)
 {
 	struct running **p = running_find(w, worker);
 
@@ -97,6 +101,7 @@ static int running_set(struct wq *w, uint64_t worker, uint64_t work, uint64_t no
 	}
 	(*p)->work = work;
 	(*p)->node = node;
+	(*p)->since = since;
 	return 0;
 }
 
@@ -153,7 +158,7 @@ static void name_work(struct cw_cls *c, struct cw_obj *o, uint64_t function)
 
 /* An executing generation whose queue is not in the trace. */
 static struct cw_obj *orphan_exec(struct cw_cls *c, const struct slots *s, uint64_t work,
-				  uint64_t function, const struct cw_hdr *h, int *err)
+				  uint64_t function, const struct cw_hdr *h, const char *why, int *err)
 {
 	const struct cw_scope *sc = free_slot(c, s, s->queued);
 	struct cw_obj *o;
@@ -162,7 +167,7 @@ static struct cw_obj *orphan_exec(struct cw_cls *c, const struct slots *s, uint6
 		*err = -ENOMEM;
 		return NULL;
 	}
-	o = cw_ident__orphan(c->id, CW_NODE_WORK_ITEM, sc, work, h, CW_EDGE_QUEUE, R_NO_QUEUE, err);
+	o = cw_ident__orphan(c->id, CW_NODE_WORK_ITEM, sc, work, h, CW_EDGE_QUEUE, why, err);
 	if (!o)
 		return NULL;
 	name_work(c, o, function);
@@ -218,7 +223,7 @@ static int on_exec_start(struct cw_cls *c, const struct cw_hdr *h)
 {
 	const struct cw_wq_work *r = (const void *)h;
 	struct cw_obj *o, *worker = NULL;
-	const char *reason = NULL;
+	const char *reason = NULL, *why = R_NO_QUEUE;
 	int err, matched = 0;
 	struct slots s;
 	uint8_t conf;
@@ -227,14 +232,22 @@ static int on_exec_start(struct cw_cls *c, const struct cw_hdr *h)
 	/* Still executing: its end was lost (no worker runs it twice). */
 	if (s.exec && (err = cw_ident__release(c->id, s.exec)))
 		return err;
+	/* Queued before a coverage break, which could hold its execution
+	 * and a requeue: which queue this executes is unknown. */
+	if (s.queued && cw_ident__conf(c->id, s.queued, h->ts) != CW_CONF_OBSERVED) {
+		if ((err = cw_ident__release(c->id, s.queued)))
+			return err;
+		why = R_QUEUE_BREAK;
+		slots_of(c, r->work, &s);
+	}
 	if (s.queued) {
 		o = s.queued;
-		conf = cw_ident__conf(c->id, o, h->ts);
+		conf = CW_CONF_OBSERVED;
 		o->flags |= W_EXEC;
 		name_work(c, o, r->function);
 		cw_ident__touch(c->id, o);
 	} else {
-		o = orphan_exec(c, &s, r->work, r->function, h, &err);
+		o = orphan_exec(c, &s, r->work, r->function, h, why, &err);
 		if (!o)
 			return err;
 		conf = CW_CONF_OBSERVED; /* the record names both ends */
@@ -246,7 +259,7 @@ static int on_exec_start(struct cw_cls *c, const struct cw_hdr *h)
 	}
 	if (!worker)
 		return 0;
-	if ((err = running_set(c->state, worker->n.id, r->work, o->n.id)))
+	if ((err = running_set(c->state, worker->n.id, r->work, o->n.id, h->ts)))
 		return err;
 	if (conf == CW_CONF_OBSERVED && !matched)
 		conf = cw_ident__conf(c->id, worker, h->ts);
@@ -284,18 +297,28 @@ static int on_exec_end(struct cw_cls *c, const struct cw_hdr *h)
 static struct cw_obj *wq_cause(struct cw_cls *c, const struct cw_cause *k, const struct cw_hdr *h,
 			       uint8_t *conf, const char **reason, int *err)
 {
+	const char *why = R_NO_QUEUE;
 	struct slots s;
 	struct cw_obj *o;
 
 	*err = 0;
+	*reason = NULL;
 	slots_of(c, k->key, &s);
+	/* Executing since before a coverage break, which could hold its end
+	 * and the start of another execution: which one this is, is
+	 * unknown. */
+	if (s.exec && cw_ident__conf(c->id, s.exec, h->ts) != CW_CONF_OBSERVED) {
+		if ((*err = cw_ident__release(c->id, s.exec)))
+			return NULL;
+		slots_of(c, k->key, &s);
+		why = R_EXEC_BREAK;
+	}
 	if (s.exec) {
 		cw_ident__touch(c->id, s.exec);
-		*conf = cw_ident__conf(c->id, s.exec, h->ts);
-		*reason = *conf == CW_CONF_RECONSTRUCTED ? CW_R_ACROSS_BREAK : NULL;
+		*conf = CW_CONF_OBSERVED;
 		return s.exec;
 	}
-	o = orphan_exec(c, &s, k->key, k->aux, h, err);
+	o = orphan_exec(c, &s, k->key, k->aux, h, why, err);
 	*conf = CW_CONF_OBSERVED;
 	return o;
 }
@@ -307,9 +330,13 @@ static struct cw_obj *wq_running(struct cw_cls *c, const struct cw_obj *thread,
 	struct running *e = *running_find(c->state, thread->n.id);
 	struct slots s;
 
-	(void)h;
 	(void)rank;
 	if (!e)
+		return NULL;
+	/* An execution with a coverage break since it began is not
+	 * believed: its end and the next start could both be in the break,
+	 * and the kworker would be named as running what it finished. */
+	if (h->ts > e->since && cw_ident__break_in(c->id, e->since + 1, h->ts))
 		return NULL;
 	slots_of(c, e->work, &s);
 	return s.exec && s.exec->n.id == e->node ? s.exec : NULL;

@@ -29,6 +29,8 @@ static void usage(FILE *f)
 		"  --label TEXT             a label (e.g. the loss rate) copied into JSON/CSV rows\n"
 		"  --require-precision P    exit 3 when causeway's overall precision < P\n"
 		"  --require-recall R       exit 3 when causeway's overall recall < R\n"
+		"  --wrong FILE             list causeway's wrong claims there, one a line: the\n"
+		"                           hop, its mechanism, the edge or resource_waits row\n"
 		"  -q                       no table on stdout\n"
 		"  -h, --help               this help\n"
 		"Exit: 0 scored, 1 cannot read the truth or a database, 2 bad arguments,\n"
@@ -461,7 +463,7 @@ static int write_file(const char *path, const struct out_ctx *o,
 
 int main(int argc, char **argv)
 {
-	enum { O_BASELINE = 256, O_JSON, O_CSV, O_LABEL, O_REQ_P, O_REQ_R };
+	enum { O_BASELINE = 256, O_JSON, O_CSV, O_LABEL, O_REQ_P, O_REQ_R, O_WRONG };
 	static const struct option opts[] = {
 		{ "baseline-db", required_argument, NULL, O_BASELINE },
 		{ "json", required_argument, NULL, O_JSON },
@@ -469,10 +471,11 @@ int main(int argc, char **argv)
 		{ "label", required_argument, NULL, O_LABEL },
 		{ "require-precision", required_argument, NULL, O_REQ_P },
 		{ "require-recall", required_argument, NULL, O_REQ_R },
+		{ "wrong", required_argument, NULL, O_WRONG },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *baseline = NULL, *json = NULL, *csv = NULL, *label = NULL;
+	const char *baseline = NULL, *json = NULL, *csv = NULL, *label = NULL, *wrong = NULL;
 	struct system_score cw = { 0 }, sched = { 0 };
 	struct attr_score acw, ath, asc;
 	struct edb db = { 0 }, bdb = { 0 };
@@ -496,6 +499,9 @@ int main(int argc, char **argv)
 			break;
 		case O_LABEL:
 			label = optarg;
+			break;
+		case O_WRONG:
+			wrong = optarg;
 			break;
 		case O_REQ_P:
 			if (parse_fraction(optarg, &req_p))
@@ -528,12 +534,22 @@ int main(int argc, char **argv)
 		return 1;
 	cw.name = "causeway";
 	cw.db_path = argv[optind + 1];
+	if (wrong && !(eval_wrong_out = fopen(wrong, "w"))) {
+		fprintf(stderr, "causeway-eval: %s: %s\n", wrong, strerror(errno));
+		goto out;
+	}
 	if (edb_open(cw.db_path, &t, &db) || score_edges(&db, &t, &cw) ||
 	    score_attribution(&db, &t, &acw) || score_thread_baseline(&db, &t, &ath))
 		goto out;
 	if (baseline) {
 		sched.name = "sched";
 		sched.db_path = baseline;
+		if (eval_wrong_out && fclose(eval_wrong_out)) {
+			eval_wrong_out = NULL;
+			fprintf(stderr, "causeway-eval: %s: write error\n", wrong);
+			goto out;
+		}
+		eval_wrong_out = NULL;
 		if (edb_open(baseline, &t, &bdb) || score_edges(&bdb, &t, &sched) ||
 		    score_attribution(&bdb, &t, &asc))
 			goto out;
@@ -594,6 +610,10 @@ int main(int argc, char **argv)
 		}
 	}
 out:
+	if (eval_wrong_out && fclose(eval_wrong_out) && rc != 1) {
+		fprintf(stderr, "causeway-eval: %s: write error\n", wrong);
+		rc = 1;
+	}
 	edb_close(&db);
 	edb_close(&bdb);
 	free(cw.m);

@@ -10,6 +10,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sqlite3.h>
 
 enum rule { RULE_DIRECT, RULE_OBJECT, RULE_WAIT };
@@ -59,6 +60,10 @@ struct hop {
 	int64_t a0, a1, c0, c1, dst_tid;
 	unsigned flags;
 };
+
+/* Where score_edges writes every wrong claim, one line each (NULL: nowhere):
+ * what a developer reads to find the join that went wrong. */
+extern FILE *eval_wrong_out;
 
 struct truth {
 	const char *path;

@@ -821,6 +821,8 @@ static int cmp_rec(const void *a, const void *b)
 
 /* Each claim counted once, under the MECH of the hop it is correct for,
  * else wrong across reuse for, else the first hop that claims it. */
+FILE *eval_wrong_out;
+
 static void resolve(struct scorer *s, struct system_score *out)
 {
 	const struct truth *t = s->c.t;
@@ -851,6 +853,11 @@ static void resolve(struct scorer *s, struct system_score *out)
 		fj = !correct && fj;
 		owner = correct ? owner_c : fj ? owner_f : owner;
 		m = &out->m[t->hops[owner].mech];
+		if (!correct && eval_wrong_out)
+			fprintf(eval_wrong_out, "hop %" PRIu64 "\t%s\t%s %" PRId64 "\t%s\n",
+				t->hops[owner].hid, t->mechs[t->hops[owner].mech],
+				s->recs[a].key & 1 ? "resource_waits" : "edge", s->recs[a].key / 2,
+				fj ? "false join across reuse" : "wrong");
 		m->claims++;
 		m->correct += correct;
 		m->false_joins += fj;
