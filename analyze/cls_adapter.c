@@ -122,11 +122,12 @@ static const struct row rows[] = {
 	{ "causeway", "resource_wait_end", OP_WAIT_END, .id = A(1), .str = A(0) },
 	/*
 	 * PostgreSQL (src/backend/utils/probes.d). The capture attaches
-	 * only the probes schema/adapters.h lists and copies the string
+	 * only the probes schema/adapters.h lists, and copies the string
 	 * argument it names: a row here for a probe not listed there would
-	 * never see a hit (tests/test_adapter.c checks both ways). A query is a request of
-	 * its backend: query__start and query__done both pass the query
-	 * text's address, which is the id, and the text is the name.
+	 * never see a hit (tests/test_adapter.c checks both ways). A query
+	 * is a request of its backend: query__start and query__done both
+	 * pass the query text's address, which is the id, and the text is
+	 * the name.
 	 * Locks, LWLocks and buffer pages are the cluster's, shared by its
 	 * backends: scoped to the postmaster.
 	 *  lock__wait__*(locktag_field1..4, locktag_type, lockmode): the

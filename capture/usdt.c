@@ -4,16 +4,18 @@
  *
  * Which probes: those of the providers in `providers` below, the
  * adapter header's (include/causeway.h) and the built-in adapters'
- * (PostgreSQL's own probes). Other providers are not attached: libc,
+ * (PostgreSQL's own probes, only those schema/adapters.h lists: the
+ * ones the analyzer joins). Other providers are not attached: libc,
  * libstdc++ and the JVM ship probes of their own (setjmp, memory
  * allocation, ...) that fire far more often than anything here and that
  * the analyzer has no mapping for; attaching them would cost every traced
  * program a trap per call for records nobody reads. How many were left
  * out is said (a notice, the metadata key usdt_probes_skipped).
  *
- * A probe's string argument (a request's name, a query's text) is
- * copied by the BPF program, which learns which argument it is from the
- * usdt_str_arg map, written here before the attach.
+ * A probe's string argument (a request's name, a query's text; which
+ * argument: schema/adapters.h) is copied by the BPF program, which
+ * learns which argument it is from the usdt_str_arg map, written here
+ * before the attach.
  *
  * Semaphores (include/causeway.h guards every probe with one) are
  * libbpf's: bpf_program__attach_usdt() passes their offsets to the
@@ -39,6 +41,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "schema/adapters.h"
 #include "schema/events.h"
 #include "capture/log.h"
 #include "capture/segwriter.h"
@@ -54,30 +57,8 @@
 #define MAX_OBJECTS 65536
 #define NOTE_STAPSDT 3
 
-/* The providers attached, with their probes' string arguments. */
+/* The providers attached. */
 static const char *const providers[] = { "causeway", "postgresql" };
-
-/*
- * The argument each probe passes as a C string; a probe of a known
- * provider not listed has none. causeway: contract 6 (include/causeway.h).
- * postgresql: src/backend/utils/probes.d of PostgreSQL 13 and later
- * (LWLock probes name the tranche; the query probes pass its text), for
- * the probes attached (postgresql_joined).
- */
-static const struct {
-	const char *provider, *name;
-	uint8_t str_arg;
-} string_args[] = {
-	{ "causeway", "request_begin", 1 },
-	{ "causeway", "resource_acquire", 0 },
-	{ "causeway", "resource_release", 0 },
-	{ "causeway", "resource_wait_begin", 0 },
-	{ "causeway", "resource_wait_end", 0 },
-	{ "postgresql", "query__start", 0 },
-	{ "postgresql", "query__done", 0 },
-	{ "postgresql", "lwlock__wait__start", 0 },
-	{ "postgresql", "lwlock__wait__done", 0 },
-};
 
 struct obj_id {
 	dev_t dev;
@@ -117,35 +98,20 @@ static bool known_provider(const char *p)
 	return false;
 }
 
-/*
- * Of PostgreSQL's probes, only those the built-in adapter joins
- * (analyze/cls_adapter.c's rows) are attached. The others fire on
- * every operation of their kind (each LWLock taken or given back, each
- * WAL insert, each executor start) and, attached, cost pgbench about
- * half its TPS for hits nothing reads. causeway's own probes are all
- * attached: a program declares only what it wants traced.
- */
-static const char *const postgresql_joined[] = {
-	"query__start",	       "query__done",	     "lock__wait__start",   "lock__wait__done",
-	"lwlock__wait__start", "lwlock__wait__done", "buffer__read__start", "buffer__read__done",
-};
-
+/* Of PostgreSQL's probes only those the analyzer joins: the others are
+ * costly and unread (schema/adapters.h). */
 static bool wanted(const char *provider, const char *name)
 {
 	if (strcmp(provider, "postgresql"))
 		return known_provider(provider);
-	for (size_t i = 0; i < sizeof(postgresql_joined) / sizeof(postgresql_joined[0]); i++)
-		if (!strcmp(name, postgresql_joined[i]))
-			return true;
-	return false;
+	return cw_adapter_probe(provider, name) != NULL;
 }
 
 static uint8_t string_arg(const char *provider, const char *name)
 {
-	for (size_t i = 0; i < sizeof(string_args) / sizeof(string_args[0]); i++)
-		if (!strcmp(provider, string_args[i].provider) && !strcmp(name, string_args[i].name))
-			return string_args[i].str_arg;
-	return CW_USDT_NO_STR;
+	const struct cw_adapter_probe *p = cw_adapter_probe(provider, name);
+
+	return p ? p->str_arg : CW_USDT_NO_STR;
 }
 
 struct usdt *usdt__new(struct bpf_object *obj, pid_t self)

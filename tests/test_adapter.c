@@ -12,13 +12,17 @@
  *  - random hits, each in a buffer of exactly its size (AddressSanitizer
  *    catches any read past it), with wakes between them, are each either
  *    joined or counted once as unknown, unmapped or malformed, and every
- *    wait row names nodes and edges that were written before it.
+ *    wait row names nodes and edges that were written before it;
+ *  - the adapter rows map exactly the probes of schema/adapters.h (what
+ *    the capture attaches, and their string arguments), no other probe
+ *    of the contract or of PostgreSQL.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "tests/check.h"
 #include "analyze/join.h"
+#include "schema/adapters.h"
 
 struct log {
 	uint64_t nodes, edges, waits;
@@ -71,14 +75,15 @@ static struct cw_join *new_join(size_t max_live)
 	return cw_join__new(&sink, &o);
 }
 
-/* A probe record for causeway's probe @name, id @id. */
-static int add_probe(struct cw_join *j, uint32_t id, const char *name, uint8_t nargs,
-		     uint8_t str_arg, uint64_t ts)
+/* A probe record for @prov's probe @name, id @id. */
+static int add_probe_of(struct cw_join *j, const char *prov, uint32_t id, const char *name,
+			uint8_t nargs, uint8_t str_arg, uint64_t ts)
 {
-	static const char prov[] = "causeway", path[] = "/app";
+	static const char path[] = "/app";
 	uint8_t buf[256] = { 0 };
 	struct cw_usdt_probe *p = (void *)buf;
-	size_t nl = strlen(name), len = sizeof(*p) + sizeof(prov) - 1 + nl + sizeof(path) - 1;
+	size_t pl = strlen(prov), nl = strlen(name);
+	size_t len = sizeof(*p) + pl + nl + sizeof(path) - 1;
 
 	p->hdr.type = CW_REC_META_USDT;
 	p->hdr.size = (uint16_t)((len + 7) & ~(size_t)7);
@@ -86,13 +91,20 @@ static int add_probe(struct cw_join *j, uint32_t id, const char *name, uint8_t n
 	p->id = id;
 	p->nargs = nargs;
 	p->str_arg = str_arg;
-	p->provider_len = sizeof(prov) - 1;
+	p->provider_len = (uint16_t)pl;
 	p->name_len = (uint16_t)nl;
 	p->path_len = sizeof(path) - 1;
-	memcpy(buf + sizeof(*p), prov, sizeof(prov) - 1);
-	memcpy(buf + sizeof(*p) + sizeof(prov) - 1, name, nl);
-	memcpy(buf + sizeof(*p) + sizeof(prov) - 1 + nl, path, sizeof(path) - 1);
+	memcpy(buf + sizeof(*p), prov, pl);
+	memcpy(buf + sizeof(*p) + pl, name, nl);
+	memcpy(buf + sizeof(*p) + pl + nl, path, sizeof(path) - 1);
 	return cw_join__record(j, &p->hdr);
+}
+
+/* ... for causeway's probe @name. */
+static int add_probe(struct cw_join *j, uint32_t id, const char *name, uint8_t nargs,
+		     uint8_t str_arg, uint64_t ts)
+{
+	return add_probe_of(j, "causeway", id, name, nargs, str_arg, ts);
 }
 
 /* A hit of probe @probe by thread @tid of process @pid with a kind or
@@ -298,12 +310,124 @@ static void test_random(void)
 	printf("ok random\n");
 }
 
+/*
+ * Every probe PostgreSQL ships (src/backend/utils/probes.d, as the
+ * stapsdt notes of PostgreSQL 15's postgres list them) and every probe
+ * of the contract: the analyzer maps one exactly when schema/adapters.h
+ * lists it, so the capture attaches no probe the analyzer cannot join
+ * and misses none it can. A row mapping a probe the table lacks, or a
+ * table entry no row maps, fails here.
+ */
+static const struct {
+	const char *provider, *name;
+} shipped[] = {
+	{ "causeway", "task_spawn" },
+	{ "causeway", "task_wake" },
+	{ "causeway", "task_poll_begin" },
+	{ "causeway", "task_poll_end" },
+	{ "causeway", "task_exit" },
+	{ "causeway", "request_begin" },
+	{ "causeway", "request_end" },
+	{ "causeway", "resource_acquire" },
+	{ "causeway", "resource_release" },
+	{ "causeway", "resource_wait_begin" },
+	{ "causeway", "resource_wait_end" },
+	{ "postgresql", "transaction__start" },
+	{ "postgresql", "transaction__commit" },
+	{ "postgresql", "transaction__abort" },
+	{ "postgresql", "lwlock__acquire" },
+	{ "postgresql", "lwlock__release" },
+	{ "postgresql", "lwlock__wait__start" },
+	{ "postgresql", "lwlock__wait__done" },
+	{ "postgresql", "lwlock__condacquire" },
+	{ "postgresql", "lwlock__condacquire__fail" },
+	{ "postgresql", "lwlock__acquire__or__wait" },
+	{ "postgresql", "lwlock__acquire__or__wait__fail" },
+	{ "postgresql", "lock__wait__start" },
+	{ "postgresql", "lock__wait__done" },
+	{ "postgresql", "query__parse__start" },
+	{ "postgresql", "query__parse__done" },
+	{ "postgresql", "query__rewrite__start" },
+	{ "postgresql", "query__rewrite__done" },
+	{ "postgresql", "query__plan__start" },
+	{ "postgresql", "query__plan__done" },
+	{ "postgresql", "query__execute__start" },
+	{ "postgresql", "query__execute__done" },
+	{ "postgresql", "query__start" },
+	{ "postgresql", "query__done" },
+	{ "postgresql", "statement__status" },
+	{ "postgresql", "sort__start" },
+	{ "postgresql", "sort__done" },
+	{ "postgresql", "buffer__read__start" },
+	{ "postgresql", "buffer__read__done" },
+	{ "postgresql", "buffer__flush__start" },
+	{ "postgresql", "buffer__flush__done" },
+	{ "postgresql", "buffer__write__dirty__start" },
+	{ "postgresql", "buffer__write__dirty__done" },
+	{ "postgresql", "buffer__sync__start" },
+	{ "postgresql", "buffer__sync__written" },
+	{ "postgresql", "buffer__sync__done" },
+	{ "postgresql", "buffer__checkpoint__start" },
+	{ "postgresql", "buffer__checkpoint__sync__start" },
+	{ "postgresql", "buffer__checkpoint__done" },
+	{ "postgresql", "deadlock__found" },
+	{ "postgresql", "checkpoint__start" },
+	{ "postgresql", "checkpoint__done" },
+	{ "postgresql", "clog__checkpoint__start" },
+	{ "postgresql", "clog__checkpoint__done" },
+	{ "postgresql", "subtrans__checkpoint__start" },
+	{ "postgresql", "subtrans__checkpoint__done" },
+	{ "postgresql", "multixact__checkpoint__start" },
+	{ "postgresql", "multixact__checkpoint__done" },
+	{ "postgresql", "twophase__checkpoint__start" },
+	{ "postgresql", "twophase__checkpoint__done" },
+	{ "postgresql", "smgr__md__read__start" },
+	{ "postgresql", "smgr__md__read__done" },
+	{ "postgresql", "smgr__md__write__start" },
+	{ "postgresql", "smgr__md__write__done" },
+	{ "postgresql", "wal__insert" },
+	{ "postgresql", "wal__switch" },
+	{ "postgresql", "wal__buffer__write__dirty__start" },
+	{ "postgresql", "wal__buffer__write__dirty__done" },
+};
+
+static void test_schema_table(void)
+{
+	size_t listed = 0;
+
+	for (size_t i = 0; i < sizeof(shipped) / sizeof(shipped[0]); i++) {
+		const struct cw_adapter_probe *t = cw_adapter_probe(shipped[i].provider,
+								   shipped[i].name);
+		struct cw_join *j = new_join(64);
+		struct cw_join_stats st;
+
+		CHECK(j, "join");
+		/* A hit of a probe no row maps is counted as unmapped before
+		 * its arguments are looked at. */
+		CHECK(!add_probe_of(j, shipped[i].provider, 1, shipped[i].name, 8,
+				    t ? t->str_arg : CW_USDT_NO_STR, 1) &&
+		      !hit(j, 1, 7, 2, 1, 0, NULL), "records");
+		cw_join__stats(j, &st);
+		CHECK(st.usdt_unmapped == !t, "%s %s: %s in schema/adapters.h, %s by a row",
+		      shipped[i].provider, shipped[i].name, t ? "listed" : "not listed",
+		      st.usdt_unmapped ? "not mapped" : "mapped");
+		cw_join__free(j);
+		listed += t != NULL;
+	}
+	/* Every entry of the table is a probe that exists, checked above. */
+	CHECK(listed == CW_ADAPTER_NPROBES, "%zu of the %zu table entries are shipped probes",
+	      listed, CW_ADAPTER_NPROBES);
+	passes++;
+	printf("ok schema table\n");
+}
+
 int main(void)
 {
 	test_probe_bound();
 	test_thread_bound();
 	test_stale_sweep();
 	test_random();
+	test_schema_table();
 	printf("test_adapter: %d passed, %d failed\n", passes, failures);
 	return failures != 0;
 }
