@@ -8,20 +8,112 @@
 #include "order.h"
 #include "../schema/names.h"
 
+static struct cw_gap_tally *gap_tally(struct cw_scan *s, uint16_t cpu)
+{
+	if (cpu == 0xffff)
+		return NULL;
+	if (cpu >= s->ngaps) {
+		size_t n = (size_t)cpu + 1;
+		struct cw_gap_tally *g = realloc(s->gaps, n * sizeof(*g));
+
+		if (!g)
+			return NULL;
+		memset(g + s->ngaps, 0, (n - s->ngaps) * sizeof(*g));
+		s->gaps = g;
+		s->ngaps = n;
+	}
+	return &s->gaps[cpu];
+}
+
+/*
+ * An accounting record with losses. Since 1.5 the edge ring's losses are
+ * reported where they happened, by gap records; only the others
+ * (lost_unmarked) make the whole window a break.
+ */
 static int add_account_break(struct cw_scan *s, const struct cw_account *a)
 {
-	struct cw_break br = {
+	uint64_t lost = a->lost;
+	struct cw_break br;
+
+	if (CW_REC_HAS(a, lost_unmarked) && a->lost_unmarked <= a->lost) {
+		struct cw_gap_tally *g = gap_tally(s, a->hdr.cpu);
+		uint64_t start = a->hdr.ts > a->window_ns ? a->hdr.ts - a->window_ns : 0;
+
+		if (g && a->lost > a->lost_unmarked) {
+			g->expected += a->lost - a->lost_unmarked;
+			if (!g->first_window || start < g->first_window)
+				g->first_window = start ? start : 1;
+		} else if (!g && a->lost > a->lost_unmarked) {
+			return -ENOMEM;
+		}
+		lost = a->lost_unmarked;
+	}
+	if (!lost)
+		return 0;
+	br = (struct cw_break){
 		.start_ns = a->hdr.ts > a->window_ns ? a->hdr.ts - a->window_ns : 0,
 		.end_ns = a->hdr.ts,
 		.cpu = a->hdr.cpu == 0xffff ? -1 : a->hdr.cpu,
 		.stream = cw_name_of(cw_ring_names, CW_RING_MAX, a->ring) ?: "unknown",
-		.lost = (int64_t)(a->lost > INT64_MAX ? INT64_MAX : a->lost),
+		.lost = (int64_t)(lost > INT64_MAX ? INT64_MAX : lost),
 	};
 
 	snprintf(br.reason, sizeof(br.reason), "%s: %s",
 		 a->ring == CW_RING_MAP ? "join map full" : "ring full",
 		 cw_name_of(cw_class_names, CW_CLASS_MAX, a->class) ?: "unknown class");
 	return cw_breaks__add(s->breaks, &br);
+}
+
+/* Edge events lost on one CPU in [first_ns, hdr.ts] (format 1.5). A run
+ * that ends before it starts is not believed: then it spans [0, hdr.ts]. */
+static int add_gap_break(struct cw_scan *s, const struct cw_gap *r)
+{
+	struct cw_gap_tally *g = gap_tally(s, r->hdr.cpu);
+	struct cw_break br = {
+		.start_ns = r->first_ns <= r->hdr.ts ? r->first_ns : 0,
+		.end_ns = r->hdr.ts,
+		.cpu = r->hdr.cpu == 0xffff ? -1 : r->hdr.cpu,
+		.stream = "edge",
+		.lost = (int64_t)(r->lost > INT64_MAX ? INT64_MAX : r->lost),
+	};
+
+	if (g) {
+		g->reported += r->lost;
+		if (r->hdr.ts > g->last_gap)
+			g->last_gap = r->hdr.ts;
+	} else if (r->hdr.cpu != 0xffff) {
+		return -ENOMEM;
+	}
+	snprintf(br.reason, sizeof(br.reason), "ring full");
+	return cw_breaks__add(s->breaks, &br);
+}
+
+/*
+ * Losses the accounting says gap records report, but none did (a capture
+ * killed before its close, or segments lost): from the CPU's last report
+ * (or the first window with such losses) to the end, all is in doubt.
+ */
+static int add_unreported_breaks(struct cw_scan *s)
+{
+	int err = 0;
+
+	for (size_t cpu = 0; cpu < s->ngaps && !err; cpu++) {
+		const struct cw_gap_tally *g = &s->gaps[cpu];
+		struct cw_break br = {
+			.end_ns = CW_BREAK_OPEN,
+			.cpu = (int)cpu,
+			.stream = "edge",
+		};
+
+		if (g->reported >= g->expected)
+			continue;
+		br.start_ns = g->last_gap ? g->last_gap : g->first_window;
+		br.lost = (int64_t)(g->expected - g->reported > INT64_MAX ? INT64_MAX
+									   : g->expected - g->reported);
+		snprintf(br.reason, sizeof(br.reason), "ring full: losses not reported where");
+		err = cw_breaks__add(s->breaks, &br);
+	}
+	return err;
 }
 
 /*
@@ -178,9 +270,12 @@ int cw_scan__run(const char *path, const struct cw_reader_opts *ropts, struct cw
 		before = after;
 		while (!err && (h = cw_segment__next_record(&seg, &pos))) {
 			if (h->type == CW_REC_ACCOUNT) {
-				if (h->size >= sizeof(struct cw_account) &&
+				if (h->size >= offsetof(struct cw_account, lost_unmarked) &&
 				    ((const struct cw_account *)h)->lost)
 					err = add_account_break(s, (const void *)h);
+			} else if (h->type == CW_REC_GAP) {
+				if (h->size >= sizeof(struct cw_gap) && ((const struct cw_gap *)h)->lost)
+					err = add_gap_break(s, (const void *)h);
 			} else if (h->type == CW_REC_META_MMAP) {
 				err = keep_map(s, h);
 				if (!err && is_event(h))
@@ -237,6 +332,7 @@ int cw_scan__run(const char *path, const struct cw_reader_opts *ropts, struct cw
 			 s->rs.truncated_tail ? "truncated tail" : "damaged segments", prev_seq);
 		err = add_file_break(s, hi, CW_BREAK_OPEN, what);
 	}
+	err = err ?: add_unreported_breaks(s);
 	cw_breaks__finish(s->breaks);
 	cw_ksyms__finish(s->ksyms);
 	sort_kept_maps(s);
@@ -253,4 +349,7 @@ void cw_scan__free(struct cw_scan *s)
 	free(s->maps_off);
 	s->maps = NULL;
 	s->maps_off = NULL;
+	free(s->gaps);
+	s->gaps = NULL;
+	s->ngaps = 0;
 }

@@ -33,6 +33,17 @@ struct cw_scan {
 	size_t *maps_off;	/* their offsets in maps[], sorted */
 	size_t nmaps, maps_off_cap;
 	int maps_overflow;	/* too many: pass 2 takes them from the file */
+	/* per CPU: edge losses the accounting says gap records report, and
+	 * what they did report (a capture killed before its close leaves
+	 * runs unreported: breaks.c must then cover them another way) */
+	struct cw_gap_tally *gaps;
+	size_t ngaps;
+};
+
+struct cw_gap_tally {
+	uint64_t expected, reported;
+	uint64_t last_gap;	/* ts of the CPU's last gap record */
+	uint64_t first_window;	/* start of the first window with reported losses */
 };
 
 #define CW_SCAN_MAPS_BYTES (64u << 20)

@@ -12,8 +12,9 @@ static int on_account(struct cw_cls *c, const struct cw_hdr *h)
 	return 0;
 }
 
-/* The kallsyms snapshot was read in pass 1 (breaks_scan.c). */
-static int on_ksyms(struct cw_cls *c, const struct cw_hdr *h)
+/* The kallsyms snapshot and the gap records were read in pass 1
+ * (breaks_scan.c). */
+static int on_pass1(struct cw_cls *c, const struct cw_hdr *h)
 {
 	(void)c;
 	(void)h;
@@ -21,8 +22,9 @@ static int on_ksyms(struct cw_cls *c, const struct cw_hdr *h)
 }
 
 static const struct cw_handler handlers[] = {
-	{ CW_REC_ACCOUNT, sizeof(struct cw_account), on_account },
-	{ CW_REC_META_KSYMS, sizeof(struct cw_meta_blob), on_ksyms },
+	{ CW_REC_ACCOUNT, offsetof(struct cw_account, lost_unmarked), on_account },
+	{ CW_REC_GAP, sizeof(struct cw_gap), on_pass1 },
+	{ CW_REC_META_KSYMS, sizeof(struct cw_meta_blob), on_pass1 },
 	{ 0 },
 };
 

@@ -159,6 +159,13 @@ static const struct field account_fields[] = {
 	F("class", FK_CLASS, cw_account, class, 0, 0),
 	F("written", FK_U, cw_account, written, 0, 0),
 	F("lost", FK_U, cw_account, lost, 0, 0),
+	F("unmarked", FK_U, cw_account, lost_unmarked, 0, FO_NONZERO),
+	F_END,
+};
+static const struct field gap_fields[] = {
+	F_HDR,
+	F("first", FK_U, cw_gap, first_ns, 0, 0),
+	F("lost", FK_U, cw_gap, lost, 0, 0),
 	F_END,
 };
 /* format 1.2: the async classes. Each names its current task and witness. */
@@ -373,6 +380,7 @@ static const struct rectype rectypes[] = {
 	{ CW_REC_META_KV, sizeof(struct cw_meta_kv), kv_fields },
 	{ CW_REC_META_TASK, sizeof(struct cw_meta_task), task_fields },
 	{ CW_REC_ACCOUNT, sizeof(struct cw_account), account_fields },
+	{ CW_REC_GAP, sizeof(struct cw_gap), gap_fields },
 	{ CW_REC_SWITCH, sizeof(struct cw_switch), switch_fields },
 	{ CW_REC_WAKING, sizeof(struct cw_wake), wake_fields },
 	{ CW_REC_WAKEUP, sizeof(struct cw_wake), wake_fields },

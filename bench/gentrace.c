@@ -131,6 +131,7 @@ static void account(uint16_t cpu, uint64_t ts, uint64_t window, uint64_t n, uint
 	a.window_ns = window;
 	a.written = n;
 	a.lost = lost;
+	a.lost_unmarked = lost; /* a window's loss, as before gap records */
 	a.ring = CW_RING_EDGE;
 	a.class = CW_CLASS_SCHED;
 	put(&a, sizeof(a));

@@ -46,6 +46,20 @@ struct {
 	__type(value, struct cw_counter);
 } counters SEC(".maps");
 
+/* Per CPU: the run of edge ring reservation failures not yet reported by a
+ * cw_gap record (bpf/causeway.bpf.h, cw_reserve). */
+struct cw_gap_run {
+	__u64 lost;
+	__u64 first, last;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct cw_gap_run);
+} gaps SEC(".maps");
+
 /* Edge plane: never sampled; a burst of samples can never push edges out
  * because samples get their own ring. Size set by user space. */
 struct {
@@ -240,6 +254,49 @@ static __always_inline void cw_count(__u32 ring, __u32 class, bool lost)
 		c->written++;
 }
 
+/*
+ * Where edge events were lost: a failed reservation extends this CPU's
+ * run of failures; the first reservation that succeeds after it reports
+ * the run in a cw_gap record, so that the analyzer's coverage break spans
+ * the loss, not the second of accounting around it.
+ */
+static __always_inline void cw_gap_note(void)
+{
+	__u32 key = 0;
+	struct cw_gap_run *g = bpf_map_lookup_elem(&gaps, &key);
+	__u64 now = bpf_ktime_get_ns();
+
+	if (!g)
+		return;
+	if (!g->lost)
+		g->first = now;
+	g->last = now;
+	g->lost++;
+}
+
+static __always_inline void cw_gap_report(void)
+{
+	__u32 key = 0;
+	struct cw_gap_run *g = bpf_map_lookup_elem(&gaps, &key);
+	struct cw_gap *r;
+
+	if (!g || !g->lost)
+		return;
+	r = bpf_ringbuf_reserve(&edges, sizeof(*r), 0);
+	if (!r)
+		return; /* still no room: the run goes on */
+	r->hdr.type = CW_REC_GAP;
+	r->hdr.size = sizeof(*r);
+	r->hdr.cpu = bpf_get_smp_processor_id();
+	r->hdr.ctx = CW_CTX_TASK;
+	r->hdr.flags = 0;
+	r->hdr.ts = g->last;
+	r->first_ns = g->first;
+	r->lost = g->lost;
+	g->lost = 0;
+	bpf_ringbuf_submit(r, BPF_RB_NO_WAKEUP);
+}
+
 /* Reserve an edge record and fill its header; NULL (counted) when full. */
 static __always_inline void *cw_reserve(__u32 size, __u16 type, __u8 ctx)
 {
@@ -247,8 +304,10 @@ static __always_inline void *cw_reserve(__u32 size, __u16 type, __u8 ctx)
 
 	if (!h) {
 		cw_count(CW_RING_EDGE, CW_CLASS_OF(type), true);
+		cw_gap_note();
 		return NULL;
 	}
+	cw_gap_report();
 	h->type = type;
 	h->size = size;
 	h->cpu = bpf_get_smp_processor_id();

@@ -101,6 +101,9 @@ int account__flush(struct account *a, struct cw_writer *w, uint64_t now)
 			r.window_ns = now - a->last_ns;
 			r.written = dw;
 			r.lost = dl;
+			/* BPF reports where its edge losses happened (cw_gap);
+			 * what it does not is the window's as a whole. */
+			r.lost_unmarked = s->ring == CW_RING_EDGE ? s->extra_lost[cpu] : dl;
 			r.ring = s->ring;
 			r.class = s->class;
 			err = cw_writer__append(w, &r, sizeof(r));
@@ -129,6 +132,37 @@ int account__flush(struct account *a, struct cw_writer *w, uint64_t now)
 	return 0;
 }
 
+int account__flush_gaps(struct account *a, struct cw_writer *w, int gaps_fd)
+{
+	struct gap_run {
+		uint64_t lost, first, last;
+	} *runs = calloc((size_t)a->ncpus, sizeof(*runs));
+	uint32_t key = 0;
+	int err = 0;
+
+	if (!runs)
+		return -ENOMEM;
+	if (gaps_fd < 0 || bpf_map_lookup_elem(gaps_fd, &key, runs)) {
+		free(runs);
+		return 0; /* no runs to read: the accounting windows stand */
+	}
+	for (int cpu = 0; cpu < a->ncpus && !err; cpu++) {
+		struct cw_gap r = { 0 };
+
+		if (!runs[cpu].lost)
+			continue;
+		r.hdr.type = CW_REC_GAP;
+		r.hdr.size = sizeof(r);
+		r.hdr.cpu = (uint16_t)cpu;
+		r.hdr.ts = runs[cpu].last;
+		r.first_ns = runs[cpu].first;
+		r.lost = runs[cpu].lost;
+		err = cw_writer__append(w, &r, sizeof(r));
+	}
+	free(runs);
+	return err;
+}
+
 void account__add_lost(struct account *a, int cpu, uint16_t ring, uint16_t class, uint64_t n)
 {
 	for (size_t i = 0; a && i < a->nslots; i++)
@@ -139,8 +173,10 @@ void account__add_lost(struct account *a, int cpu, uint16_t ring, uint16_t class
 
 void account__flush_max(const struct account *a, size_t *bytes, size_t *records)
 {
-	*records = a->nslots * (size_t)a->ncpus;
-	*bytes = *records * sizeof(struct cw_account);
+	/* and a gap record per CPU (account__flush_gaps) */
+	*records = (a->nslots + 1) * (size_t)a->ncpus;
+	*bytes = a->nslots * (size_t)a->ncpus * sizeof(struct cw_account) +
+		 (size_t)a->ncpus * sizeof(struct cw_gap);
 }
 
 void account__totals(const struct account *a, struct account_totals *t)

@@ -38,13 +38,20 @@ struct account *account__new(int counters_fd, int ncpus, uint64_t start_ns,
 int account__flush(struct account *a, struct cw_writer *w, uint64_t now);
 
 /*
+ * At the close, with the programs detached: write the runs of edge
+ * reservation failures that no successful reservation reported since
+ * (bpf/causeway.bpf.h, cw_gap), from the per-CPU map @gaps_fd.
+ */
+int account__flush_gaps(struct account *a, struct cw_writer *w, int gaps_fd);
+
+/*
  * Count @n events of (@ring, @class) lost on @cpu outside the BPF
  * counters (the perf rings of the mapping events); the next flush writes
  * them with the BPF ones. Ignored for a (ring, class) not accounted.
  */
 void account__add_lost(struct account *a, int cpu, uint16_t ring, uint16_t class, uint64_t n);
 
-/* Record bytes and records one flush writes at most. */
+/* Record bytes and records the close's flushes write at most. */
 void account__flush_max(const struct account *a, size_t *bytes, size_t *records);
 
 /* Loss flushed so far. */

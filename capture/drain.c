@@ -203,6 +203,8 @@ struct drain *drain__new(int ring_fd, int sample_fd, struct cw_writer *w,
 			if (r->type < 256)
 				d->size_of[r->type] = r->size;
 	}
+	/* Every class's reservations report their failures (cw_reserve). */
+	d->size_of[CW_REC_GAP] = sizeof(struct cw_gap);
 	err = ring_open(d, &d->edges, ring_fd, on_edge);
 	if (!err && sample_fd >= 0)
 		err = ring_open(d, &d->samples, sample_fd, on_sample);

@@ -462,7 +462,8 @@ int main(int argc, char **argv)
 	/* The close has its reserve under --max-size. */
 	mf.end_ns = loop__now();
 	cw_writer__set_limit(w, env.max_size);
-	err = account__flush(acct, w, mf.end_ns);
+	err = account__flush_gaps(acct, w, tracer__gaps_fd(tracer));
+	err = err ?: account__flush(acct, w, mf.end_ns);
 	err = err ?: cw_writer__seal(w, CW_SEG_EVENTS);
 	account__totals(acct, &lost);
 	mf.events = drain__events(drain);

@@ -44,7 +44,7 @@
 #include "context.skel.h"
 
 #define NSHARED (sizeof(cw_shared_maps) / sizeof(cw_shared_maps[0]))
-enum { SHARED_EDGES, SHARED_COUNTERS, SHARED_TRACED, SHARED_PC_ADDR, SHARED_SAMPLES = 6 };
+enum { SHARED_EDGES, SHARED_COUNTERS, SHARED_TRACED, SHARED_PC_ADDR, SHARED_SAMPLES = 6, SHARED_GAPS };
 
 /* The budget's window (bpf/sample.bpf.c): short enough to follow a
  * change of rate within a tenth of a second, long enough to hold a few
@@ -680,6 +680,11 @@ struct bpf_object *tracer__object(const struct tracer *t, int class_id)
 int tracer__counters_fd(const struct tracer *t)
 {
 	return t->shared[SHARED_COUNTERS];
+}
+
+int tracer__gaps_fd(const struct tracer *t)
+{
+	return t->shared[SHARED_GAPS];
 }
 
 void tracer__free(struct tracer *t)

@@ -79,6 +79,8 @@ int tracer__sample_ring_fd(const struct tracer *t);
 /* Is process @tgid in the traced set now? */
 bool tracer__is_traced(const struct tracer *t, uint32_t tgid);
 int tracer__counters_fd(const struct tracer *t);
+/* The per-CPU runs of edge reservation failures (bpf/causeway.bpf.h). */
+int tracer__gaps_fd(const struct tracer *t);
 
 /* The loaded object of class @class_id (CW_CLASS_*), for a module that
  * attaches its programs itself (capture/usdt.c), or NULL. */

@@ -52,6 +52,9 @@ enum {
 	CW_REC_META_KSYMS = 0x04, /* cw_meta_blob of /proc/kallsyms lines (format 1.2) */
 	CW_REC_META_MMAP = 0x05,  /* cw_mmap + path (format 1.3) */
 	CW_REC_META_USDT = 0x06,  /* cw_usdt_probe + strings (format 1.4) */
+	/* ... except this one, which BPF writes into the edge ring once it
+	 * has room again after reserve failures on that CPU (format 1.5) */
+	CW_REC_GAP = 0x07,	  /* cw_gap */
 
 	/* sched */
 	CW_REC_SWITCH = 0x10,
@@ -644,6 +647,23 @@ struct cw_account {
 	__u16 ring;  /* CW_RING_* */
 	__u16 class; /* CW_CLASS_* */
 	__u32 __pad;
+	/* format 1.5: of `lost`, how many no cw_gap record reports (edge
+	 * ring events lost in user space; every loss of the sample and map
+	 * rings): only these need the whole window as a coverage break */
+	__u64 lost_unmarked;
+};
+
+/*
+ * Edge events this CPU lost (ring reservation failures), written by BPF
+ * on the first reservation that succeeds after them, so that the coverage
+ * break spans the loss itself, not the accounting window around it:
+ * `lost` failures in [first_ns, hdr.ts]. hdr.cpu is the CPU. A run of
+ * failures still open when the capture stops is written by user space.
+ */
+struct cw_gap {
+	struct cw_hdr hdr;
+	__u64 first_ns;
+	__u64 lost;
 };
 
 #ifndef __bpf__
@@ -679,7 +699,9 @@ CW_ASSERT_SIZE(cw_rename, 64);
 CW_ASSERT_OFF(cw_rename, task_start, 56);
 CW_ASSERT_SIZE(cw_meta_kv, 24);
 CW_ASSERT_SIZE(cw_meta_task, 48);
-CW_ASSERT_SIZE(cw_account, 48);
+CW_ASSERT_SIZE(cw_account, 56);
+CW_ASSERT_OFF(cw_account, lost_unmarked, 48);
+CW_ASSERT_SIZE(cw_gap, 32);
 CW_ASSERT_OFF(cw_account, ring, 40);
 CW_ASSERT_SIZE(cw_cause, 24);
 CW_ASSERT_SIZE(cw_wake_caused, 80);

@@ -61,6 +61,7 @@ static const struct {
 	{ CW_REC_META_KV, "kv" },
 	{ CW_REC_META_TASK, "task" },
 	{ CW_REC_ACCOUNT, "account" },
+	{ CW_REC_GAP, "gap" },
 	{ CW_REC_SWITCH, "switch" },
 	{ CW_REC_WAKING, "waking" },
 	{ CW_REC_WAKEUP, "wakeup" },
