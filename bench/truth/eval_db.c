@@ -613,8 +613,18 @@ static int object_edge(struct scorer *s, size_t i, int64_t e, const struct node 
 			found(s, i, observed && hs->cause_observed);
 		return push(s, e * 2, i, 1, correct, 0);
 	}
-	if (!src->start_seen)
-		return 0; /* an orphan: its effect counts toward the orphan rate */
+	if (!src->start_seen) {
+		/* An orphan: its effect counts toward the orphan rate. If
+		 * it is the hop's object (OBJ_KEY), the edge is still true
+		 * to this hop (that object, of an unseen birth, had this
+		 * effect here), though another hop may have the orphan as
+		 * its cause (a task woken after its unseen spawn) and judge
+		 * it by another window. Correct, but no recall: the cause
+		 * is missing. */
+		if (h->has_key && src->key == h->obj_key && in_scope(s->c.t, src))
+			return push(s, e * 2, i, 1, !(h->flags & F_CANCELLED), 0);
+		return 0;
+	}
 	if (hs->n) {
 		if (src->key == hs->n_key && !strcmp(src->scope, hs->n_scope))
 			return push(s, e * 2, i, 1, 0, 1);
