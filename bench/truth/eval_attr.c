@@ -145,6 +145,20 @@ static long sums_add(double **x, double **y, size_t *n, size_t *cap)
 	return (long)(*n)++;
 }
 
+/* Is @tid (a node of @ttype) one of the truth's threads? With no thread
+ * lines, every thread is. */
+static int truth_thread(const struct truth *t, const char *ttype, int64_t tid)
+{
+	if (!t->nthreads)
+		return 1;
+	if (!ttype || strcmp(ttype, "thread"))
+		return 0;
+	for (size_t i = 0; i < t->nthreads; i++)
+		if (t->threads[i].tid == tid)
+			return 1;
+	return 0;
+}
+
 int score_attribution(struct edb *db, const struct truth *t, struct attr_score *a)
 {
 	struct u64map nodes = { 0 }; /* request node -> slot */
@@ -232,6 +246,12 @@ int score_attribution(struct edb *db, const struct truth *t, struct attr_score *
 		if (!u64map_get(&nodes, (uint64_t)sqlite3_column_int64(agg, 0), &k))
 			continue;
 		if (!is_cpu && !(kind && !strcmp(kind, "offcpu")))
+			continue;
+		/* Only what the truth can measure: the workload's own threads
+		 * (its thread lines), not the kernel's (an io-wq worker
+		 * blocked in a punted read is the request's, but no clock of
+		 * the workload's sees it). */
+		if (!truth_thread(t, ttype, tid))
 			continue;
 		if (is_cpu) {
 			cpu[k] += w;

@@ -175,7 +175,7 @@ static int build_temp(struct edb *db, const struct truth *t)
 		     " t INTEGER);"
 		     "CREATE TEMP TABLE cw_waits(id INTEGER, start_ns INTEGER, end_ns INTEGER,"
 		     " waiter INTEGER, waker INTEGER, conf TEXT, wconf TEXT, rname TEXT,"
-		     " rkey INTEGER);"))
+		     " rkey INTEGER, wts INTEGER);"))
 		return -1;
 	if (edb_prepare(db, "INSERT OR IGNORE INTO cw_cp VALUES(?, ?)", &cp) ||
 	    edb_prepare(db, "INSERT OR IGNORE INTO cw_ep VALUES(?, ?)", &ep))
@@ -213,7 +213,7 @@ static int build_temp(struct edb *db, const struct truth *t)
 		goto out;
 	if (has_wait &&
 	    exec(db, "INSERT INTO cw_waits SELECT w.id, w.start_ns, w.end_ns, w.waiter, w.waker,"
-		     " w.confidence, e.confidence, r.name, r.key"
+		     " w.confidence, e.confidence, r.name, r.key, e.ts"
 		     " FROM resource_waits w JOIN nodes r ON r.id = w.resource"
 		     " LEFT JOIN edges e ON e.id = w.wake_edge;"))
 		goto out;
@@ -794,6 +794,8 @@ static int wait_hop(struct scorer *s, size_t i)
 		int64_t row = sqlite3_column_int64(st, 0), start = sqlite3_column_int64(st, 1);
 		int has_end, has_waker, cx, correct;
 		int64_t wend = col_i64(st, 2, &has_end), waker = col_i64(st, 4, &has_waker);
+		int has_wts;
+		int64_t wts = col_i64(st, 7, &has_wts);
 		struct node w, k;
 		int observed = is_observed(st, 5) &&
 			       (sqlite3_column_type(st, 6) == SQLITE_NULL || is_observed(st, 6));
@@ -807,7 +809,8 @@ static int wait_hop(struct scorer *s, size_t i)
 		}
 		if (!node_get(&s->c, waker, &k))
 			continue;
-		cx = in_context(s->c.t, &k, h, has_end ? wend : start);
+		/* the waker is what ran in its context at its wake */
+		cx = in_context(s->c.t, &k, h, has_wts ? wts : has_end ? wend : start);
 		correct = cx == CTX_IN && !(h->flags & F_CANCELLED);
 		if (correct)
 			found(s, i, observed);
@@ -907,10 +910,10 @@ int score_edges(struct edb *db, const struct truth *t, struct system_score *out)
 	    edb_prepare(db, "SELECT 1 FROM cw_orph WHERE type = ?1 AND t BETWEEN ?2 AND ?3"
 			    " AND (?4 IS NULL OR key = ?4) AND (?5 IS NULL OR name = ?5) LIMIT 1",
 			&c->orph) ||
-	    edb_prepare(db, "SELECT id, start_ns, end_ns, waiter, waker, conf, wconf FROM cw_waits"
+	    edb_prepare(db, "SELECT id, start_ns, end_ns, waiter, waker, conf, wconf, wts FROM cw_waits"
 			    " WHERE rname = ?1 AND rkey = ?2 AND start_ns BETWEEN ?3 AND ?4",
 			&c->waits_key) ||
-	    edb_prepare(db, "SELECT id, start_ns, end_ns, waiter, waker, conf, wconf FROM cw_waits"
+	    edb_prepare(db, "SELECT id, start_ns, end_ns, waiter, waker, conf, wconf, wts FROM cw_waits"
 			    " WHERE start_ns BETWEEN ?3 AND ?4 AND (?1 IS NULL OR rname = ?1)"
 			    " AND (?2 IS NULL OR rkey = ?2)", &c->waits_any) ||
 	    edb_prepare(db, "SELECT dst FROM edges WHERE src = ? AND type = 'resume' AND ts <= ?"
