@@ -431,6 +431,74 @@ static void *front_main(void *arg)
 	return NULL;
 }
 
+/* ---- noise ------------------------------------------------------------------------ */
+
+/* Pairs of threads passing a byte back and forth through two pipes until
+ * the requests are done: wakeups the truth knows nothing of (no request,
+ * no hop), which only raise the event rate the capture must keep up with
+ * (bench/truth/run drives its loss curve with them). */
+struct noise {
+	pthread_t th[2];
+	int ab[2], ba[2];
+};
+static struct noise *noises;
+static atomic_int noise_stopping;
+
+static void *noise_main(void *arg)
+{
+	int *fds = arg; /* read end, write end */
+	char c = 0;
+
+	while (!atomic_load(&noise_stopping)) {
+		if (read(fds[0], &c, 1) != 1)
+			break;
+		if (write(fds[1], &c, 1) != 1)
+			break;
+	}
+	return NULL;
+}
+
+static void noise_start(void)
+{
+	int rc;
+
+	if (!opt.noise)
+		return;
+	signal(SIGPIPE, SIG_IGN); /* a write after noise_stop() fails, quietly */
+	noises = calloc((size_t)opt.noise, sizeof(*noises));
+	if (!noises)
+		die("calloc", ENOMEM);
+	for (long i = 0; i < opt.noise; i++) {
+		struct noise *n = &noises[i];
+		static int fds[64][2][2];
+
+		if (pipe(n->ab) || pipe(n->ba))
+			die("pipe", errno);
+		fds[i][0][0] = n->ab[0], fds[i][0][1] = n->ba[1];
+		fds[i][1][0] = n->ba[0], fds[i][1][1] = n->ab[1];
+		if ((rc = pthread_create(&n->th[0], NULL, noise_main, fds[i][0])) ||
+		    (rc = pthread_create(&n->th[1], NULL, noise_main, fds[i][1])))
+			die("pthread_create", rc);
+		if (write(n->ab[1], "x", 1) != 1)
+			die("write", errno);
+	}
+}
+
+/* Closing the write ends ends the reads: each thread sees EOF or EPIPE. */
+static void noise_stop(void)
+{
+	atomic_store(&noise_stopping, 1);
+	for (long i = 0; i < opt.noise; i++) {
+		close(noises[i].ab[1]);
+		close(noises[i].ba[1]);
+		pthread_join(noises[i].th[0], NULL);
+		pthread_join(noises[i].th[1], NULL);
+		close(noises[i].ab[0]);
+		close(noises[i].ba[0]);
+	}
+	free(noises);
+}
+
 /* ---- options ------------------------------------------------------------------- */
 static void usage(FILE *out)
 {
@@ -460,6 +528,9 @@ static void usage(FILE *out)
 		"  --nested P            percent of tasks that spawn a nested child task (30)\n"
 		"  --cache-entries N     cache slots, reused for 4N keys (4)\n"
 		"  --rate N              requests/s per client, 0 = as fast as possible (0)\n"
+		"  --noise N             N pairs of threads ping-ponging a byte through pipes\n"
+		"                        while the requests run: scheduler events outside any\n"
+		"                        request, to drive the capture's event rate up (0)\n"
 		"  -h, --help            this text\n",
 		MAX_QDEPTH);
 }
@@ -513,7 +584,7 @@ static void parse_chain(const char *s)
 static void parse(int argc, char **argv)
 {
 	enum { O_REQ = 256, O_CLI, O_FAN, O_WRK, O_QD, O_REUSE, O_CANCEL, O_NESTED, O_CHAIN,
-	       O_WORK, O_SLEEP, O_CACHE, O_TRUTH, O_RATE, O_AFFINE, O_RT };
+	       O_WORK, O_SLEEP, O_CACHE, O_TRUTH, O_RATE, O_AFFINE, O_RT, O_NOISE };
 	static const struct option lo[] = {
 		{ "requests", 1, 0, O_REQ },	  { "clients", 1, 0, O_CLI },
 		{ "fanout", 1, 0, O_FAN },	  { "workers", 1, 0, O_WRK },
@@ -523,7 +594,8 @@ static void parse(int argc, char **argv)
 		{ "sleep-us", 1, 0, O_SLEEP },	  { "cache-entries", 1, 0, O_CACHE },
 		{ "truth", 1, 0, O_TRUTH },	  { "rate", 1, 0, O_RATE },
 		{ "affine", 0, 0, O_AFFINE },	  { "runtime-threads", 1, 0, O_RT },
-		{ "help", 0, 0, 'h' },		  { 0, 0, 0, 0 },
+		{ "noise", 1, 0, O_NOISE },	  { "help", 0, 0, 'h' },
+		{ 0, 0, 0, 0 },
 	};
 	const char *chain = NULL;
 	int c;
@@ -546,6 +618,7 @@ static void parse(int argc, char **argv)
 		case O_RATE: opt.rate = num("rate", optarg, 0, 1000000); break;
 		case O_AFFINE: opt.affine = 1; break;
 		case O_RT: opt.rt_threads = num("runtime-threads", optarg, 1, MAX_THREADS); break;
+		case O_NOISE: opt.noise = num("noise", optarg, 0, 64); break;
 		case 'h': usage(stdout); exit(0);
 		default: usage(stderr); exit(2);
 		}
@@ -636,10 +709,11 @@ static int write_truth(void)
 		   "config\tfanout\t%ld\nconfig\tchain\t%s\nconfig\taffine\t%d\n"
 		   "config\twork_us\t%ld\nconfig\tsleep_us\t%ld\nconfig\tqueue_depth\t%ld\n"
 		   "config\treuse\t%ld\nconfig\truntime_threads\t%ld\nconfig\tcancel\t%ld\n"
-		   "config\tnested\t%ld\nconfig\tcache_entries\t%ld\nconfig\trate\t%ld\n",
+		   "config\tnested\t%ld\nconfig\tcache_entries\t%ld\nconfig\trate\t%ld\n"
+		   "config\tnoise\t%ld\n",
 		opt.requests, opt.clients, opt.workers, opt.fanout, opt.chain_str, opt.affine,
 		opt.work_us, opt.sleep_us, opt.qdepth, opt.reuse, opt.rt_threads, opt.cancel,
-		opt.nested, opt.cache_entries, opt.rate);
+		opt.nested, opt.cache_entries, opt.rate, opt.noise);
 	for (int i = 0; i < atomic_load(&nregistry); i++)
 		write_thread(o, registry[i]);
 	for (long r = 1; r <= opt.requests; r++) {
@@ -792,10 +866,12 @@ int main(int argc, char **argv)
 	for (int i = 0; i < opt.clients; i++)
 		if ((rc = pthread_create(&fronts[i].th, NULL, front_main, &fronts[i])))
 			die("pthread_create", rc);
+	noise_start();
 	pthread_barrier_wait(&start_bar);
 
 	for (int i = 0; i < opt.clients; i++)
 		pthread_join(fronts[i].th, NULL);
+	noise_stop();
 	for (int i = 0; use_workers && i < opt.workers; i++) {
 		post(&main_ctx, &workers[i], &stop_job, 0);
 		pthread_join(workers[i].th, NULL);

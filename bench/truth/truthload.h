@@ -81,7 +81,7 @@ struct reqrec {
 /* ---- options -------------------------------------------------------------- */
 struct opts {
 	long requests, clients, fanout, workers, qdepth, reuse, cancel, nested;
-	long work_us, sleep_us, cache_entries, rate, rt_threads;
+	long work_us, sleep_us, cache_entries, rate, rt_threads, noise;
 	int affine;
 	int chain[MAX_CHAIN], nchain, futex_at; /* futex_at: index of futex, or nchain */
 	const char *chain_str, *truth;

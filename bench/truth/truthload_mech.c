@@ -513,13 +513,22 @@ static int reader_waits(struct ptyreader *p)
 	if (n <= 0)
 		return 0;
 	b[n] = 0;
-	return !strcmp(b, "wait_woken");
+	/* wait_woken, or n_tty_read itself where the compiler folded the
+	 * wait into it (the wchan names the caller of schedule()) */
+	return !strcmp(b, "wait_woken") || !strcmp(b, "n_tty_read");
 }
 
+/* A reader that is not found asleep within 10 s is a kernel whose wait
+ * has another name: say so rather than spin forever. */
 static void wait_reader(struct ptyreader *p)
 {
-	while (!reader_waits(p))
+	uint64_t until = now_ns() + 10000000000ull;
+
+	while (!reader_waits(p)) {
+		if (now_ns() > until)
+			die("pty reader never seen asleep in n_tty_read (its wchan)", ETIMEDOUT);
 		sched_yield();
+	}
 }
 
 static void ptyreader_start(struct tctx *t)
