@@ -615,12 +615,13 @@ static int object_edge(struct scorer *s, size_t i, int64_t e, const struct node 
 	}
 	if (!src->start_seen) {
 		/* An orphan: its effect counts toward the orphan rate. If
-		 * it is the hop's object (OBJ_KEY), the edge is still true
-		 * to this hop (that object, of an unseen birth, had this
-		 * effect here), though another hop may have the orphan as
-		 * its cause (a task woken after its unseen spawn) and judge
-		 * it by another window. Correct, but no recall: the cause
-		 * is missing. */
+		 * it is the hop's object (OBJ_KEY, and a task or request of
+		 * the workload: an io_request's ring is not in the truth),
+		 * the edge is still true to this hop (that object, of an
+		 * unseen birth, had this effect here), though another hop
+		 * may have the orphan as its cause (a task woken after its
+		 * unseen spawn) and judge it by another window. Correct,
+		 * but no recall: the cause is missing. */
 		if (h->has_key && src->key == h->obj_key && in_scope(s->c.t, src))
 			return push(s, e * 2, i, 1, !(h->flags & F_CANCELLED), 0);
 		return 0;
