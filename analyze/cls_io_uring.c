@@ -94,6 +94,7 @@
 #include <string.h>
 #include "carry.h"
 #include "classes.h"
+#include "lru.h"
 #include "../schema/names.h"
 
 #define RING_MAX 4096	/* rings kept at most (and never more than max_live) */
@@ -449,37 +450,12 @@ static struct ring *ring_find(const struct uring *u, uint64_t ptr)
 	return NULL;
 }
 
-static void ring_lru_unlink(struct uring *u, struct ring *r)
-{
-	if (r->lru_prev)
-		r->lru_prev->lru_next = r->lru_next;
-	else
-		u->lru_head = r->lru_next;
-	if (r->lru_next)
-		r->lru_next->lru_prev = r->lru_prev;
-	else
-		u->lru_tail = r->lru_prev;
-	r->lru_prev = r->lru_next = NULL;
-}
-
-static void ring_lru_append(struct uring *u, struct ring *r)
-{
-	r->lru_prev = u->lru_tail;
-	r->lru_next = NULL;
-	if (u->lru_tail)
-		u->lru_tail->lru_next = r;
-	else
-		u->lru_head = r;
-	u->lru_tail = r;
-}
+CW_LRU_FUNCS(ring_lru, struct uring, struct ring)
 
 /* The ring was just named: it is the last to be pushed out. */
 static void ring_touch(struct uring *u, struct ring *r)
 {
-	if (u->lru_tail != r) {
-		ring_lru_unlink(u, r);
-		ring_lru_append(u, r);
-	}
+	ring_lru_touch(u, r);
 }
 
 /* End @r's live generation, and every request still live in it (their

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "ident.h"
+#include "lru.h"
 
 #define DEFAULT_MAX_LIVE (1u << 20)
 
@@ -241,36 +242,11 @@ static void scopes_collect(struct cw_ident *id)
 
 /* ---- objects ------------------------------------------------------------ */
 
-static void lru_unlink(struct cw_ident *id, struct cw_obj *o)
-{
-	if (o->lru_prev)
-		o->lru_prev->lru_next = o->lru_next;
-	else
-		id->lru_head = o->lru_next;
-	if (o->lru_next)
-		o->lru_next->lru_prev = o->lru_prev;
-	else
-		id->lru_tail = o->lru_prev;
-	o->lru_prev = o->lru_next = NULL;
-}
-
-static void lru_append(struct cw_ident *id, struct cw_obj *o)
-{
-	o->lru_prev = id->lru_tail;
-	o->lru_next = NULL;
-	if (id->lru_tail)
-		id->lru_tail->lru_next = o;
-	else
-		id->lru_head = o;
-	id->lru_tail = o;
-}
+CW_LRU_FUNCS(lru, struct cw_ident, struct cw_obj)
 
 void cw_ident__touch(struct cw_ident *id, struct cw_obj *o)
 {
-	if (id->lru_tail != o) {
-		lru_unlink(id, o);
-		lru_append(id, o);
-	}
+	lru_touch(id, o);
 }
 
 struct cw_obj *cw_ident__live(struct cw_ident *id, uint8_t type, const struct cw_scope *scope,
