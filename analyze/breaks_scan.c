@@ -43,10 +43,14 @@ static int add_account_break(struct cw_scan *s, const struct cw_account *a)
 			g->expected += a->lost - a->lost_unmarked;
 			if (!g->first_window || start < g->first_window)
 				g->first_window = start ? start : 1;
-		} else if (!g && a->lost > a->lost_unmarked) {
+			lost = a->lost_unmarked;
+		} else if (a->lost > a->lost_unmarked && a->hdr.cpu != 0xffff) {
 			return -ENOMEM;
+		} else if (g) {
+			lost = a->lost_unmarked;
 		}
-		lost = a->lost_unmarked;
+		/* A CPU that is not one (0xffff) has no gap records to
+		 * report its losses: the whole window, as before 1.5. */
 	}
 	if (!lost)
 		return 0;

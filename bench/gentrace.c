@@ -10,6 +10,7 @@
  *   gentrace --samples OUT.cwt NEVENTS [LIVE_THREADS]
  *   gentrace --new-tids OUT.cwt NWAKES
  *   gentrace --lossy OUT.cwt NRECORDS
+ *   gentrace --gaps OUT.cwt NRECORDS
  *
  * Default: one busy process. About 45% switches, 30% wakings (90% from
  * task context, the rest from hard and soft interrupts), 20% wakeups, and
@@ -48,6 +49,9 @@
  *     never named again: 4M wakes are a ~600 KB file.
  *  --lossy: NRECORDS accounting records that each report lost events,
  *     round robin over 4 CPUs, back-to-back windows: each a coverage break.
+ *  --gaps: NRECORDS gap records over every CPU number, with whole,
+ *     inverted and unbounded spans, and accounting records whose losses
+ *     no gap record reports.
  */
 #include <elf.h>
 #include <errno.h>
@@ -1236,6 +1240,34 @@ static int gen_lossy(uint64_t n)
 	return 0;
 }
 
+/* Gap records (format 1.5) built to cost: every CPU number up to 65534,
+ * spans that are whole, inverted or from time 0, and accounting records
+ * whose losses no gap record reports on other CPUs, each of which then
+ * puts its CPU in doubt to the end. */
+static int gen_gaps(uint64_t n)
+{
+	seal(CW_SEG_META);
+	for (uint64_t i = 0; i < n; i++) {
+		struct cw_gap g = { 0 };
+		uint16_t cpu = (uint16_t)(i * 7919 % 65535);
+		struct cw_account a = { 0 };
+
+		now += 1000;
+		hdr_at(&g.hdr, CW_REC_GAP, sizeof(g), cpu, CW_CTX_TASK, now);
+		g.first_ns = i % 3 == 0 ? 0 : i % 3 == 1 ? now + 5 : now - 500;
+		g.lost = 1 + i % 5;
+		put(&g, sizeof(g));
+		hdr_at(&a.hdr, CW_REC_ACCOUNT, sizeof(a), (uint16_t)(cpu ^ 1), CW_CTX_TASK, now);
+		a.window_ns = 4000;
+		a.written = 10;
+		a.lost = 7;
+		a.ring = CW_RING_EDGE;
+		a.class = CW_CLASS_SCHED;
+		put(&a, sizeof(a));
+	}
+	return 0;
+}
+
 static void usage(void)
 {
 	fprintf(stderr, "usage: gentrace OUT.cwt NEVENTS [LIVE_THREADS]\n"
@@ -1243,7 +1275,8 @@ static void usage(void)
 			"       gentrace --uring OUT.cwt NREQUESTS [INFLIGHT]\n"
 			"       gentrace --samples OUT.cwt NEVENTS [LIVE_THREADS]\n"
 			"       gentrace --new-tids OUT.cwt NWAKES\n"
-			"       gentrace --lossy OUT.cwt NRECORDS\n");
+			"       gentrace --lossy OUT.cwt NRECORDS\n"
+			"       gentrace --gaps OUT.cwt NRECORDS\n");
 	exit(2);
 }
 
@@ -1288,6 +1321,8 @@ int main(int argc, char **argv)
 		err = gen_new_tids(n);
 	else if (!strcmp(mode, "--lossy") && argc == 3)
 		err = gen_lossy(n);
+	else if (!strcmp(mode, "--gaps") && argc == 3)
+		err = gen_gaps(n);
 	else
 		usage();
 	if (err) {

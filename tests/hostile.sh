@@ -7,6 +7,9 @@
 #    bound, not by the number of keys ever seen;
 #  - 4M accounting records that each report lost events (a ~700 KB
 #    file): coverage breaks on the same stream merge;
+#  - 300K gap records (format 1.5; NG=... overrides) over every CPU number
+#    with whole, inverted and unbounded spans, and accounting records whose
+#    losses no gap record reports: per-CPU tallies and breaks are bounded;
 #  - 30K off-CPU samples (NS=... overrides), each of a new thread that
 #    never runs again, each with 64 kernel frames never seen before (2M
 #    distinct frames): the waiting samples, the frame and stack dedup
@@ -39,6 +42,9 @@ run() { # name gentrace-mode meta-check-sql
 	local name=$1 mode=$2 check=$3 rc kb
 	if [ "$mode" = --samples ]; then
 		gen_samples "$T/$name.cwt" || { echo "hostile: the sample trace failed" >&2; failed=1; return; }
+	elif [ "$mode" = --gaps ]; then
+		"$BUILD/bench/gentrace" --gaps "$T/$name.cwt" "${NG:-300000}" ||
+			{ echo "hostile: gentrace --gaps failed" >&2; failed=1; return; }
 	elif [ "$mode" = --adapter ]; then
 		gen_adapter "$T/$name.cwt" || { echo "hostile: the adapter trace failed" >&2; failed=1; return; }
 	else
@@ -102,6 +108,9 @@ run new_tids --new-tids \
 	"select (select value from meta where key = 'evicted_total') >= $N - 1000"
 run lossy --lossy \
 	"select (select value from meta where key = 'events_lost') > $N"
+run gaps --gaps \
+	"select (select count(*) from coverage_breaks where stream = 'edge') > 0
+	    and (select value from meta where key = 'events_lost') > 0"
 run samples --samples \
 	"select (select value from meta where key = 'offcpu_pushed_out') >= ${NS:-30000} - 1000
 	    and (select value from meta where key = 'frame_table_resets') > 0
