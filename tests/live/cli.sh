@@ -10,8 +10,9 @@
 #    counted and become 'edge' coverage breaks, the analysis succeeds,
 #    every thread wake edge is a wake record the capture kept (same time,
 #    waker and wakee), every kept wake of a ping-pong thread is an edge,
-#    and none comes from another process; the default ring loses none of
-#    the same workload;
+#    and none comes from another process; gap records report every lost
+#    edge event, so the breaks are the runs of loss, not the accounting
+#    windows; the default ring loses none of the same workload;
 #  - SIGTERM drains and closes cleanly (exit 0, final segment,
 #    stop_reason signal); SIGKILL loses at most the in-flight segment;
 #  - not privileged: exit 2 naming CAP_BPF / CAP_PERFMON.
@@ -116,6 +117,21 @@ case $small in "0 breaks, 0 lost" | *" 0 lost") fail "a one-page edge ring lost 
 [ "$dflt" = "0 breaks, 0 lost" ] || fail "the default edge ring lost events: $dflt"
 check_wakes small
 check_wakes default
+# Where the loss was (format 1.5): every edge event lost is in a gap
+# record, so no accounting window is a break, and the breaks together
+# span less than the capture (runs of failures, not seconds).
+gaps=$("$AN" --dump "$T/small.cwt" 2>/dev/null | awk '$1 == "gap" {
+	for (i = 2; i <= NF; i++) if ($i ~ /^lost=/) n += substr($i, 6) } END { print n + 0 }')
+acct=$("$AN" --dump "$T/small.cwt" 2>/dev/null | awk '$1 == "account" && / ring=edge / {
+	for (i = 2; i <= NF; i++) if ($i ~ /^lost=/) n += substr($i, 6) } END { print n + 0 }')
+[ "$gaps" -gt 0 ] && [ "$gaps" = "$acct" ] ||
+	fail "--edge-ring 4K: gap records report $gaps lost edge events, the accounting $acct"
+span=$(DB=$T/small.db q "select (select sum(end_ns - start_ns) from coverage_breaks where stream = 'edge') <
+	(select max(cast(value as integer)) - min(cast(value as integer)) from meta
+	  where key in ('capture_start_ns', 'capture_end_ns'))")
+[ "$span" = 1 ] || fail "--edge-ring 4K: the edge breaks span the whole capture"
+DB=$T/small.db q "select count(*) from coverage_breaks where stream = 'edge' and reason like 'ring full: %'" |
+	grep -qx 0 || fail "--edge-ring 4K: an accounting window became a break though gap records reported it all"
 [ "$(grep -c '^pingpong ' "$T/small.truth")" = 4 ] || fail "no ground truth for four pairs"
 
 # SIGTERM: drain, final segment, exit 0.
