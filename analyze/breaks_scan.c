@@ -13,7 +13,8 @@ static struct cw_gap_tally *gap_tally(struct cw_scan *s, uint16_t cpu)
 	if (cpu == 0xffff)
 		return NULL;
 	if (cpu >= s->ngaps) {
-		size_t n = (size_t)cpu + 1;
+		/* doubling: CPU numbers may come in rising one by one */
+		size_t n = (size_t)cpu + 1 > 2 * s->ngaps ? (size_t)cpu + 1 : 2 * s->ngaps;
 		struct cw_gap_tally *g = realloc(s->gaps, n * sizeof(*g));
 
 		if (!g)
@@ -32,30 +33,27 @@ static struct cw_gap_tally *gap_tally(struct cw_scan *s, uint16_t cpu)
  */
 static int add_account_break(struct cw_scan *s, const struct cw_account *a)
 {
-	uint64_t lost = a->lost;
+	uint64_t start = a->hdr.ts > a->window_ns ? a->hdr.ts - a->window_ns : 0, lost = a->lost;
 	struct cw_break br;
 
-	if (CW_REC_HAS(a, lost_unmarked) && a->lost_unmarked <= a->lost) {
-		struct cw_gap_tally *g = gap_tally(s, a->hdr.cpu);
-		uint64_t start = a->hdr.ts > a->window_ns ? a->hdr.ts - a->window_ns : 0;
+	/* A CPU that is not one (0xffff) has no gap records to report its
+	 * losses: its whole window, as before 1.5. */
+	if (CW_REC_HAS(a, lost_unmarked) && a->lost_unmarked <= a->lost && a->hdr.cpu != 0xffff) {
+		if (a->lost > a->lost_unmarked) {
+			struct cw_gap_tally *g = gap_tally(s, a->hdr.cpu);
 
-		if (g && a->lost > a->lost_unmarked) {
+			if (!g)
+				return -ENOMEM;
 			g->expected += a->lost - a->lost_unmarked;
 			if (!g->first_window || start < g->first_window)
 				g->first_window = start ? start : 1;
-			lost = a->lost_unmarked;
-		} else if (a->lost > a->lost_unmarked && a->hdr.cpu != 0xffff) {
-			return -ENOMEM;
-		} else if (g) {
-			lost = a->lost_unmarked;
 		}
-		/* A CPU that is not one (0xffff) has no gap records to
-		 * report its losses: the whole window, as before 1.5. */
+		lost = a->lost_unmarked;
 	}
 	if (!lost)
 		return 0;
 	br = (struct cw_break){
-		.start_ns = a->hdr.ts > a->window_ns ? a->hdr.ts - a->window_ns : 0,
+		.start_ns = start,
 		.end_ns = a->hdr.ts,
 		.cpu = a->hdr.cpu == 0xffff ? -1 : a->hdr.cpu,
 		.stream = cw_name_of(cw_ring_names, CW_RING_MAX, a->ring) ?: "unknown",

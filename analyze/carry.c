@@ -67,11 +67,16 @@ void cw_carry__of(struct cw_cls *c, struct cw_obj *o, const struct cw_hdr *h,
 	if (req) {
 		*observed_req = o->n.type == CW_NODE_THREAD;
 		set_origin(out, req);
-	} else if (t && t != o) {
-		/* a polled task: the request it was spawned in */
-		*out = t->carry;
-	} else {
-		*out = o->carry;
+		return;
+	}
+	/* a polled task: the request it was spawned in */
+	*out = t && t != o ? t->carry : o->carry;
+	/* A coverage break since the handoff could hold another handoff
+	 * into the same context, of another request: not a guess, unknown. */
+	if (out->state == CW_CARRY_SET && cw_ident__break_in(c->id, out->since + 1, h->ts)) {
+		memset(out, 0, sizeof(*out));
+		out->state = CW_CARRY_UNKNOWN;
+		out->broken = 1;
 	}
 }
 
@@ -104,8 +109,7 @@ void cw_carry__edge(void *ctx, uint8_t type, const struct cw_obj *src, struct cw
 	if (!src) {
 		/* An unknown cause: the request before it is not the
 		 * request now. */
-		memset(&dst->carry, 0, sizeof(dst->carry));
-		dst->carry.state = CW_CARRY_UNKNOWN;
+		cw_carry__unknown(dst);
 		return;
 	}
 	cw_carry__of(c, (struct cw_obj *)src, h, &k, &t, &observed);
@@ -119,6 +123,7 @@ void cw_carry__edge(void *ctx, uint8_t type, const struct cw_obj *src, struct cw
 		k.path[k.npath < CW_CARRY_PATH ? k.npath : CW_CARRY_PATH - 1] = type;
 		if (k.npath < UINT8_MAX)
 			k.npath++;
+		k.since = h->ts;
 	}
 	dst->carry = k;
 }

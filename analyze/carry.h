@@ -11,8 +11,10 @@
  * thread belongs to the request of the last handoff into it; a handoff
  * whose cause is unknown leaves it unknown, never the request before.
  *
- * A carried request is believed only while its generation is live: work
- * after the request ended is not the request's.
+ * A carried request is believed only while its generation is live (work
+ * after the request ended is not the request's), and only when no
+ * coverage break lies since the handoff (one could hold another handoff
+ * into the same context).
  */
 #ifndef CAUSEWAY_CARRY_H
 #define CAUSEWAY_CARRY_H

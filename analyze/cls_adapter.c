@@ -581,13 +581,12 @@ static struct cw_obj *named(struct cw_cls *c, struct hit *x, uint8_t type, uint6
 	struct cw_obj *o = cw_ident__live(c->id, type, x->scope, key);
 
 	*err = 0;
-	/* Begun before a coverage break, which could hold its end and the
-	 * begin of another generation of the id: which one this names is
-	 * unknown, so it is an orphan (contract 5.7: at best reconstructed;
-	 * a guess is not that). */
-	if (o && cw_ident__conf(c->id, o, x->h->ts) != CW_CONF_OBSERVED) {
-		if ((*err = cw_ident__release(c->id, o)))
-			return NULL;
+	/* Begun before a coverage break: which generation this names is
+	 * unknown, so it is an orphan. */
+	if ((*err = cw_ident__stale(c->id, o, x->h->ts)) < 0)
+		return NULL;
+	if (*err) {
+		*err = 0;
 		o = NULL;
 	}
 	if (o) {

@@ -823,6 +823,20 @@ static int req_hold(struct cw_cls *c, struct req *e, const struct cw_hdr *h)
 	return req_release(c, prev, 0);
 }
 
+/* A CQE whose request is not known: a complete edge of unknown cause into
+ * the context it was posted in (@thr), or, in an interrupt, into its
+ * submitter (@sub, @sub_tid) when that is known. */
+static int complete_unknown(struct cw_cls *c, const struct cw_hdr *h, struct cw_obj *thr,
+			    uint64_t sub, uint32_t sub_tid, const char *reason,
+			    const struct cw_edge_extra *x)
+{
+	struct cw_obj *dst = ctx_of(h) == CW_CTX_TASK ? thr : submitter_of(c, sub, sub_tid);
+
+	return dst ? cw_ident__edge_x(c->id, CW_EDGE_COMPLETE, NULL, dst, h, CW_SRC_KERNEL,
+				      CW_CONF_UNKNOWN, reason, x)
+		   : 0;
+}
+
 /*
  * A CQE of ring @ring_ptr for request @ptr (0: none named) and user_data
  * @ud with @cflags, posted at @h in the context of @task (@witness);
@@ -860,10 +874,7 @@ static int complete(struct cw_cls *c, const struct cw_hdr *h, const struct cw_ta
 		 * reused both its pointer and its user_data: which one this
 		 * is, is unknown. The keys are free again either way. */
 		if (j == J_BREAK) {
-			dst = ctx == CW_CTX_TASK ? thr : submitter_of(c, sub, sub_tid);
-			if (dst && (err = cw_ident__edge_x(c->id, CW_EDGE_COMPLETE, NULL, dst, h,
-							   CW_SRC_KERNEL, CW_CONF_UNKNOWN, R_BREAK_EXACT,
-							   &x)))
+			if ((err = complete_unknown(c, h, thr, sub, sub_tid, R_BREAK_EXACT, &x)))
 				return err;
 			if (cflags & CW_CQE_F_MORE) {
 				cw_carry__unknown(o);
@@ -879,11 +890,8 @@ static int complete(struct cw_cls *c, const struct cw_hdr *h, const struct cw_ta
 		 * A lone candidate by user_data is not enough when a break
 		 * since its submission could hide the submission of the one
 		 * that completed. */
-		dst = ctx == CW_CTX_TASK ? thr : submitter_of(c, sub, sub_tid);
-		if (!dst)
-			return 0;
-		return cw_ident__edge_x(c->id, CW_EDGE_COMPLETE, NULL, dst, h, CW_SRC_KERNEL,
-					CW_CONF_UNKNOWN, n > 1 ? ambiguous_reasons[n] : R_BREAK_UD, &x);
+		return complete_unknown(c, h, thr, sub, sub_tid,
+					n > 1 ? ambiguous_reasons[n] : R_BREAK_UD, &x);
 	} else if (n == 1) {
 		j = overflow ? J_OVERFLOW : ptr ? J_PTRDIFF : J_NOPTR;
 	} else {

@@ -41,6 +41,7 @@
 #define P_RECEIVED 0x1
 
 static const char R_NO_XMIT[] = "orphan: transmit not in trace";
+static const char R_XMIT_BREAK[] = "orphan: its transmit could be in a coverage break";
 
 /* "tcp 10.0.0.1:80 > 10.0.0.2:40000"; the longest, two full IPv6
  * addresses with ports, fits well within. */
@@ -130,8 +131,18 @@ static int on_rx(struct cw_cls *c, const struct cw_hdr *h)
 	const struct cw_scope *s = cw_ident__scope_find(c->id, SCOPE_SKB);
 	struct cw_obj *o = s ? cw_ident__live(c->id, CW_NODE_PACKET, s, r->skb) : NULL;
 	char name[PKT_NAME_LEN];
-	int err = 0;
+	const char *why = R_NO_XMIT;
+	int err;
 
+	/* Sent before a coverage break: the skb could have been received,
+	 * freed and sent again in it. */
+	if ((err = cw_ident__stale(c->id, o, h->ts)) < 0)
+		return err;
+	if (err) {
+		o = NULL;
+		why = R_XMIT_BREAK;
+	}
+	err = 0;
 	pkt_name(r, name, sizeof(name));
 	/* The capture flags the receipt of an skb, with its data buffer, that
 	 * a recorded transmit sent and nothing received since: the pointer
@@ -141,8 +152,7 @@ static int on_rx(struct cw_cls *c, const struct cw_hdr *h)
 	    strcmp(full_name(o), name)) {
 		if (!(s = cw_ident__scope(c->id, SCOPE_SKB)))
 			return -ENOMEM;
-		o = cw_ident__orphan(c->id, CW_NODE_PACKET, s, r->skb, h, CW_EDGE_SUBMIT, R_NO_XMIT,
-				     &err);
+		o = cw_ident__orphan(c->id, CW_NODE_PACKET, s, r->skb, h, CW_EDGE_SUBMIT, why, &err);
 		if (!o)
 			return err;
 		cw_obj__set_name(o, name, sizeof(name));
@@ -165,19 +175,28 @@ static struct cw_obj *net_cause(struct cw_cls *c, const struct cw_cause *k, cons
 {
 	const struct cw_scope *s = cw_ident__scope_find(c->id, SCOPE_SKB);
 	struct cw_obj *o = s ? cw_ident__live(c->id, CW_NODE_PACKET, s, k->key) : NULL;
+	const char *why = R_NO_XMIT;
 
+	*reason = NULL;
+	/* Received before a coverage break: which receipt this is, is
+	 * unknown. */
+	if ((*err = cw_ident__stale(c->id, o, h->ts)) < 0)
+		return NULL;
+	if (*err) {
+		o = NULL;
+		why = R_XMIT_BREAK;
+	}
 	*err = 0;
 	if (o) {
 		cw_ident__touch(c->id, o);
-		*conf = cw_ident__conf(c->id, o, h->ts);
-		*reason = *conf == CW_CONF_RECONSTRUCTED ? CW_R_ACROSS_BREAK : NULL;
+		*conf = CW_CONF_OBSERVED;
 		return o;
 	}
 	if (!(s = cw_ident__scope(c->id, SCOPE_SKB))) {
 		*err = -ENOMEM;
 		return NULL;
 	}
-	o = cw_ident__orphan(c->id, CW_NODE_PACKET, s, k->key, h, CW_EDGE_SUBMIT, R_NO_XMIT, err);
+	o = cw_ident__orphan(c->id, CW_NODE_PACKET, s, k->key, h, CW_EDGE_SUBMIT, why, err);
 	if (!o)
 		return NULL;
 	o->flags |= P_RECEIVED;

@@ -567,9 +567,11 @@ static void attribute(struct cw_cls *c, struct cw_obj *t, const struct cw_hdr *h
 	}
 	if (k.state == CW_CARRY_SET)
 		row->attr_reason = "the request handed over here had ended";
+	else if (k.state == CW_CARRY_UNKNOWN && k.npath)
+		row->attr_reason = "handed over from a context whose request is unknown";
 	else if (k.state == CW_CARRY_UNKNOWN)
-		row->attr_reason = k.npath ? "handed over from a context whose request is unknown"
-					   : "woken by an unknown cause";
+		row->attr_reason = k.broken ? "a coverage break since the request was handed over"
+					    : "woken by an unknown cause";
 	else
 		row->attr_reason = "no request interval on the thread, nor in what handed over to it";
 }

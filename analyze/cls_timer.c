@@ -201,11 +201,12 @@ static struct cw_obj *fired(struct cw_cls *c, uint8_t kind, uint64_t key, uint64
 
 	if (*err)
 		return NULL;
-	/* Started before a coverage break, which could hold its expiry and
-	 * a new start: which start this expiry belongs to is unknown. */
-	if (o && cw_ident__conf(c->id, o, h->ts) != CW_CONF_OBSERVED) {
-		if ((*err = cw_ident__release(c->id, o)))
-			return NULL;
+	/* Started before a coverage break: which start this expiry
+	 * belongs to is unknown. */
+	if ((*err = cw_ident__stale(c->id, o, h->ts)) < 0)
+		return NULL;
+	if (*err) {
+		*err = 0;
 		o = NULL;
 		why = R_START_BREAK;
 	}

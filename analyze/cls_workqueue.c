@@ -232,11 +232,12 @@ static int on_exec_start(struct cw_cls *c, const struct cw_hdr *h)
 	/* Still executing: its end was lost (no worker runs it twice). */
 	if (s.exec && (err = cw_ident__release(c->id, s.exec)))
 		return err;
-	/* Queued before a coverage break, which could hold its execution
-	 * and a requeue: which queue this executes is unknown. */
-	if (s.queued && cw_ident__conf(c->id, s.queued, h->ts) != CW_CONF_OBSERVED) {
-		if ((err = cw_ident__release(c->id, s.queued)))
-			return err;
+	/* Queued before a coverage break: which queue this executes is
+	 * unknown. */
+	if ((err = cw_ident__stale(c->id, s.queued, h->ts)) < 0)
+		return err;
+	if (err) {
+		err = 0;
 		why = R_QUEUE_BREAK;
 		slots_of(c, r->work, &s);
 	}
@@ -304,12 +305,12 @@ static struct cw_obj *wq_cause(struct cw_cls *c, const struct cw_cause *k, const
 	*err = 0;
 	*reason = NULL;
 	slots_of(c, k->key, &s);
-	/* Executing since before a coverage break, which could hold its end
-	 * and the start of another execution: which one this is, is
-	 * unknown. */
-	if (s.exec && cw_ident__conf(c->id, s.exec, h->ts) != CW_CONF_OBSERVED) {
-		if ((*err = cw_ident__release(c->id, s.exec)))
-			return NULL;
+	/* Executing since before a coverage break: which execution this
+	 * is, is unknown. */
+	if ((*err = cw_ident__stale(c->id, s.exec, h->ts)) < 0)
+		return NULL;
+	if (*err) {
+		*err = 0;
 		slots_of(c, k->key, &s);
 		why = R_EXEC_BREAK;
 	}

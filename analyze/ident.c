@@ -426,6 +426,16 @@ uint64_t cw_ident__last_edge(const struct cw_ident *id)
 	return id->next_edge_id;
 }
 
+int cw_ident__stale(struct cw_ident *id, struct cw_obj *o, uint64_t ts)
+{
+	int err;
+
+	if (!o || cw_ident__conf(id, o, ts) == CW_CONF_OBSERVED)
+		return 0;
+	err = cw_ident__release(id, o);
+	return err ? err : 1;
+}
+
 int cw_ident__break_in(const struct cw_ident *id, uint64_t from, uint64_t to)
 {
 	return cw_breaks__overlap(id->breaks, from, to);

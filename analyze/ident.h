@@ -45,10 +45,12 @@ struct cw_scope;
 enum { CW_CARRY_NONE, CW_CARRY_SET, CW_CARRY_UNKNOWN };
 struct cw_carry {
 	uint64_t req;	  /* request node id (CW_CARRY_SET) */
+	uint64_t since;	  /* when the object took it (the handoff's ts) */
 	uint64_t req_key; /* its key, in scope 'pid:req_pid' */
 	uint32_t req_pid;
 	uint8_t state;	  /* CW_CARRY_* */
 	uint8_t from_task; /* the chain starts at a task spawned in the request */
+	uint8_t broken;	  /* CW_CARRY_UNKNOWN: a coverage break since the handoff */
 	uint8_t npath;	  /* handoffs in the chain; the last CW_CARRY_PATH are in path
 			   * (CW_CARRY_UNKNOWN: handoffs since the unknown cause) */
 	uint8_t path[CW_CARRY_PATH]; /* edge types, oldest first */
@@ -190,6 +192,16 @@ int cw_ident__edge_x(struct cw_ident *id, uint8_t type, const struct cw_obj *src
  * rebirth of the key; then reconstructed.
  */
 uint8_t cw_ident__conf(const struct cw_ident *id, const struct cw_obj *o, uint64_t ts);
+
+/*
+ * Is the join of an event at @ts to @o a guess? @o, an object whose
+ * records carry no witness, was last established before a coverage break
+ * in (o->est_ns, ts], which could hold its end and a new birth that
+ * reused its key (contract 5.7: "at best reconstructed", and a guess is
+ * not that). Then @o is released, and 1 returned: the caller names the
+ * key as an orphan. 0: the join stands. Negative: an error.
+ */
+int cw_ident__stale(struct cw_ident *id, struct cw_obj *o, uint64_t ts);
 
 /* Does a coverage break lie anywhere in [from, to]? */
 int cw_ident__break_in(const struct cw_ident *id, uint64_t from, uint64_t to);

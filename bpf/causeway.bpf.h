@@ -47,12 +47,7 @@ struct {
 } counters SEC(".maps");
 
 /* Per CPU: the run of edge ring reservation failures not yet reported by a
- * cw_gap record (bpf/causeway.bpf.h, cw_reserve). */
-struct cw_gap_run {
-	__u64 lost;
-	__u64 first, last;
-};
-
+ * cw_gap record (cw_reserve below; struct cw_gap_run in bpf/config.h). */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);

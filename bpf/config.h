@@ -70,6 +70,14 @@ struct cw_traced {
  */
 #define CW_COUNTER_DECIMATED (CW_RING_MAX * CW_CLASS_MAX)
 
+/* The gaps map's value (bpf/causeway.bpf.h): a CPU's run of failed edge
+ * reservations not yet reported by a cw_gap record; user space reports
+ * the runs still open at the close (capture/account.c). */
+struct cw_gap_run {
+	__u64 lost;
+	__u64 first, last;
+};
+
 /* include/linux/sched.h; part of the ABI of the sched_switch prev_state. */
 #define CW_TASK_DEAD 0x80
 

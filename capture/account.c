@@ -134,9 +134,7 @@ int account__flush(struct account *a, struct cw_writer *w, uint64_t now)
 
 int account__flush_gaps(struct account *a, struct cw_writer *w, int gaps_fd)
 {
-	struct gap_run {
-		uint64_t lost, first, last;
-	} *runs = calloc((size_t)a->ncpus, sizeof(*runs));
+	struct cw_gap_run *runs = calloc((size_t)a->ncpus, sizeof(*runs));
 	uint32_t key = 0;
 	int err = 0;
 

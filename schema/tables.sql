@@ -119,9 +119,10 @@ CREATE TABLE samples(
 --                  request submitted in it, a work item queued in it, a
 --                  timer armed in it, a task spawned in it; each handoff
 --                  replaces what the thread carried before, and a carried
---                  request is believed only while it has not ended.
---                  reason is the chain ('request > submit > complete >
---                  wake'; '...' where older steps were dropped); a polled
+--                  request is believed only while it has not ended and
+--                  no coverage break lies since the handoff.
+--                  reason is the chain ('request > submit > wake'; '...'
+--                  where older steps were dropped); a polled
 --                  task's request through its spawn is reconstructed too,
 --                  the task itself observed;
 --   unknown        neither: request NULL, and reason says why (no
