@@ -59,6 +59,9 @@
  * thread, it notes the edge and the waker then: the edge's src, or when
  * that is a thread, the request it was working on at that moment. It is
  * never worked out later, when the waker may be doing something else.
+ * Where the resource's acquires are seen, one after that wake means the
+ * wake did not let the waiter in (another took the resource first), and
+ * the waker is unknown.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -212,6 +215,7 @@ struct wait {
 	uint64_t res, waiter, start;
 	uint64_t wake_edge, wake_ts, waker; /* the last wake into the thread so far */
 	uint8_t wake_conf;
+	uint8_t overtaken; /* another took the resource after that wake */
 };
 
 struct thr {
@@ -814,6 +818,8 @@ static int write_wait(struct cw_cls *c, const struct wait *w, int64_t end)
 		 * end might belong to a later wait */
 		row.confidence = CW_CONF_RECONSTRUCTED;
 		row.reason = "coverage break in wait";
+	} else if (w->overtaken) {
+		row.reason = "resource acquired by another after the wake";
 	} else if (!w->wake_edge) {
 		row.reason = "no wake in wait";
 	} else {
@@ -849,6 +855,7 @@ static int do_resource(struct cw_cls *c, struct hit *x)
 	src = cw_cls__running(c, x->thread, x->h);
 	switch (x->r->op) {
 	case OP_ACQUIRE:
+		res->acquire_ts = x->h->ts;
 		return edge(c, x, CW_EDGE_ACQUIRE, src, res, CW_CONF_OBSERVED);
 	case OP_RELEASE:
 		return edge(c, x, CW_EDGE_RELEASE, src, res, CW_CONF_OBSERVED);
@@ -883,6 +890,13 @@ static int do_resource(struct cw_cls *c, struct hit *x)
 			c->st->usdt_unpaired++;
 			return 0;
 		}
+		/* A lock that is not handed off can be taken, between the
+		 * wake and the waiter's turn to run, by a thread that never
+		 * waited (a barging acquire); its release need wake no one.
+		 * Then the last wake let the waiter try, not in, and who did
+		 * is not known. */
+		if (e->w[i].wake_edge && res->acquire_ts > e->w[i].wake_ts)
+			e->w[i].overtaken = 1;
 		if (x->r->quiet && arg(x, x->r->quiet))
 			c->st->waits_quiet++;
 		else

@@ -71,9 +71,15 @@ struct cw_obj {
 	 * class wrote it: the id and ts of that edge, 0 when none. An
 	 * off-CPU sample names the wake that ended its wait by it. */
 	uint64_t wake_edge, wake_ts;
-	/* A thread's last switch-in seen (the sample class keeps it): an
-	 * off-CPU sample read after it knows its wait is over. */
-	uint64_t run_ts;
+	union {
+		/* A thread's last switch-in seen (the sample class keeps
+		 * it): an off-CPU sample read after it knows its wait is
+		 * over. */
+		uint64_t run_ts;
+		/* A resource's last acquire seen (the adapter class): a
+		 * waiter woken before it was not let in by that wake. */
+		uint64_t acquire_ts;
+	};
 	uint8_t ended;	/* its end was seen; the class decides how long it stays joinable */
 	uint8_t flags;	/* class-private */
 	uint8_t retired; /* released; written between records */

@@ -223,7 +223,11 @@ CREATE TABLE diagnostics(
 --              was seen there (the wait did not block: a buffer found
 --              in the pool), when the end was not seen, or when a
 --              coverage break overlaps the wait (the wake seen might not
---              be the one that ended it);
+--              be the one that ended it), or when the resource was
+--              acquired after that wake by someone else (a lock that is
+--              not handed off: a thread that never waited took it while
+--              the woken waiter waited for a CPU, and its release need
+--              wake no one; who let the waiter in is then not known);
 --   waker      the most specific node running in the waker's context at
 --              that wake, recorded when the wake happened: the edge's
 --              src (a task, a work item, a timer, a packet...), or, for
@@ -233,8 +237,8 @@ CREATE TABLE diagnostics(
 --              reconstructed: a coverage break overlaps the wait, or the
 --              wake edge itself is reconstructed; unknown: the end, the
 --              wake or the waker is missing, and reason says which
---              ('wait end not in trace', 'no wake in wait', 'waker
---              unknown').
+--              ('wait end not in trace', 'no wake in wait', 'resource
+--              acquired by another after the wake', 'waker unknown').
 -- A wait end with no wait begun on that thread gives no row (its start
 -- is unknown): meta.usdt_unpaired_ends counts it. Nor does a wait whose
 -- end says nothing was waited for (a PostgreSQL buffer read that found

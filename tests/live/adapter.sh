@@ -10,7 +10,10 @@
 #    an end edge back to it;
 #  - at least 90% of the cache waits the program saw are resource_waits
 #    rows of the waiting request whose waker is the request that released
-#    the entry, and no row names another request as the waker;
+#    the entry, and no row names another request as the waker; the rest
+#    may be unknown only where the releaser barged (a pthread mutex is
+#    not handed off: it took the entry inside the wait, after the wake,
+#    while the woken waiter waited for a CPU);
 #  - samples (CPU at 999 Hz and off-CPU) are attributed: every sample taken
 #    between a request's begin and end on its thread names that request,
 #    observed (at least 90%), or is unknown because it was read past the
@@ -83,7 +86,18 @@ wrong=$(q "select count(*) from resource_waits rw join nodes wr on wr.id = rw.wa
 	join nodes kr on kr.id = rw.waker join twait w on w.waiter = wr.key
 	where wr.type = 'request' and kr.type = 'request' and kr.key != w.releaser")
 [ "$wrong" = 0 ] || fail "$wrong waits joined to a request that did not release the entry"
-[ $((ok * 100)) -ge $((nw * 90)) ] || fail "$ok of $nw cache waits joined to the releasing request:
+barged=$(q "select count(*) from twait w join resource_waits rw join nodes wr on wr.id = rw.waiter
+	join nodes res on res.id = rw.resource
+	where wr.type = 'request' and wr.key = w.waiter and res.key = w.entry
+	  and rw.waker is null and rw.reason = 'resource acquired by another after the wake'
+	  and exists (select 1 from edges a join nodes kr on kr.id = a.src
+	    where a.type = 'acquire' and a.dst = rw.resource and kr.type = 'request'
+	      and kr.key = w.releaser and a.ts > rw.start_ns and a.ts < rw.end_ns)")
+overtaken=$(q "select count(*) from resource_waits where reason = 'resource acquired by another after the wake'")
+[ "$overtaken" = "$barged" ] ||
+	fail "$overtaken waits said overtaken, $barged of them by their releaser's acquire inside the wait"
+{ [ $(((ok + barged) * 100)) -ge $((nw * 90)) ] && [ $((ok * 4)) -ge $((nw * 3)) ]; } ||
+	fail "$ok of $nw cache waits joined to the releasing request ($barged unknown after a barge):
   $(q "select coalesce(wr.name, '?') || ' waker ' || coalesce(kr.type || ' ' || kr.name, 'NULL') || ' ' || rw.confidence || ' ' || coalesce(rw.reason, '')
 	from resource_waits rw left join nodes wr on wr.id = rw.waiter left join nodes kr on kr.id = rw.waker limit 6" | tr '\n' ';')"
 # Attribution: the request intervals from the begin and end edges.
@@ -118,4 +132,4 @@ tok=$(q "select count(*) from samples s join nodes n on n.id = s.node and n.type
 echo "live/$NAME: $named/$inside samples inside requests ($late read late) and $tok/$tk inside task polls attributed, observed; none outside"
 echo "live/$NAME: $ntasks tasks in $ngen generations, $npolls polls as resume edges ($moved task lives moved" \
 	"between workers); $(wc -l <<<"$(q "select id from treq")") requests begun and ended; $ok/$nw cache waits" \
-	"joined to the releasing request, none to another"
+	"joined to the releasing request ($barged unknown: the releaser barged in after the wake), none to another"
