@@ -72,13 +72,19 @@ DB=$T/b.db
 analyze "$T/b.cwt" "$DB"
 read -r _ STID CPU_NS < <(grep '^spinner ' "$T/btruth") || fail "no spinner line in ground truth"
 S=$(thread_node spinner "$T/btruth") || exit 1
-read -r kept est pmin < <(q "select count(*), cast(sum(weight / inclusion_probability) as integer),
-	min(inclusion_probability) from samples where thread = $S and kind = 'cpu'" | tr '|' ' ')
+read -r kept est pmin span < <(q "select count(*), cast(sum(weight / inclusion_probability) as integer),
+	min(inclusion_probability), max(ts) - min(ts) from samples where thread = $S and kind = 'cpu'" | tr '|' ' ')
 read -r _ bok < <(in_burn "$S")
 natural=$((CPU_NS / 1001001))
-[ "$kept" -ge 100 ] && [ $((kept * 2)) -le "$natural" ] ||
-	fail "$kept CPU samples of the spinner kept under a budget of 300/s, for about $natural at 999 Hz"
+# The budget is per second of wall time: a spinner that shares its CPUs
+# with other load (a busy CI machine) spins longer than its CPU time,
+# and the budget allows more. At most 300/s over the sampled span, one
+# window's quota more, and a quarter for chance.
+allowed=$(((span / 1000000 * 300 / 1000 + 30) * 5 / 4))
+[ "$kept" -ge 100 ] && [ "$kept" -le "$allowed" ] && [ "$kept" -lt "$natural" ] ||
+	fail "$kept CPU samples of the spinner kept under a budget of 300/s over $((span / 1000000)) ms" \
+		"(at most $allowed), for about $natural at 999 Hz"
 awk -v p="$pmin" 'BEGIN { exit !(p < 1) }' || fail "no sample has an inclusion probability below 1 (min $pmin)"
 [ $((est * 100)) -ge $((CPU_NS * 85)) ] && [ $((est * 100)) -le $((CPU_NS * 115)) ] ||
 	fail "sum(weight / inclusion_probability) is $est ns, the spinner's CPU time $CPU_NS ns"
-echo "live/$NAME: budget 300/s kept $kept of about $natural samples (min p $pmin, $bok in burn_cpu); estimate $est ns for $CPU_NS ns of CPU"
+echo "live/$NAME: budget 300/s kept $kept of about $natural samples over $((span / 1000000)) ms (min p $pmin, $bok in burn_cpu); estimate $est ns for $CPU_NS ns of CPU"
