@@ -191,12 +191,102 @@ static void json_str(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+/*
+ * A figure of the machine-readable reports: JSON and CSV write the same
+ * list, so they cannot drift apart. NAN: not defined (null, an empty
+ * field).
+ */
+struct fig {
+	const char *name;
+	double v;
+	int is_bool;
+};
+
+#define MSTAT_FIGS 17
+#define ATTR_FIGS 22
+
+static size_t mstat_figs(const struct mstat *m, struct fig *out)
+{
+	struct rates r = rates_of(m);
+	const struct fig figs[MSTAT_FIGS] = {
+		{ "hops", (double)m->hops, 0 },
+		{ "cancelled", (double)m->cancelled, 0 },
+		{ "claims", (double)m->claims, 0 },
+		{ "correct", (double)m->correct, 0 },
+		{ "false_joins", (double)m->false_joins, 0 },
+		{ "recalled", (double)m->recalled, 0 },
+		{ "orphans", (double)m->orphans, 0 },
+		{ "observed", (double)m->observed, 0 },
+		{ "reconstructed", (double)m->reconstructed, 0 },
+		{ "unknown", (double)(m->hops - m->observed - m->reconstructed), 0 },
+		{ "precision", r.precision, 0 },
+		{ "recall", r.recall, 0 },
+		{ "false_join_rate", r.fj, 0 },
+		{ "orphan_rate", r.orphan, 0 },
+		{ "observed_share", r.obs, 0 },
+		{ "reconstructed_share", r.rec, 0 },
+		{ "unknown_share", r.unk, 0 },
+	};
+
+	memcpy(out, figs, sizeof(figs));
+	return MSTAT_FIGS;
+}
+
+/* @cw: causeway's score, when @a is a baseline's (it says who wins). */
+static size_t attr_figs(const struct attr_score *a, const struct attr_score *cw, struct fig *out)
+{
+	const struct fig figs[] = {
+		{ "measured", a->measured, 1 },
+		{ "requests", (double)a->requests, 0 },
+		{ "matched", a->has_matched ? (double)a->matched : NAN, 0 },
+		{ "cpu_scored", (double)a->cpu_scored, 0 },
+		{ "wall_scored", (double)a->wall_scored, 0 },
+		{ "thread_lines_scored", (double)a->thread_scored, 0 },
+		{ "cpu_mae_pct", a->cpu_mae, 0 },
+		{ "wall_mae_pct", a->wall_mae, 0 },
+		{ "cpu_agg_pct", a->cpu_agg, 0 },
+		{ "wall_agg_pct", a->wall_agg, 0 },
+		{ "cpu_mae_thread_pct", a->cpu_mae_thread, 0 },
+		{ "wall_mae_thread_pct", a->wall_mae_thread, 0 },
+		{ "est_cpu_ns", a->est_cpu, 0 },
+		{ "est_wall_ns", a->est_wall, 0 },
+		{ "truth_cpu_ns", a->truth_cpu, 0 },
+		{ "truth_wall_ns", a->truth_wall, 0 },
+	};
+	size_t n = sizeof(figs) / sizeof(figs[0]);
+
+	memcpy(out, figs, sizeof(figs));
+	if (a->has_shares) {
+		out[n++] = (struct fig){ "share_observed", a->share_observed, 0 };
+		out[n++] = (struct fig){ "share_reconstructed", a->share_reconstructed, 0 };
+		out[n++] = (struct fig){ "share_unknown", a->share_unknown, 0 };
+	}
+	if (cw) {
+		int cpu, wall, yes = beats(a, cw, &cpu, &wall);
+
+		out[n++] = (struct fig){ "beats_causeway", yes, 1 };
+		out[n++] = (struct fig){ "better_cpu_mae", cpu, 1 };
+		out[n++] = (struct fig){ "better_wall_mae", wall, 1 };
+	}
+	return n;
+}
+
+/* Whole numbers whole (a count or nanoseconds past 10 digits would
+ * otherwise turn into an exponent), the rest to 10 digits. */
+static void put_num(FILE *f, double v)
+{
+	if (fabs(v) < 9007199254740992.0 && v == floor(v))
+		fprintf(f, "%.0f", v);
+	else
+		fprintf(f, "%.10g", v);
+}
+
 static void json_num(FILE *f, double v)
 {
 	if (isnan(v) || isinf(v))
 		fputs("null", f);
 	else
-		fprintf(f, "%.10g", v);
+		put_num(f, v);
 }
 
 struct out_ctx {
@@ -208,35 +298,23 @@ struct out_ctx {
 	int has_req_p, has_req_r, met;
 };
 
-static void json_mstat(FILE *f, const struct mstat *m)
+static void json_figs(FILE *f, const struct fig *figs, size_t n)
 {
-	struct rates r = rates_of(m);
-
-	fprintf(f,
-		"{\"hops\": %ld, \"cancelled\": %ld, \"claims\": %ld, \"correct\": %ld, "
-		"\"false_joins\": %ld, \"recalled\": %ld, \"orphans\": %ld, \"observed\": %ld, "
-		"\"reconstructed\": %ld, \"unknown\": %ld, ",
-		m->hops, m->cancelled, m->claims, m->correct, m->false_joins, m->recalled,
-		m->orphans, m->observed, m->reconstructed, m->hops - m->observed - m->reconstructed);
-	fputs("\"precision\": ", f);
-	json_num(f, r.precision);
-	fputs(", \"recall\": ", f);
-	json_num(f, r.recall);
-	fputs(", \"false_join_rate\": ", f);
-	json_num(f, r.fj);
-	fputs(", \"orphan_rate\": ", f);
-	json_num(f, r.orphan);
-	fputs(", \"observed_share\": ", f);
-	json_num(f, r.obs);
-	fputs(", \"reconstructed_share\": ", f);
-	json_num(f, r.rec);
-	fputs(", \"unknown_share\": ", f);
-	json_num(f, r.unk);
-	fputs("}", f);
+	fputc('{', f);
+	for (size_t i = 0; i < n; i++) {
+		fprintf(f, "%s\"%s\": ", i ? ", " : "", figs[i].name);
+		if (figs[i].is_bool)
+			fputs(figs[i].v ? "true" : "false", f);
+		else
+			json_num(f, figs[i].v);
+	}
+	fputc('}', f);
 }
 
 static void json_system(FILE *f, const struct out_ctx *o, const struct system_score *s)
 {
+	struct fig figs[MSTAT_FIGS];
+
 	fputs("{\"db\": ", f);
 	json_str(f, s->db_path);
 	fprintf(f, ", \"seconds\": %.3f, \"mechanisms\": {", s->seconds);
@@ -244,49 +322,16 @@ static void json_system(FILE *f, const struct out_ctx *o, const struct system_sc
 		fputs(k ? ",\n      " : "\n      ", f);
 		json_str(f, k < o->t->nmechs ? o->t->mechs[k] : "all");
 		fputs(": ", f);
-		json_mstat(f, &s->m[k]);
+		json_figs(f, figs, mstat_figs(&s->m[k], figs));
 	}
 	fputs("}}", f);
 }
 
 static void json_attr(FILE *f, const struct attr_score *a, const struct attr_score *cw)
 {
-	static const char *const keys[] = { "cpu_mae_pct",        "wall_mae_pct",
-					    "cpu_agg_pct",        "wall_agg_pct",
-					    "cpu_mae_thread_pct", "wall_mae_thread_pct",
-					    "est_cpu_ns",         "est_wall_ns",
-					    "truth_cpu_ns",       "truth_wall_ns" };
-	double vals[] = { a->cpu_mae,        a->wall_mae, a->cpu_agg,  a->wall_agg,
-			  a->cpu_mae_thread, a->wall_mae_thread, a->est_cpu, a->est_wall,
-			  a->truth_cpu,      a->truth_wall };
+	struct fig figs[ATTR_FIGS];
 
-	fprintf(f, "{\"measured\": %s, \"requests\": %ld, ", a->measured ? "true" : "false",
-		a->requests);
-	if (a->has_matched)
-		fprintf(f, "\"matched\": %ld, ", a->matched);
-	else
-		fputs("\"matched\": null, ", f);
-	fprintf(f, "\"cpu_scored\": %ld, \"wall_scored\": %ld, \"thread_lines_scored\": %ld",
-		a->cpu_scored, a->wall_scored, a->thread_scored);
-	for (size_t i = 0; i < sizeof(vals) / sizeof(vals[0]); i++) {
-		fprintf(f, ", \"%s\": ", keys[i]);
-		json_num(f, vals[i]);
-	}
-	if (a->has_shares) {
-		fputs(", \"share_observed\": ", f);
-		json_num(f, a->share_observed);
-		fputs(", \"share_reconstructed\": ", f);
-		json_num(f, a->share_reconstructed);
-		fputs(", \"share_unknown\": ", f);
-		json_num(f, a->share_unknown);
-	}
-	if (cw) {
-		int cpu, wall, yes = beats(a, cw, &cpu, &wall);
-
-		fprintf(f, ", \"beats_causeway\": %s, \"better_cpu_mae\": %s, \"better_wall_mae\": %s",
-			yes ? "true" : "false", cpu ? "true" : "false", wall ? "true" : "false");
-	}
-	fputs("}", f);
+	json_figs(f, figs, attr_figs(a, cw, figs));
 }
 
 static void write_json(FILE *f, const struct out_ctx *o)
@@ -348,82 +393,40 @@ static void csv_field(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-static void csv_row(FILE *f, const struct out_ctx *o, const char *sys, const char *mech,
-		    const char *metric, double v)
+static void csv_figs(FILE *f, const struct out_ctx *o, const char *sys, const char *mech,
+		     const struct fig *figs, size_t n)
 {
-	csv_field(f, o->label ? o->label : "");
-	fputc(',', f);
-	csv_field(f, sys);
-	fputc(',', f);
-	csv_field(f, mech);
-	fputc(',', f);
-	csv_field(f, metric);
-	fputc(',', f);
-	if (!isnan(v) && !isinf(v))
-		fprintf(f, "%.10g", v);
-	fputc('\n', f);
+	for (size_t i = 0; i < n; i++) {
+		csv_field(f, o->label ? o->label : "");
+		fputc(',', f);
+		csv_field(f, sys);
+		fputc(',', f);
+		csv_field(f, mech);
+		fputc(',', f);
+		csv_field(f, figs[i].name);
+		fputc(',', f);
+		if (!isnan(figs[i].v) && !isinf(figs[i].v))
+			put_num(f, figs[i].v);
+		fputc('\n', f);
+	}
 }
 
 static void csv_system(FILE *f, const struct out_ctx *o, const char *sys,
 		       const struct system_score *s)
 {
-	for (size_t k = 0; k <= o->t->nmechs; k++) {
-		const struct mstat *m = &s->m[k];
-		const char *mech = k < o->t->nmechs ? o->t->mechs[k] : "all";
-		struct rates r = rates_of(m);
-		const struct {
-			const char *name;
-			double v;
-		} rows[] = {
-			{ "hops", (double)m->hops },
-			{ "cancelled", (double)m->cancelled },
-			{ "claims", (double)m->claims },
-			{ "correct", (double)m->correct },
-			{ "false_joins", (double)m->false_joins },
-			{ "recalled", (double)m->recalled },
-			{ "orphans", (double)m->orphans },
-			{ "precision", r.precision },
-			{ "recall", r.recall },
-			{ "false_join_rate", r.fj },
-			{ "orphan_rate", r.orphan },
-			{ "observed_share", r.obs },
-			{ "reconstructed_share", r.rec },
-			{ "unknown_share", r.unk },
-		};
+	struct fig figs[MSTAT_FIGS];
 
-		for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
-			csv_row(f, o, sys, mech, rows[i].name, rows[i].v);
-	}
+	for (size_t k = 0; k <= o->t->nmechs; k++)
+		csv_figs(f, o, sys, k < o->t->nmechs ? o->t->mechs[k] : "all", figs,
+			 mstat_figs(&s->m[k], figs));
 }
 
 static void csv_attr(FILE *f, const struct out_ctx *o, const char *sys,
 		     const struct attr_score *a, const struct attr_score *cw)
 {
-	csv_row(f, o, sys, "attribution", "measured", a->measured);
-	csv_row(f, o, sys, "attribution", "requests", (double)a->requests);
-	csv_row(f, o, sys, "attribution", "matched", a->has_matched ? (double)a->matched : NAN);
-	csv_row(f, o, sys, "attribution", "cpu_mae_pct", a->cpu_mae);
-	csv_row(f, o, sys, "attribution", "wall_mae_pct", a->wall_mae);
-	csv_row(f, o, sys, "attribution", "cpu_agg_pct", a->cpu_agg);
-	csv_row(f, o, sys, "attribution", "wall_agg_pct", a->wall_agg);
-	csv_row(f, o, sys, "attribution", "cpu_mae_thread_pct", a->cpu_mae_thread);
-	csv_row(f, o, sys, "attribution", "wall_mae_thread_pct", a->wall_mae_thread);
-	csv_row(f, o, sys, "attribution", "est_cpu_ns", a->est_cpu);
-	csv_row(f, o, sys, "attribution", "est_wall_ns", a->est_wall);
-	csv_row(f, o, sys, "attribution", "truth_cpu_ns", a->truth_cpu);
-	csv_row(f, o, sys, "attribution", "truth_wall_ns", a->truth_wall);
-	if (a->has_shares) {
-		csv_row(f, o, sys, "attribution", "share_observed", a->share_observed);
-		csv_row(f, o, sys, "attribution", "share_reconstructed", a->share_reconstructed);
-		csv_row(f, o, sys, "attribution", "share_unknown", a->share_unknown);
-	}
-	if (cw) {
-		int cpu, wall, yes = beats(a, cw, &cpu, &wall);
+	struct fig figs[ATTR_FIGS];
 
-		csv_row(f, o, sys, "attribution", "beats_causeway", yes);
-		csv_row(f, o, sys, "attribution", "better_cpu_mae", cpu);
-		csv_row(f, o, sys, "attribution", "better_wall_mae", wall);
-	}
+	csv_figs(f, o, sys, "attribution", figs, attr_figs(a, cw, figs));
 }
 
 static void write_csv(FILE *f, const struct out_ctx *o)
