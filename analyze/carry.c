@@ -73,7 +73,7 @@ void cw_carry__of(struct cw_cls *c, struct cw_obj *o, const struct cw_hdr *h,
 	*out = t && t != o ? t->carry : o->carry;
 	/* A coverage break since the handoff could hold another handoff
 	 * into the same context, of another request: not a guess, unknown. */
-	if (out->state == CW_CARRY_SET && cw_ident__break_in(c->id, out->since + 1, h->ts)) {
+	if (out->state == CW_CARRY_SET && cw_ident__break_since(c->id, out->since, h->ts)) {
 		memset(out, 0, sizeof(*out));
 		out->state = CW_CARRY_UNKNOWN;
 		out->broken = 1;

@@ -448,7 +448,6 @@ static struct cw_obj *frame_live(struct cw_cls *c, const struct thr *e, const st
 	return o && o->n.id == f->node ? o : NULL;
 }
 
-/* The innermost live frame of @type on @e, or NULL. */
 /*
  * The innermost live frame of @type on @e at @ts. A frame with a coverage
  * break since it began is not believed: the end of its interval and the
@@ -463,7 +462,7 @@ static struct cw_obj *top_of(struct cw_cls *c, const struct thr *e, uint8_t type
 
 		if (e->run[i].type != type || !(o = frame_live(c, e, &e->run[i])))
 			continue;
-		if (ts > e->run[i].since && cw_ident__break_in(c->id, e->run[i].since + 1, ts))
+		if (cw_ident__break_since(c->id, e->run[i].since, ts))
 			return NULL;
 		return o;
 	}

@@ -616,11 +616,9 @@ static struct cw_obj *submitter_of(struct cw_cls *c, uint64_t node, uint32_t tid
 static enum join join_loss(struct cw_cls *c, const struct ring *r, const struct cw_obj *o,
 			   uint64_t ts)
 {
-	if (ts <= o->est_ns)
-		return J_EXACT;
-	if (cw_ident__break_in(c->id, o->est_ns + 1, ts))
+	if (cw_ident__break_since(c->id, o->est_ns, ts))
 		return J_BREAK;
-	if (cw_ident__break_in_ring(c->id, r->ptr, o->est_ns + 1, ts))
+	if (ts > o->est_ns && cw_ident__break_in_ring(c->id, r->ptr, o->est_ns + 1, ts))
 		return J_RING_BREAK;
 	return J_EXACT;
 }

@@ -337,7 +337,7 @@ static struct cw_obj *wq_running(struct cw_cls *c, const struct cw_obj *thread,
 	/* An execution with a coverage break since it began is not
 	 * believed: its end and the next start could both be in the break,
 	 * and the kworker would be named as running what it finished. */
-	if (h->ts > e->since && cw_ident__break_in(c->id, e->since + 1, h->ts))
+	if (cw_ident__break_since(c->id, e->since, h->ts))
 		return NULL;
 	slots_of(c, e->work, &s);
 	return s.exec && s.exec->n.id == e->node ? s.exec : NULL;

@@ -441,6 +441,13 @@ int cw_ident__break_in(const struct cw_ident *id, uint64_t from, uint64_t to)
 	return cw_breaks__overlap(id->breaks, from, to);
 }
 
+int cw_ident__break_since(const struct cw_ident *id, uint64_t since, uint64_t ts)
+{
+	/* Nothing can hide between a thing and an event at the same
+	 * instant (its first sighting names it). */
+	return ts > since && cw_breaks__overlap(id->breaks, since + 1, ts);
+}
+
 int cw_ident__break_in_ring(const struct cw_ident *id, uint64_t ring, uint64_t from, uint64_t to)
 {
 	return cw_breaks__overlap_ring(id->breaks, ring, from, to);
@@ -453,9 +460,7 @@ size_t cw_ident__max_live(const struct cw_ident *id)
 
 uint8_t cw_ident__conf(const struct cw_ident *id, const struct cw_obj *o, uint64_t ts)
 {
-	/* Nothing can hide between an identity's establishment and an
-	 * event at the same instant (its first sighting names it). */
-	if (o && ts > o->est_ns && cw_breaks__overlap(id->breaks, o->est_ns + 1, ts))
+	if (o && cw_ident__break_since(id, o->est_ns, ts))
 		return CW_CONF_RECONSTRUCTED;
 	return CW_CONF_OBSERVED;
 }

@@ -211,6 +211,9 @@ int cw_ident__stale(struct cw_ident *id, struct cw_obj *o, uint64_t ts);
 
 /* Does a coverage break lie anywhere in [from, to]? */
 int cw_ident__break_in(const struct cw_ident *id, uint64_t from, uint64_t to);
+/* ... in (since, ts]: could what was so at @since (an identity, a frame
+ * begun, a request handed over) have changed unseen by @ts? */
+int cw_ident__break_since(const struct cw_ident *id, uint64_t since, uint64_t ts);
 /* ... or one that concerns only the io_uring ring @ring (a CQE overflow)? */
 int cw_ident__break_in_ring(const struct cw_ident *id, uint64_t ring, uint64_t from, uint64_t to);
 
