@@ -7,19 +7,25 @@
  * record much older than one written before it. Each ring alone is in
  * time order (near enough: reservation order), but draining one ring and
  * then the other would put the samples of the last poll period, up to
- * 100 ms of them, after edges newer than they are. So samples are first
- * staged, and each edge, before it is written, lets the staged samples
- * older than itself go first: a merge of the two rings by time. What is
- * staged once the edge ring is empty is written then; while edges keep
- * coming, samples newer than them wait for the edges that pass them.
+ * 100 ms of them, after edges newer than they are. So the two are merged
+ * by time, up to a horizon: the clock read before either ring is read.
+ * Everything older was in a ring by then (but what BPF was writing at
+ * that instant), so it is written, in time order; what is newer arrived
+ * while the rings were read, and waits, staged, for the next poll's
+ * horizon. Without the horizon, a drain that took long (the capture
+ * descheduled on a busy machine, a segment sealed) wrote edges newer
+ * than samples still in their ring, and the analyzer read those samples
+ * past its window. Samples are staged first, then each edge, before it
+ * is written, lets the staged samples older than itself go first.
  * Staging is bounded: past STAGE_MAX, samples stay in their ring, which
- * may then lose samples, never edges.
+ * may then lose samples, never edges; edges past it are written at once.
  */
 #include <errno.h>
 #include <poll.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <bpf/libbpf.h>
 
@@ -36,6 +42,12 @@
  * batches: with both rings on one manager, libbpf consumes them in turn
  * and stops at the first that ends its batch.
  */
+/* Records waiting to be written, in arrival order: [off, len) of buf. */
+struct stage {
+	uint8_t *buf;
+	size_t off, len, cap;
+};
+
 struct drain_ring {
 	struct drain *d;
 	struct ring_buffer *rb;
@@ -50,8 +62,9 @@ struct drain {
 	uint16_t size_of[256];	/* record type -> exact size or CW_REC_VARIABLE; 0: not ours */
 	struct pollfd pfd[2];
 	int npfd;
-	uint8_t *stage;		/* staged samples, [stage_off, stage_len) */
-	size_t stage_off, stage_len, stage_cap;
+	struct stage samples_st, edges_st;
+	uint64_t horizon; /* this poll's: records up to it are written */
+	uint64_t sample_newest; /* the newest sample staged */
 };
 
 static uint32_t pad8(uint32_t n)
@@ -99,34 +112,85 @@ static int put(struct drain *d, const void *data, size_t size)
 	return err;
 }
 
-/* Write the staged samples up to time @ts. */
+static bool stage_full(const struct stage *st)
+{
+	return st->len - st->off > STAGE_MAX - REC_MAX;
+}
+
+/* The oldest staged record, or NULL. */
+static const struct cw_hdr *stage_head(const struct stage *st)
+{
+	return st->off < st->len ? (const void *)(st->buf + st->off) : NULL;
+}
+
+static void stage_pop(struct stage *st)
+{
+	st->off += stage_head(st)->size;
+	if (st->off == st->len)
+		st->off = st->len = 0;
+}
+
+static int stage_push(struct stage *st, const void *data, size_t size)
+{
+	if (st->off && st->len + size > st->cap) {
+		memmove(st->buf, st->buf + st->off, st->len - st->off);
+		st->len -= st->off;
+		st->off = 0;
+	}
+	if (st->len + size > st->cap) {
+		size_t cap = st->cap ? 2 * st->cap : 1u << 20;
+		uint8_t *p;
+
+		while (cap < st->len + size)
+			cap *= 2;
+		p = realloc(st->buf, cap);
+		if (!p)
+			return -ENOMEM;
+		st->buf = p;
+		st->cap = cap;
+	}
+	memcpy(st->buf + st->len, data, size);
+	st->len += size;
+	return 0;
+}
+
+/* Write the staged records up to time @ts, the two stages merged by time
+ * (an edge before a sample of the same instant, as the rings are read). */
 static int flush_staged(struct drain *d, uint64_t ts)
 {
-	while (d->stage_off < d->stage_len) {
-		const struct cw_hdr *h = (const void *)(d->stage + d->stage_off);
+	for (;;) {
+		const struct cw_hdr *e = stage_head(&d->edges_st), *s = stage_head(&d->samples_st);
+		struct stage *from = e && (!s || e->ts <= s->ts) ? &d->edges_st : &d->samples_st;
+		const struct cw_hdr *h = from == &d->edges_st ? e : s;
 		int err;
 
-		if (h->ts > ts)
+		if (!h || h->ts > ts)
 			return 0;
 		err = put(d, h, h->size);
 		if (err)
 			return err; /* kept staged for the next call */
-		d->stage_off += h->size;
+		stage_pop(from);
 	}
-	d->stage_off = d->stage_len = 0;
-	return 0;
 }
 
 static int on_edge(void *ctx, void *data, size_t size)
 {
 	struct drain_ring *r = ctx;
 	struct drain *d = r->d;
+	const struct cw_hdr *h = data;
 	int err;
 
 	if (!record_ok(d, data, size)) {
 		d->rejected++;
+	} else if (h->ts > d->horizon && !stage_full(&d->edges_st)) {
+		if ((err = stage_push(&d->edges_st, data, size))) {
+			d->err = err;
+			return err;
+		}
 	} else {
-		err = flush_staged(d, ((const struct cw_hdr *)data)->ts);
+		/* Staged edges are newer than the horizon: older than one
+		 * past it, they go first (a full stage is written out). */
+		err = flush_staged(d, h->ts);
 		err = err ?: put(d, data, size);
 		if (err)
 			return err;
@@ -134,44 +198,23 @@ static int on_edge(void *ctx, void *data, size_t size)
 	return ++r->batch >= DRAIN_BATCH ? MORE : 0;
 }
 
-static bool stage_full(const struct drain *d)
-{
-	return d->stage_len - d->stage_off > STAGE_MAX - REC_MAX;
-}
-
 static int on_sample(void *ctx, void *data, size_t size)
 {
 	struct drain_ring *r = ctx;
 	struct drain *d = r->d;
+	int err;
 
 	if (!record_ok(d, data, size)) {
 		d->rejected++;
-	} else {
-		if (d->stage_off && d->stage_len + size > d->stage_cap) {
-			memmove(d->stage, d->stage + d->stage_off, d->stage_len - d->stage_off);
-			d->stage_len -= d->stage_off;
-			d->stage_off = 0;
-		}
-		if (d->stage_len + size > d->stage_cap) {
-			size_t cap = d->stage_cap ? 2 * d->stage_cap : 1u << 20;
-			uint8_t *p;
-
-			while (cap < d->stage_len + size)
-				cap *= 2;
-			p = realloc(d->stage, cap);
-			if (!p) {
-				d->err = -ENOMEM;
-				return -ENOMEM;
-			}
-			d->stage = p;
-			d->stage_cap = cap;
-		}
-		memcpy(d->stage + d->stage_len, data, size);
-		d->stage_len += size;
+	} else if ((err = stage_push(&d->samples_st, data, size))) {
+		d->err = err;
+		return err;
+	} else if (((const struct cw_hdr *)data)->ts > d->sample_newest) {
+		d->sample_newest = ((const struct cw_hdr *)data)->ts;
 	}
 	/* libbpf has consumed this record already: stop while the next
 	 * one still fits. */
-	return ++r->batch >= DRAIN_BATCH || stage_full(d) ? MORE : 0;
+	return ++r->batch >= DRAIN_BATCH || stage_full(&d->samples_st) ? MORE : 0;
 }
 
 static int ring_open(struct drain *d, struct drain_ring *r, int fd, ring_buffer_sample_fn fn)
@@ -233,9 +276,18 @@ static int ring_consume(struct drain_ring *r)
 	return r->d->err ? r->d->err : ret;
 }
 
+/* The clock of the records' ts (bpf_ktime_get_ns). */
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 int drain__poll(struct drain *d, int timeout_ms)
 {
-	int e, s = 0;
+	int e, s = 0, err;
 
 	d->err = 0;
 	/* Only to wait: the rings are read below whether it woke or not,
@@ -243,24 +295,32 @@ int drain__poll(struct drain *d, int timeout_ms)
 	 * descriptors of the two managers are themselves pollable. */
 	if (timeout_ms && poll(d->pfd, (nfds_t)d->npfd, timeout_ms) < 0 && errno != EINTR)
 		return -errno;
-	if (!stage_full(d))
+	d->horizon = now_ns();
+	if (!stage_full(&d->samples_st))
 		s = ring_consume(&d->samples);
 	else
 		s = 1; /* left in the ring until the edges catch up */
 	if (s < 0)
 		return s;
+	/* Samples left in their ring (a batch's end, a full stage) may be
+	 * older than the horizon: the edges wait for them past the newest
+	 * sample read. */
+	if (s && d->sample_newest < d->horizon)
+		d->horizon = d->sample_newest;
+	/* What waited for this horizon goes as the edges read now pass it,
+	 * and the rest up to it after them, unless edges are left in their
+	 * ring: those older than staged samples go first. */
 	e = ring_consume(&d->edges);
 	if (e < 0)
 		return e;
-	/* No edge is pending: nothing older than the staged samples can
-	 * still come (but what BPF is writing right now). */
-	if (!e) {
-		int err = flush_staged(d, UINT64_MAX);
-
-		if (err)
-			return err;
-	}
+	if (!e && (err = flush_staged(d, d->horizon)))
+		return err;
 	return e || s;
+}
+
+int drain__finish(struct drain *d)
+{
+	return flush_staged(d, UINT64_MAX);
 }
 
 uint64_t drain__events(const struct drain *d)
@@ -279,6 +339,7 @@ void drain__free(struct drain *d)
 		return;
 	ring_buffer__free(d->edges.rb);
 	ring_buffer__free(d->samples.rb);
-	free(d->stage);
+	free(d->samples_st.buf);
+	free(d->edges_st.buf);
 	free(d);
 }

@@ -42,6 +42,11 @@ struct drain *drain__new(int ring_fd, int sample_fd, struct cw_writer *w,
  */
 int drain__poll(struct drain *d, int timeout_ms);
 
+/* Write what is still staged, once nothing more is drained (the rings'
+ * last records can be newer than the last horizon). @return 0 or as
+ * drain__poll. */
+int drain__finish(struct drain *d);
+
 /* Records passed to the writer, and records refused, so far. */
 uint64_t drain__events(const struct drain *d);
 uint64_t drain__rejected(const struct drain *d);

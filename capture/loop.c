@@ -129,6 +129,8 @@ enum stop_reason loop__drain_rest(struct loop *l, enum stop_reason stop)
 		cw_msg("stopped draining the ring at the second signal: the events left in it are "
 		       "not in the trace");
 	if (ret >= 0)
+		ret = drain__finish(l->drain);
+	if (ret >= 0)
 		ret = perfev_maps__read(l->maps, l->w, l->acct);
 	if (ret >= 0)
 		ret = usdt__flush(l->usdt, l->w);

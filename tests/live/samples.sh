@@ -10,6 +10,8 @@
 #    --call-graph dwarf: nap() calls libc's clock_nanosleep, which keeps
 #    no frame pointer, so a frame-pointer walk from the syscall skips
 #    nap() itself (its caller's frame is the next one on the chain).
+#  - no record of either capture is read past the analyzer's reorder
+#    window (the capture merges its two rings by time);
 #  - budget (frame pointers, the default): with --sample-budget well
 #    below the natural rate, samples are decimated (inclusion probability
 #    < 1, far fewer kept), the sum of weight / inclusion_probability still
@@ -21,6 +23,14 @@
 capture -q -F 999 --call-graph dwarf -o "$T/t.cwt" -- "$WL/burn" "$T/truth" 2 3
 DB=$T/t.db
 analyze "$T/t.cwt" "$DB"
+# The capture merges the two rings by time up to a horizon (capture/
+# drain.c): no record, sample or edge, is read past the reorder window.
+no_late() {
+	local n
+	n=$(meta events_late "$DB")
+	[ "$n" = 0 ] || fail "$n records read past the analyzer's reorder window ($(meta samples_late "$DB") samples)"
+}
+no_late
 read -r _ STID CPU_NS < <(grep '^spinner ' "$T/truth") || fail "no spinner line in ground truth"
 read -r _ FIRST LAST < <(grep '^burn_lines ' "$T/truth") || fail "no burn_lines in ground truth"
 read -r _ _ NAPS NAP_NS < <(grep '^sleeper ' "$T/truth") || fail "no sleeper line in ground truth"
@@ -70,6 +80,7 @@ echo "live/$NAME: $good/$NAPS naps are off-CPU samples in nap() of about $NAP_NS
 capture -q -F 999 --no-offcpu --sample-budget 300 -o "$T/b.cwt" -- "$WL/burn" "$T/btruth" 3 0
 DB=$T/b.db
 analyze "$T/b.cwt" "$DB"
+no_late
 read -r _ STID CPU_NS < <(grep '^spinner ' "$T/btruth") || fail "no spinner line in ground truth"
 S=$(thread_node spinner "$T/btruth") || exit 1
 read -r kept est pmin span < <(q "select count(*), cast(sum(weight / inclusion_probability) as integer),
