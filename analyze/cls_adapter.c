@@ -59,9 +59,14 @@
  * thread, it notes the edge and the waker then: the edge's src, or when
  * that is a thread, the request it was working on at that moment. It is
  * never worked out later, when the waker may be doing something else.
- * Where the resource's acquires are seen, one after that wake means the
- * wake did not let the waiter in (another took the resource first), and
- * the waker is unknown.
+ * Where the resource's releases are seen, the release lets the waiter
+ * in: the wake is the last one from the thread of its last release,
+ * after it (the thread may have slept on something else since, the mmap
+ * lock in a uprobe, woken by another). Without such a wake (the waiter
+ * had not slept; a barging thread took the lock after the wake and
+ * released it without one) the waker is what ran where the last release
+ * in the wait was made, reconstructed; with no release in the wait, it
+ * is unknown.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -211,11 +216,25 @@ struct frame {
 	uint64_t since; /* the poll begin or request begin: ts */
 };
 
+/* A wake into a waiting thread: its edge, the node running in the
+ * waker's context then, and the waker's thread (0: not a thread's doing,
+ * an interrupt's). */
+struct wake_seen {
+	uint64_t edge, ts, waker, thread;
+	uint8_t conf;
+};
+
+/*
+ * last: the last wake into the thread so far; other: the last one from
+ * another thread than last's. A wait can see a wake that is not its own
+ * after the one that let it in (its thread slept on something else
+ * before it said the wait was over: the mmap lock, in a uprobe): where
+ * the resource's releases are seen, the wake must come from its last
+ * releaser, and other keeps that one when something else came after.
+ */
 struct wait {
 	uint64_t res, waiter, start;
-	uint64_t wake_edge, wake_ts, waker; /* the last wake into the thread so far */
-	uint8_t wake_conf;
-	uint8_t overtaken; /* another took the resource after that wake */
+	struct wake_seen last, other;
 };
 
 struct thr {
@@ -799,7 +818,19 @@ static struct cw_obj *resource(struct cw_cls *c, struct hit *x, int *err)
 	return o;
 }
 
-static int write_wait(struct cw_cls *c, const struct wait *w, int64_t end)
+/* The last wake into @w's thread from @res's last releaser, after that
+ * release, or NULL. */
+static const struct wake_seen *releaser_wake(const struct wait *w, const struct cw_obj *res)
+{
+	for (const struct wake_seen *k = &w->last; k <= &w->other; k++)
+		if (k->edge && k->thread == res->releaser && k->ts >= res->release_ts)
+			return k;
+	return NULL;
+}
+
+/* @res NULL: the end was not seen (@end < 0). */
+static int write_wait(struct cw_cls *c, const struct wait *w, const struct cw_obj *res,
+		      int64_t end)
 {
 	const struct cw_sink *sink = cw_ident__sink(c->id);
 	struct cw_wait_row row = {
@@ -809,6 +840,7 @@ static int write_wait(struct cw_cls *c, const struct wait *w, int64_t end)
 		.end_ns = end,
 		.confidence = CW_CONF_UNKNOWN,
 	};
+	const struct wake_seen *k;
 
 	if (end < 0) {
 		row.reason = "wait end not in trace";
@@ -817,18 +849,28 @@ static int write_wait(struct cw_cls *c, const struct wait *w, int64_t end)
 		 * end might belong to a later wait */
 		row.confidence = CW_CONF_RECONSTRUCTED;
 		row.reason = "coverage break in wait";
-	} else if (w->overtaken) {
-		row.reason = "resource acquired by another after the wake";
-	} else if (!w->wake_edge) {
+	} else if (res->releaser && res->release_ts <= w->start) {
+		/* the release that let it in is not in the trace */
+		row.reason = "no release in wait";
+	} else if (res->releaser && !(k = releaser_wake(w, res))) {
+		/* No wake from the releaser: the waiter did not sleep for
+		 * it, or was woken by it and overtaken (a lock that is not
+		 * handed off, taken by a thread that never waited, whose
+		 * release need wake no one). The last release in the wait
+		 * let it in. */
+		row.waker = res->release_src;
+		row.confidence = CW_CONF_RECONSTRUCTED;
+		row.reason = "let in by the last release in the wait, no wake from it";
+	} else if (!res->releaser && !(k = w->last.edge ? &w->last : NULL)) {
 		row.reason = "no wake in wait";
 	} else {
-		row.wake_edge = w->wake_edge;
-		row.waker = w->waker;
-		if (!w->waker) {
+		row.wake_edge = k->edge;
+		row.waker = k->waker;
+		if (!k->waker) {
 			row.reason = "waker unknown";
 		} else {
-			row.confidence = w->wake_conf;
-			row.reason = w->wake_conf == CW_CONF_OBSERVED ? NULL : R_ACROSS_BREAK;
+			row.confidence = k->conf;
+			row.reason = k->conf == CW_CONF_OBSERVED ? NULL : R_ACROSS_BREAK;
 		}
 	}
 	c->st->waits++;
@@ -854,9 +896,11 @@ static int do_resource(struct cw_cls *c, struct hit *x)
 	src = cw_cls__running(c, x->thread, x->h);
 	switch (x->r->op) {
 	case OP_ACQUIRE:
-		res->acquire_ts = x->h->ts;
 		return edge(c, x, CW_EDGE_ACQUIRE, src, res, CW_CONF_OBSERVED);
 	case OP_RELEASE:
+		res->release_ts = x->h->ts;
+		res->releaser = x->thread->n.id;
+		res->release_src = src->n.id;
 		return edge(c, x, CW_EDGE_RELEASE, src, res, CW_CONF_OBSERVED);
 	case OP_WAIT_BEGIN:
 		if (!(e = thr_get(c, x->thread, &err)))
@@ -866,7 +910,7 @@ static int do_resource(struct cw_cls *c, struct hit *x)
 		for (i = 0; i < e->nwaits && e->w[i].res != res->n.id; i++)
 			;
 		if (i < e->nwaits) {
-			if ((err = write_wait(c, &e->w[i], -1)))
+			if ((err = write_wait(c, &e->w[i], NULL, -1)))
 				return err;
 			wait_drop(a, e, i);
 		}
@@ -889,17 +933,10 @@ static int do_resource(struct cw_cls *c, struct hit *x)
 			c->st->usdt_unpaired++;
 			return 0;
 		}
-		/* A lock that is not handed off can be taken, between the
-		 * wake and the waiter's turn to run, by a thread that never
-		 * waited (a barging acquire); its release need wake no one.
-		 * Then the last wake let the waiter try, not in, and who did
-		 * is not known. */
-		if (e->w[i].wake_edge && res->acquire_ts > e->w[i].wake_ts)
-			e->w[i].overtaken = 1;
 		if (x->r->quiet && arg(x, x->r->quiet))
 			c->st->waits_quiet++;
 		else
-			err = write_wait(c, &e->w[i], (int64_t)x->h->ts);
+			err = write_wait(c, &e->w[i], res, (int64_t)x->h->ts);
 		wait_drop(a, e, i);
 		thr_gc(a, e);
 		return err;
@@ -982,7 +1019,7 @@ static int on_wake(struct cw_cls *c, const struct cw_hdr *h)
 	struct cw_edge_ref ref;
 	struct cw_obj *wakee;
 	struct thr *e, *we;
-	uint64_t waker;
+	struct wake_seen seen;
 	int err = 0, matched;
 
 	if (!a->nwaiting || !r->wakee.tid)
@@ -994,22 +1031,33 @@ static int on_wake(struct cw_cls *c, const struct cw_hdr *h)
 	if (!(e = thr_find(a, wakee->n.id)) || !e->nwaits)
 		return 0;
 	cw_ident__last_edge_ref(c->id, &ref);
-	waker = ref.src;
+	seen = (struct wake_seen){ .edge = ref.id, .ts = h->ts, .waker = ref.src, .conf = ref.conf };
 	/* A thread works for the request it is in, if any (a task polled
 	 * there is the edge's src already: cls_sched.c). */
-	if (ref.src_type == CW_NODE_THREAD && (we = thr_find(a, ref.src))) {
-		struct cw_obj *q = top_of(c, we, CW_NODE_REQUEST, h->ts);
+	if (ref.src_type == CW_NODE_THREAD) {
+		seen.thread = ref.src;
+		if ((we = thr_find(a, ref.src))) {
+			struct cw_obj *q = top_of(c, we, CW_NODE_REQUEST, h->ts);
 
-		if (q)
-			waker = q->n.id;
+			if (q)
+				seen.waker = q->n.id;
+		}
+	} else if (ref.src_type == CW_NODE_RUNTIME_TASK) {
+		struct cw_obj *wt = cw_cls__thread(c, &r->waker, CW_REC_HAS(r, waker_start) ? r->waker_start : 0,
+						   h, 0, &matched, &err);
+
+		if (err)
+			return err;
+		seen.thread = wt ? wt->n.id : 0;
 	}
 	for (int i = 0; i < e->nwaits; i++) {
-		if (h->ts <= e->w[i].start)
+		struct wait *w = &e->w[i];
+
+		if (h->ts <= w->start)
 			continue;
-		e->w[i].wake_edge = ref.id;
-		e->w[i].wake_ts = h->ts;
-		e->w[i].waker = waker;
-		e->w[i].wake_conf = ref.conf;
+		if (w->last.edge && w->last.thread != seen.thread)
+			w->other = w->last;
+		w->last = seen;
 	}
 	return 0;
 }
@@ -1022,7 +1070,7 @@ static int adapter_finish(struct cw_cls *c)
 	for (size_t b = 0; b < THREAD_BUCKETS && !err; b++)
 		for (struct thr *e = a->thr[b]; e && !err; e = e->next)
 			for (int i = 0; i < e->nwaits && !err; i++)
-				err = write_wait(c, &e->w[i], -1);
+				err = write_wait(c, &e->w[i], NULL, -1);
 	return err;
 }
 

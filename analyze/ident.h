@@ -67,18 +67,27 @@ struct cw_obj {
 	 * matching witness): a coverage break after this could hide a
 	 * change of generation. */
 	uint64_t est_ns;
-	/* The last wake or fire edge into this object (a thread), whichever
-	 * class wrote it: the id and ts of that edge, 0 when none. An
-	 * off-CPU sample names the wake that ended its wait by it. */
-	uint64_t wake_edge, wake_ts;
+	/* What a thread's waits and a resource's waiters need: an object
+	 * is one or the other, never both. */
 	union {
-		/* A thread's last switch-in seen (the sample class keeps
-		 * it): an off-CPU sample read after it knows its wait is
-		 * over. */
-		uint64_t run_ts;
-		/* A resource's last acquire seen (the adapter class): a
-		 * waiter woken before it was not let in by that wake. */
-		uint64_t acquire_ts;
+		struct {
+			/* The last wake or fire edge into this thread,
+			 * whichever class wrote it: the id and ts of that
+			 * edge, 0 when none. An off-CPU sample names the
+			 * wake that ended its wait by it. */
+			uint64_t wake_edge, wake_ts;
+			/* Its last switch-in seen (the sample class keeps
+			 * it): an off-CPU sample read after it knows its
+			 * wait is over. */
+			uint64_t run_ts;
+		};
+		struct {
+			/* A resource's last release seen: its ts, the
+			 * thread (node id) that released it and what ran
+			 * there (the release edge's src). The adapter
+			 * class names by it who let a waiter in. */
+			uint64_t release_ts, releaser, release_src;
+		};
 	};
 	uint8_t ended;	/* its end was seen; the class decides how long it stays joinable */
 	uint8_t flags;	/* class-private */

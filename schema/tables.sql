@@ -223,22 +223,36 @@ CREATE TABLE diagnostics(
 --              was seen there (the wait did not block: a buffer found
 --              in the pool), when the end was not seen, or when a
 --              coverage break overlaps the wait (the wake seen might not
---              be the one that ended it), or when the resource was
---              acquired after that wake by someone else (a lock that is
---              not handed off: a thread that never waited took it while
---              the woken waiter waited for a CPU, and its release need
---              wake no one; who let the waiter in is then not known);
+--              be the one that ended it). Where the resource's releases
+--              are seen (resource_release; PostgreSQL's probes have
+--              none), the release lets the waiter in, not the wake: the
+--              wake is the last one from the thread of the resource's
+--              last release, after it (a thread can sleep on something
+--              else, and be woken by another, before it says its wait
+--              is over: the mmap lock a uprobe waits for), and NULL
+--              when that thread did not wake it (the waiter had not
+--              slept yet; or, a lock that is not handed off, it was
+--              woken, and a thread that never waited took the lock
+--              before it ran and released it without a wake);
 --   waker      the most specific node running in the waker's context at
 --              that wake, recorded when the wake happened: the edge's
 --              src (a task, a work item, a timer, a packet...), or, for
 --              a thread, the request it was working on then. NULL when
---              the wake's cause is unknown (interrupt context);
+--              the wake's cause is unknown (interrupt context). Where
+--              releases are seen and no wake came from the releaser,
+--              what ran where the last release in the wait was made
+--              (reconstructed);
 --   confidence observed: both ends seen and the wake's cause seen;
---              reconstructed: a coverage break overlaps the wait, or the
---              wake edge itself is reconstructed; unknown: the end, the
+--              reconstructed: a coverage break overlaps the wait, the
+--              wake edge itself is reconstructed, or the waker is the
+--              last release's, without its wake ('let in by the last
+--              release in the wait, no wake from it': for a lock
+--              exact, for a resource of several units the release that
+--              made room may be an earlier one); unknown: the end, the
 --              wake or the waker is missing, and reason says which
---              ('wait end not in trace', 'no wake in wait', 'resource
---              acquired by another after the wake', 'waker unknown').
+--              ('wait end not in trace', 'no wake in wait', 'no release
+--              in wait': releases are seen, none in the wait, 'waker
+--              unknown').
 -- A wait end with no wait begun on that thread gives no row (its start
 -- is unknown): meta.usdt_unpaired_ends counts it. Nor does a wait whose
 -- end says nothing was waited for (a PostgreSQL buffer read that found
