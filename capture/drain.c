@@ -37,17 +37,17 @@
 #define STAGE_MAX (16u << 20)
 #define REC_MAX 65536u
 
-/*
- * One ring with its own manager, so that each is consumed in its own
- * batches: with both rings on one manager, libbpf consumes them in turn
- * and stops at the first that ends its batch.
- */
 /* Records waiting to be written, in arrival order: [off, len) of buf. */
 struct stage {
 	uint8_t *buf;
 	size_t off, len, cap;
 };
 
+/*
+ * One ring with its own manager, so that each is consumed in its own
+ * batches: with both rings on one manager, libbpf consumes them in turn
+ * and stops at the first that ends its batch.
+ */
 struct drain_ring {
 	struct drain *d;
 	struct ring_buffer *rb;
@@ -182,14 +182,14 @@ static int on_edge(void *ctx, void *data, size_t size)
 
 	if (!record_ok(d, data, size)) {
 		d->rejected++;
-	} else if (h->ts > d->horizon && !stage_full(&d->edges_st)) {
+	} else if (d->samples.rb && h->ts > d->horizon && !stage_full(&d->edges_st)) {
 		if ((err = stage_push(&d->edges_st, data, size))) {
 			d->err = err;
 			return err;
 		}
 	} else {
-		/* Staged edges are newer than the horizon: older than one
-		 * past it, they go first (a full stage is written out). */
+		/* Within the horizon, or past it with no sample ring or no
+		 * room to stage: what is staged and older goes first. */
 		err = flush_staged(d, h->ts);
 		err = err ?: put(d, data, size);
 		if (err)
