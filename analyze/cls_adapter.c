@@ -818,10 +818,13 @@ static struct cw_obj *resource(struct cw_cls *c, struct hit *x, int *err)
 	return o;
 }
 
-/* The last wake into @w's thread from @res's last releaser, after that
- * release, or NULL. */
-static const struct wake_seen *releaser_wake(const struct wait *w, const struct cw_obj *res)
+/* The wake that ended @w on @res: the last into its thread, or where the
+ * resource's releases are seen, the last from its last releaser after
+ * that release. NULL: none. */
+static const struct wake_seen *wait_wake(const struct wait *w, const struct cw_obj *res)
 {
+	if (!res->releaser)
+		return w->last.edge ? &w->last : NULL;
 	for (const struct wake_seen *k = &w->last; k <= &w->other; k++)
 		if (k->edge && k->thread == res->releaser && k->ts >= res->release_ts)
 			return k;
@@ -852,7 +855,9 @@ static int write_wait(struct cw_cls *c, const struct wait *w, const struct cw_ob
 	} else if (res->releaser && res->release_ts <= w->start) {
 		/* the release that let it in is not in the trace */
 		row.reason = "no release in wait";
-	} else if (res->releaser && !(k = releaser_wake(w, res))) {
+	} else if (!(k = wait_wake(w, res)) && !res->releaser) {
+		row.reason = "no wake in wait";
+	} else if (!k) {
 		/* No wake from the releaser: the waiter did not sleep for
 		 * it, or was woken by it and overtaken (a lock that is not
 		 * handed off, taken by a thread that never waited, whose
@@ -861,8 +866,6 @@ static int write_wait(struct cw_cls *c, const struct wait *w, const struct cw_ob
 		row.waker = res->release_src;
 		row.confidence = CW_CONF_RECONSTRUCTED;
 		row.reason = "let in by the last release in the wait, no wake from it";
-	} else if (!res->releaser && !(k = w->last.edge ? &w->last : NULL)) {
-		row.reason = "no wake in wait";
 	} else {
 		row.wake_edge = k->edge;
 		row.waker = k->waker;

@@ -552,6 +552,20 @@ static int direct_edge(struct scorer *s, size_t i, int64_t e, const struct node 
 }
 
 /* RULE object, step 1: N(h), the latest matching cause edge in [A0, A1]. */
+/* Bind @h's object key to parameter @ikey and its name to @iname, each
+ * NULL where the truth gives none. */
+static void bind_obj(sqlite3_stmt *st, int ikey, int iname, const struct hop *h)
+{
+	if (h->has_key)
+		sqlite3_bind_int64(st, ikey, h->obj_key);
+	else
+		sqlite3_bind_null(st, ikey);
+	if (h->obj_name)
+		sqlite3_bind_text(st, iname, h->obj_name, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(st, iname);
+}
+
 static int find_cause(struct scorer *s, size_t i)
 {
 	const struct hop *h = &s->c.t->hops[i];
@@ -562,14 +576,7 @@ static int find_cause(struct scorer *s, size_t i)
 	sqlite3_bind_int64(st, 2, h->a0);
 	sqlite3_bind_int64(st, 3, h->a1);
 	sqlite3_bind_text(st, 4, h->obj_type, -1, SQLITE_STATIC);
-	if (h->has_key)
-		sqlite3_bind_int64(st, 5, h->obj_key);
-	else
-		sqlite3_bind_null(st, 5);
-	if (h->obj_name)
-		sqlite3_bind_text(st, 6, h->obj_name, -1, SQLITE_STATIC);
-	else
-		sqlite3_bind_null(st, 6);
+	bind_obj(st, 5, 6, h);
 	while (step_row(&s->c, st)) {
 		int64_t ts = sqlite3_column_int64(st, 1), src = sqlite3_column_int64(st, 3);
 		int64_t dst = sqlite3_column_int64(st, 4);
@@ -673,14 +680,7 @@ static int object_orphan(struct scorer *s, size_t i)
 	sqlite3_bind_text(st, 1, h->obj_type, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 2, h->c0);
 	sqlite3_bind_int64(st, 3, h->c1);
-	if (h->has_key)
-		sqlite3_bind_int64(st, 4, h->obj_key);
-	else
-		sqlite3_bind_null(st, 4);
-	if (h->obj_name)
-		sqlite3_bind_text(st, 5, h->obj_name, -1, SQLITE_STATIC);
-	else
-		sqlite3_bind_null(st, 5);
+	bind_obj(st, 4, 5, h);
 	hit = step_row(&s->c, st);
 	sqlite3_reset(st);
 	if (hit)
@@ -781,14 +781,7 @@ static int wait_hop(struct scorer *s, size_t i)
 
 	if (!h->has_dst)
 		return 0;
-	if (h->obj_name)
-		sqlite3_bind_text(st, 1, h->obj_name, -1, SQLITE_STATIC);
-	else
-		sqlite3_bind_null(st, 1);
-	if (h->has_key)
-		sqlite3_bind_int64(st, 2, h->obj_key);
-	else
-		sqlite3_bind_null(st, 2);
+	bind_obj(st, 2, 1, h);
 	sqlite3_bind_int64(st, 3, h->a0);
 	sqlite3_bind_int64(st, 4, end);
 	while (step_row(&s->c, st)) {
