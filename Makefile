@@ -32,6 +32,9 @@ ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
 BPF_CFLAGS = -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror -Werror=undef \
 	-I$(BUILD) -I. -idirafter /usr/include/$(shell gcc -dumpmachine)
 
+# lib/: what every program shares (the output files' rules).
+LIB_SRCS := $(wildcard lib/*.c)
+LIB_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(LIB_SRCS))
 ANALYZE_SRCS := $(wildcard analyze/*.c)
 CAPTURE_SRCS := $(wildcard capture/*.c)
 BPF_SRCS := $(wildcard bpf/*.bpf.c)
@@ -48,17 +51,17 @@ TOOLS := $(BUILD)/tests/fixturec $(BUILD)/bench/gentrace
 WORKLOADS := $(patsubst tests/workloads/%.c,$(BUILD)/workloads/%,$(wildcard tests/workloads/*.c)) \
 	$(patsubst tests/workloads/lib/%.c,$(BUILD)/workloads/lib%.so,$(wildcard tests/workloads/lib/*.c))
 
-HEADERS := $(wildcard schema/*.h capture/*.h analyze/*.h tests/*.h)
+HEADERS := $(wildcard schema/*.h capture/*.h analyze/*.h lib/*.h tests/*.h)
 
 .PHONY: all clean test test-unit test-fixtures test-san test-live deps demo demo-postgres bench bench-tools fuzz
 all: $(BUILD)/causeway-analyze $(BUILD)/causeway-capture $(BUILD)/causeway-eval $(TOOLS) $(WORKLOADS) \
 	$(TEST_PROGS) $(BUILD)/bench/truthload
 
-$(BUILD)/causeway-analyze: $(ANALYZE_OBJS)
+$(BUILD)/causeway-analyze: $(ANALYZE_OBJS) $(LIB_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(ANALYZE_LIBS)
 
-$(BUILD)/causeway-capture: $(CAPTURE_OBJS)
+$(BUILD)/causeway-capture: $(CAPTURE_OBJS) $(LIB_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(CAPTURE_LIBS)
 
@@ -69,6 +72,11 @@ $(BUILD)/tables_sql.h: schema/tables.sql
 	$(Q)mkdir -p $(@D)
 	$(Q){ echo 'static const char cw_tables_sql[] ='; \
 	  sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' $<; echo ';'; } > $@
+
+$(BUILD)/lib/%.o: lib/%.c $(HEADERS)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) -c -o $@ $<
 
 $(BUILD)/analyze/%.o: analyze/%.c $(HEADERS) $(BUILD)/tables_sql.h
 	$(call msg,CC,$@)
@@ -110,10 +118,10 @@ $(BUILD)/bench/gentrace: bench/gentrace.c $(SEGWRITER_OBJ) $(HEADERS)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ bench/gentrace.c $(SEGWRITER_OBJ) -llz4 -lz
 
 # Unit tests link the analyzer's modules and the segment writer.
-$(BUILD)/tests/test_%: tests/test_%.c $(ANALYZE_LIB_OBJS) $(SEGWRITER_OBJ) $(HEADERS)
+$(BUILD)/tests/test_%: tests/test_%.c $(ANALYZE_LIB_OBJS) $(LIB_OBJS) $(SEGWRITER_OBJ) $(HEADERS)
 	$(call msg,LINK,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(ANALYZE_LIB_OBJS) $(SEGWRITER_OBJ) $(ANALYZE_LIBS)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(ANALYZE_LIB_OBJS) $(LIB_OBJS) $(SEGWRITER_OBJ) $(ANALYZE_LIBS)
 
 # nofp is the program without frame pointers that --call-graph dwarf must
 # unwind (live/dwarf); after the sanitizer's -fno-omit-frame-pointer.
@@ -137,10 +145,10 @@ $(BUILD)/workloads/lib%.so: tests/workloads/lib/%.c include/causeway.h tests/wor
 # The ground-truth benchmark (bench/truth/FORMAT.md): the evaluator, which
 # scores a database against a truth file, and the workload that writes one.
 EVAL_SRCS := $(wildcard bench/truth/eval*.c)
-$(BUILD)/causeway-eval: $(EVAL_SRCS) $(wildcard bench/truth/*.h) $(HEADERS)
+$(BUILD)/causeway-eval: $(EVAL_SRCS) $(LIB_OBJS) $(wildcard bench/truth/*.h) $(HEADERS)
 	$(call msg,LINK,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(EVAL_SRCS) -lsqlite3 -lm
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(EVAL_SRCS) $(LIB_OBJS) -lsqlite3 -lm
 
 $(BUILD)/bench/truthload: $(wildcard bench/truth/truthload*.c bench/truth/*.h) include/causeway.h
 	$(call msg,LINK,$@)

@@ -12,12 +12,9 @@
  * The database is written to a temporary file beside OUT and renamed at
  * the end: an interrupted run leaves no half database at OUT.
  */
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
-#include <libgen.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -33,6 +30,7 @@
 #include "join.h"
 #include "order.h"
 #include "segreader.h"
+#include "../lib/outfile.h"
 #include "../schema/format.h"
 
 #define PROG "causeway-analyze"
@@ -63,11 +61,61 @@ static const struct {
 };
 #define NEDGE_CLASSES (sizeof(edge_classes) / sizeof(edge_classes[0]))
 
-static volatile sig_atomic_t stop_signal;
+/*
+ * A signal ends the run at once, wherever it is: the join and the index
+ * build after the last read run for seconds without a point to look at a
+ * flag, and a run told to stop must not write a database after all. So
+ * the handler removes the temporary database itself and exits (unlink,
+ * write and _exit are async-signal-safe); across the rename into place the
+ * signals are blocked, and once the database is there a signal is
+ * ignored: the run is complete, and exit 0 means a database was written.
+ */
+static const char *volatile sig_tmp;
 
 static void on_signal(int sig)
 {
-	stop_signal = sig;
+	static const char msg[] = PROG ": interrupted; no database written\n";
+
+	if (sig_tmp)
+		unlink(sig_tmp);
+	if (write(STDERR_FILENO, msg, sizeof(msg) - 1) < 0) {
+		/* nothing more can be said */
+	}
+	_exit(128 + sig);
+}
+
+static const int stop_signals[] = { SIGINT, SIGTERM, SIGHUP };
+
+static void on_stop_signals(void (*fn)(int))
+{
+	for (size_t i = 0; i < sizeof(stop_signals) / sizeof(stop_signals[0]); i++)
+		signal(stop_signals[i], fn);
+}
+
+/* Rename the database into place with the stop signals held, so that a
+ * run ends either before it (no database) or after it (the database,
+ * exit 0). @return 0, or 2 when another run's file took the name
+ * meanwhile, or 1. */
+static int commit_db(struct cw_outfile *of)
+{
+	sigset_t set, old, pending;
+	int err;
+
+	sigemptyset(&set);
+	for (size_t i = 0; i < sizeof(stop_signals) / sizeof(stop_signals[0]); i++)
+		sigaddset(&set, stop_signals[i]);
+	sigprocmask(SIG_BLOCK, &set, &old);
+	sigpending(&pending);
+	for (size_t i = 0; i < sizeof(stop_signals) / sizeof(stop_signals[0]); i++)
+		if (sigismember(&pending, stop_signals[i]))
+			on_signal(stop_signals[i]);
+	err = cw_outfile__commit(of);
+	if (!err) {
+		sig_tmp = NULL;
+		on_stop_signals(SIG_IGN); /* discards what is pending */
+	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	return !err ? 0 : err == -EEXIST || err == -EINVAL ? 2 : 1;
 }
 
 static void usage(FILE *f)
@@ -212,120 +260,6 @@ static int parse_args(int argc, char **argv)
 		return -EINVAL;
 	}
 	return 0;
-}
-
-/* fsync @path (a directory when @dir). @return 0 or a negative errno. */
-static int sync_path(const char *path, int dir)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC | (dir ? O_DIRECTORY : 0)), err = 0;
-
-	if (fd < 0)
-		return -errno;
-	if (fsync(fd))
-		err = -errno;
-	close(fd);
-	return err;
-}
-
-/* fsync the directory that holds @path, so that a rename in it lasts. */
-static int sync_dir_of(const char *path)
-{
-	char *copy = strdup(path);
-	int err;
-
-	if (!copy)
-		return -ENOMEM;
-	err = sync_path(dirname(copy), 1);
-	free(copy);
-	return err;
-}
-
-/*
- * May the database be written to @out? rename() replaces whatever the name
- * holds, so refuse what it must not destroy: the input trace itself (the
- * same inode under any path, or through a symlink), and with --force
- * anything but a regular file (a device such as /dev/full, a FIFO, a
- * directory, a symlink). @return 0, or 2 (bad arguments) after saying why.
- */
-static int check_out(const char *out)
-{
-	struct stat so, st;
-
-	if (lstat(out, &so)) {
-		if (errno == ENOENT)
-			return 0;
-		fprintf(stderr, PROG ": %s: %s\n", out, strerror(errno));
-		return 2;
-	}
-	if (!stat(env.trace, &st) &&
-	    ((st.st_dev == so.st_dev && st.st_ino == so.st_ino) ||
-	     (!stat(out, &so) && st.st_dev == so.st_dev && st.st_ino == so.st_ino))) {
-		fprintf(stderr, PROG ": %s is the input trace %s; refusing to overwrite it\n", out,
-			env.trace);
-		return 2;
-	}
-	if (!env.force) {
-		fprintf(stderr, PROG ": %s exists (use --force to replace it)\n", out);
-		return 2;
-	}
-	if (lstat(out, &so) == 0 && !S_ISREG(so.st_mode)) {
-		fprintf(stderr, PROG ": %s is not a regular file (%s); --force replaces only a database\n",
-			out, S_ISLNK(so.st_mode) ? "a symbolic link" : S_ISDIR(so.st_mode) ? "a directory" :
-			S_ISFIFO(so.st_mode) ? "a FIFO" : S_ISCHR(so.st_mode) || S_ISBLK(so.st_mode) ?
-			"a device" : "a socket");
-		return 2;
-	}
-	return 0;
-}
-
-/*
- * A killed analyzer leaves OUT.tmp.PID behind (the temporary database it
- * was writing). Remove those of @out whose process is gone: exactly that
- * name with a decimal pid, a regular file, and no process with that pid.
- * A pid that was reused keeps its file: better a stale file than a live
- * run's database lost.
- */
-static void remove_stale_tmp(const char *out)
-{
-	char *dcopy = strdup(out), *bcopy = strdup(out);
-	const char *base, *dir;
-	size_t blen;
-	DIR *d = NULL;
-	struct dirent *de;
-
-	if (!dcopy || !bcopy)
-		goto cleanup;
-	dir = dirname(dcopy);
-	if (!(d = opendir(dir)))
-		goto cleanup;
-	base = basename(bcopy);
-	blen = strlen(base);
-	while ((de = readdir(d))) {
-		const char *p = de->d_name;
-		unsigned long long pid = 0;
-		struct stat st;
-		size_t nd = 0;
-
-		if (strncmp(p, base, blen) || strncmp(p + blen, ".tmp.", 5))
-			continue;
-		for (p += blen + 5; *p >= '0' && *p <= '9' && nd < 11; p++, nd++)
-			pid = pid * 10 + (unsigned)(*p - '0');
-		if (*p || !nd || nd > 10 || p[-nd] == '0' || pid > INT_MAX ||
-		    (pid_t)pid == getpid())
-			continue;
-		if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
-			continue; /* alive, perhaps another user's */
-		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode))
-			continue;
-		if (!unlinkat(dirfd(d), de->d_name, 0))
-			fprintf(stderr, PROG ": removed %s/%s, left by an analyzer (pid %llu) that is gone\n",
-				dir, de->d_name, pid);
-	}
-cleanup:
-	if (d)
-		closedir(d);
-	free(dcopy);
-	free(bcopy);
 }
 
 static char *default_out(const char *trace)
@@ -701,7 +635,8 @@ int main(int argc, char **argv)
 	struct cw_sink sink;
 	struct cw_segment seg;
 	struct cw_reader_opts ropts = { .diag = diag_cb, .diag_ctx = &log };
-	char *out = NULL, *tmp = NULL, errbuf[512], diagmsg[128];
+	struct cw_outfile *of = NULL;
+	char *out = NULL, errbuf[512], diagmsg[128];
 	int err, ret = 1, show_progress;
 	uint64_t done = 0;
 
@@ -716,13 +651,19 @@ int main(int argc, char **argv)
 	out = env.out ? strdup(env.out) : default_out(env.trace);
 	if (!out)
 		goto oom;
-	if (check_out(out)) {
-		free(out);
-		return 2;
+	on_stop_signals(on_signal);
+	{
+		const char *inputs[] = { env.trace };
+		const struct cw_outfile_opts oo = { .prog = PROG, .force = env.force,
+						    .quiet = env.quiet, .inputs = inputs, .ninputs = 1 };
+
+		of = cw_outfile__create(out, &oo);
 	}
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
-	remove_stale_tmp(out);
+	if (!of) {
+		free(out);
+		return errno == EEXIST || errno == EINVAL ? 2 : 1;
+	}
+	sig_tmp = cw_outfile__tmp(of);
 	show_progress = !env.quiet && isatty(STDERR_FILENO);
 
 	/* Pass 1: where is evidence missing? */
@@ -736,12 +677,7 @@ int main(int argc, char **argv)
 		goto cleanup;
 	}
 
-	tmp = malloc(strlen(out) + 32);
-	if (!tmp)
-		goto oom;
-	sprintf(tmp, "%s.tmp.%d", out, (int)getpid());
-	unlink(tmp);
-	db = cw_db__create(tmp, errbuf, sizeof(errbuf));
+	db = cw_db__create(cw_outfile__tmp(of), errbuf, sizeof(errbuf));
 	if (!db) {
 		fprintf(stderr, PROG ": %s\n", errbuf);
 		goto cleanup;
@@ -772,8 +708,6 @@ int main(int argc, char **argv)
 		const struct cw_hdr *h;
 		size_t pos = 0;
 
-		if (stop_signal)
-			break;
 		while ((h = cw_segment__next_record(&seg, &pos))) {
 			/*
 			 * Metadata is not ordered by time: the snapshot of tasks
@@ -802,10 +736,6 @@ int main(int argc, char **argv)
 	}
 	if (err < 0)
 		goto failed;
-	if (stop_signal) {
-		fprintf(stderr, PROG ": interrupted; no database written\n");
-		goto cleanup;
-	}
 	err = cw_order__drain(ord);
 	err = err ?: maps_until(&feed, UINT64_MAX);
 	err = err ?: cw_join__finish(join);
@@ -829,22 +759,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, PROG ": %s\n", errbuf);
 		goto cleanup;
 	}
-	/* The data reaches the disk before the name does, and the name
-	 * before we say it was written: a crash then leaves the old OUT or
-	 * the whole new one, never a renamed empty file. */
-	if ((err = sync_path(tmp, 0))) {
-		fprintf(stderr, PROG ": cannot sync %s: %s\n", tmp, strerror(-err));
+	if ((ret = commit_db(of))) {
+		fprintf(stderr, PROG ": no database written\n");
 		goto cleanup;
 	}
-	if (rename(tmp, out)) {
-		fprintf(stderr, PROG ": cannot rename %s to %s: %s\n", tmp, out, strerror(errno));
-		goto cleanup;
-	}
-	free(tmp);
-	tmp = NULL;
-	if ((err = sync_dir_of(out)))
-		fprintf(stderr, PROG ": warning: cannot sync the directory of %s: %s\n", out,
-			strerror(-err));
 	if (show_progress)
 		progress(1, 1, 1);
 	if (!env.quiet)
@@ -862,9 +780,10 @@ cleanup:
 	cw_order__free(ord);
 	cw_join__free(join);
 	cw_db__abort(db);
-	if (tmp)
-		unlink(tmp);
-	free(tmp);
+	/* The handler forgets the temporary before it is freed: a signal
+	 * between the two leaves it for the next run to remove. */
+	sig_tmp = NULL;
+	cw_outfile__free(of);
 	free(out);
 	free(meta.start_ns);
 	free(meta.end_ns);

@@ -42,7 +42,6 @@
 #include "capture/loop.h"
 #include "capture/meta.h"
 #include "capture/options.h"
-#include "capture/output.h"
 #include "capture/perfev.h"
 #include "capture/probe.h"
 #include "capture/procsnap.h"
@@ -51,6 +50,7 @@
 #include "capture/status.h"
 #include "capture/tracer.h"
 #include "capture/usdt.h"
+#include "lib/outfile.h"
 
 #define TRACED_MAX 65536u
 
@@ -212,7 +212,7 @@ int main(int argc, char **argv)
 {
 	struct env env;
 	struct cw_class_sel sel;
-	struct output *out = NULL;
+	struct cw_outfile *out = NULL;
 	struct command *cmd = NULL;
 	struct tracer *tracer = NULL;
 	struct proc_snap *snap = NULL;
@@ -270,7 +270,12 @@ int main(int argc, char **argv)
 		env.no_offcpu = true;
 	}
 
-	out = output__create(env.output, env.force);
+	{
+		const struct cw_outfile_opts oo = { .prog = CW_PROG, .force = env.force,
+						    .quiet = env.quiet };
+
+		out = cw_outfile__create(env.output, &oo);
+	}
 	if (!out)
 		goto cleanup;
 	if (env.command) {
@@ -367,7 +372,7 @@ int main(int argc, char **argv)
 		goto cleanup;
 
 	wopts.segment_size = env.segment_size;
-	w = cw_writer__new(output__fd(out), &wopts);
+	w = cw_writer__new(cw_outfile__fd(out), &wopts);
 	drain = w ? drain__new(tracer__ring_fd(tracer), sampling ? tracer__sample_ring_fd(tracer) : -1,
 			       w, &sel)
 		  : NULL;
@@ -426,12 +431,12 @@ int main(int argc, char **argv)
 	}
 	if (cmd && command__release(cmd))
 		goto cleanup;
-	flusher = flusher__start(output__fd(out));
+	flusher = flusher__start(cw_outfile__fd(out));
 	if (!flusher) {
 		cw_msg("cannot start the flusher thread: %s", strerror(errno));
 		goto cleanup;
 	}
-	if (output__commit(out))
+	if (cw_outfile__commit(out))
 		goto cleanup;
 
 	/* The capture has started: from here on a failure is a runtime
@@ -484,7 +489,7 @@ int main(int argc, char **argv)
 	err = err ?: meta__write_final(w, &mf);
 	flusher__stop(flusher);
 	flusher = NULL;
-	if (!err && fdatasync(output__fd(out)))
+	if (!err && fdatasync(cw_outfile__fd(out)))
 		err = -errno;
 	if (err && stop != STOP_ERROR) {
 		cw_msg("writing %s: %s", env.output, strerror(-err));
@@ -522,6 +527,6 @@ cleanup:
 	proc_snap__free(snap);
 	ksyms_snap__free(ksyms);
 	free(traced);
-	output__free(out);
+	cw_outfile__free(out);
 	return exit_code;
 }

@@ -68,8 +68,8 @@ mkdir sub
 ln t.cwt hard.db
 ln -s t.cwt self.db
 for o in t.cwt ./t.cwt "$T/t.cwt" sub/../t.cwt hard.db self.db; do
-	expect 2 "is the input trace" -- -q --force -o "$o" t.cwt
-	expect 2 "is the input trace" -- -q -o "$o" t.cwt
+	expect 2 "is the input t.cwt" -- -q --force -o "$o" t.cwt
+	expect 2 "is the input t.cwt" -- -q -o "$o" t.cwt
 done
 [ "$(md5sum <t.cwt)" = "$sum" ] || fail "the input trace changed"
 
@@ -80,7 +80,7 @@ touch "s.db.tmp.$dead" "s.db.tmp.$$" "s.db.tmp.${dead}x" "s.db.tmp.0$dead" "othe
 	"s.db.tmp.$dead.db"
 mkdir "s.db.tmp.1$dead"
 kill -0 "1$dead" 2>/dev/null && rmdir "s.db.tmp.1$dead" # not dead after all: no check
-expect 0 "removed .*s.db.tmp.$dead, left by an analyzer (pid $dead) that is gone" -- -q -o s.db t.cwt
+expect 0 "removed .*s.db.tmp.$dead, left by a run (pid $dead) that is gone" -- -q -o s.db t.cwt
 [ ! -e "s.db.tmp.$dead" ] || fail "stale s.db.tmp.$dead not removed"
 for keep in "s.db.tmp.$$" "s.db.tmp.${dead}x" "s.db.tmp.0$dead" "other.db.tmp.$dead" "s.db.tmp.$dead.db"; do
 	[ -e "$keep" ] || fail "$keep removed"

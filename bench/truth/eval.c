@@ -13,7 +13,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "eval.h"
+#include "../../lib/outfile.h"
 
 static void usage(FILE *f)
 {
@@ -31,6 +33,8 @@ static void usage(FILE *f)
 		"  --require-recall R       exit 3 when causeway's overall recall < R\n"
 		"  --wrong FILE             list causeway's wrong claims there, one a line: the\n"
 		"                           hop, its mechanism, the edge or resource_waits row\n"
+		"  --force                  replace existing output files (never an input,\n"
+		"                           never through a symbolic link)\n"
 		"  -q                       no table on stdout\n"
 		"  -h, --help               this help\n"
 		"Exit: 0 scored, 1 cannot read the truth or a database, 2 bad arguments,\n"
@@ -440,33 +444,76 @@ static void write_csv(FILE *f, const struct out_ctx *o)
 	csv_attr(f, o, "sched", o->asc, o->acw);
 }
 
-static int write_file(const char *path, const struct out_ctx *o,
-		      void (*fn)(FILE *, const struct out_ctx *))
-{
-	int is_stdout = !strcmp(path, "-");
-	FILE *f = is_stdout ? stdout : fopen(path, "w");
-	int err;
+/*
+ * An output file: stdout for '-', else written under the rules every
+ * causeway output follows (lib/outfile.h): never onto an input or through
+ * a symbolic link, 0600, and put in place whole at the end, replacing an
+ * existing file only with --force.
+ */
+struct out {
+	const char *path;
+	struct cw_outfile *of;
+	FILE *f;
+};
 
-	if (!f) {
-		fprintf(stderr, "causeway-eval: %s: cannot write: %s\n", path, strerror(errno));
-		return -1;
+/* @return 0, 2 (the name is refused) or 1. */
+static int out_open(struct out *o, const char *path, const struct cw_outfile_opts *oo)
+{
+	int fd;
+
+	o->path = path;
+	if (!path)
+		return 0;
+	if (!strcmp(path, "-")) {
+		o->f = stdout;
+		return 0;
 	}
-	fn(f, o);
-	err = ferror(f);
-	if (is_stdout)
-		err |= fflush(f) != 0;
-	else
-		err |= fclose(f) != 0;
-	if (err) {
-		fprintf(stderr, "causeway-eval: %s: write error\n", path);
-		return -1;
+	if (!(o->of = cw_outfile__create(path, oo)))
+		return errno == EEXIST || errno == EINVAL ? 2 : 1;
+	fd = dup(cw_outfile__fd(o->of));
+	if (fd < 0 || !(o->f = fdopen(fd, "w"))) {
+		fprintf(stderr, "causeway-eval: %s: %s\n", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return 1;
 	}
 	return 0;
 }
 
+/* Close @o, and put it in place if @commit. @return 0 or -1 after a
+ * message. */
+static int out_close(struct out *o, int commit)
+{
+	int err = 0;
+
+	if (o->f == stdout) {
+		err = fflush(stdout) != 0;
+	} else if (o->f) {
+		err = ferror(o->f);
+		err |= fclose(o->f) != 0;
+	}
+	if (o->f && err)
+		fprintf(stderr, "causeway-eval: %s: write error\n", o->path);
+	o->f = NULL;
+	if (!err && commit && o->of && cw_outfile__commit(o->of))
+		err = 1;
+	cw_outfile__free(o->of);
+	o->of = NULL;
+	return err ? -1 : 0;
+}
+
+static int write_out(struct out *f, const struct out_ctx *o,
+		     void (*fn)(FILE *, const struct out_ctx *))
+{
+	if (!f->f)
+		return 0;
+	fn(f->f, o);
+	return out_close(f, 1);
+}
+
 int main(int argc, char **argv)
 {
-	enum { O_BASELINE = 256, O_JSON, O_CSV, O_LABEL, O_REQ_P, O_REQ_R, O_WRONG };
+	enum { O_BASELINE = 256, O_JSON, O_CSV, O_LABEL, O_REQ_P, O_REQ_R, O_WRONG, O_FORCE };
 	static const struct option opts[] = {
 		{ "baseline-db", required_argument, NULL, O_BASELINE },
 		{ "json", required_argument, NULL, O_JSON },
@@ -475,6 +522,7 @@ int main(int argc, char **argv)
 		{ "require-precision", required_argument, NULL, O_REQ_P },
 		{ "require-recall", required_argument, NULL, O_REQ_R },
 		{ "wrong", required_argument, NULL, O_WRONG },
+		{ "force", no_argument, NULL, O_FORCE },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -483,8 +531,9 @@ int main(int argc, char **argv)
 	struct attr_score acw, ath, asc;
 	struct edb db = { 0 }, bdb = { 0 };
 	struct out_ctx o = { 0 };
-	struct truth t;
-	int quiet = 0, opt, rc = 1;
+	struct out json_out = { 0 }, csv_out = { 0 }, wrong_out = { 0 };
+	struct truth t = { 0 };
+	int quiet = 0, force = 0, opt, rc = 1;
 	double req_p = 0, req_r = 0;
 	int has_req_p = 0, has_req_r = 0;
 
@@ -505,6 +554,9 @@ int main(int argc, char **argv)
 			break;
 		case O_WRONG:
 			wrong = optarg;
+			break;
+		case O_FORCE:
+			force = 1;
 			break;
 		case O_REQ_P:
 			if (parse_fraction(optarg, &req_p))
@@ -533,25 +585,36 @@ int main(int argc, char **argv)
 	if (argc - optind != 2)
 		return usage_error("%s", argc - optind < 2 ? "want TRUTH and DB"
 							   : "too many arguments: want TRUTH and DB");
+	{
+		/* Every output is checked before any input is read: a refused
+		 * name costs nothing and destroys nothing. */
+		const char *inputs[] = { argv[optind], argv[optind + 1], baseline };
+		const struct cw_outfile_opts oo = { .prog = "causeway-eval", .force = force,
+						    .inputs = inputs, .ninputs = 3 };
+		const char *names[] = { json, csv, wrong };
+
+		for (int i = 0; i < 3; i++)
+			for (int j = i + 1; j < 3; j++)
+				if (names[i] && names[j] && strcmp(names[i], "-") &&
+				    !strcmp(names[i], names[j]))
+					return usage_error("'%s' is named as two outputs", names[i]);
+		if ((rc = out_open(&json_out, json, &oo)) || (rc = out_open(&csv_out, csv, &oo)) ||
+		    (rc = out_open(&wrong_out, wrong, &oo)))
+			goto out;
+		rc = 1;
+	}
 	if (truth_read(argv[optind], &t))
-		return 1;
+		goto out;
 	cw.name = "causeway";
 	cw.db_path = argv[optind + 1];
-	if (wrong && !(eval_wrong_out = fopen(wrong, "w"))) {
-		fprintf(stderr, "causeway-eval: %s: %s\n", wrong, strerror(errno));
-		goto out;
-	}
+	eval_wrong_out = wrong_out.f;
 	if (edb_open(cw.db_path, &t, &db) || score_edges(&db, &t, &cw) ||
 	    score_attribution(&db, &t, &acw) || score_thread_baseline(&db, &t, &ath))
 		goto out;
 	if (baseline) {
 		sched.name = "sched";
 		sched.db_path = baseline;
-		if (eval_wrong_out && fclose(eval_wrong_out)) {
-			eval_wrong_out = NULL;
-			fprintf(stderr, "causeway-eval: %s: write error\n", wrong);
-			goto out;
-		}
+		/* The list is causeway's wrong claims, not the baseline's. */
 		eval_wrong_out = NULL;
 		if (edb_open(baseline, &t, &bdb) || score_edges(&bdb, &t, &sched) ||
 		    score_attribution(&bdb, &t, &asc))
@@ -597,8 +660,8 @@ int main(int argc, char **argv)
 			print_attr(&acw, &ath, &asc);
 			fflush(stdout);
 		}
-		if ((json && write_file(json, &o, write_json)) ||
-		    (csv && write_file(csv, &o, write_csv)))
+		if (write_out(&json_out, &o, write_json) || write_out(&csv_out, &o, write_csv) ||
+		    out_close(&wrong_out, 1))
 			goto out;
 		rc = 0;
 		if (has_req_p && r.precision < req_p) {
@@ -613,10 +676,10 @@ int main(int argc, char **argv)
 		}
 	}
 out:
-	if (eval_wrong_out && fclose(eval_wrong_out) && rc != 1) {
-		fprintf(stderr, "causeway-eval: %s: write error\n", wrong);
-		rc = 1;
-	}
+	/* What was not put in place is removed: no half report. */
+	out_close(&json_out, 0);
+	out_close(&csv_out, 0);
+	out_close(&wrong_out, 0);
 	edb_close(&db);
 	edb_close(&bdb);
 	free(cw.m);
