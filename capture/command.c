@@ -6,8 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <linux/capability.h>
 
 #include "capture/command.h"
 #include "capture/log.h"
@@ -34,11 +36,45 @@ static ssize_t read_full(int fd, void *buf, size_t len)
 	return n;
 }
 
+/* What the child reports on the exec pipe when it cannot run COMMAND. */
+enum child_stage { CHILD_CAPS, CHILD_EXEC };
+
+/*
+ * COMMAND is the workload, not part of the capture: the capabilities that
+ * let the capture load BPF programs must not pass to it. Across an exec
+ * by a user other than root, capabilities survive only through the
+ * ambient set (kept as they are, by COMMAND and by everything it runs)
+ * and the inheritable set (granted where an executable's file
+ * capabilities name them, and what would let COMMAND raise ambient ones
+ * again): both are emptied. A kernel without ambient capabilities (before
+ * 4.3) answers EINVAL, and has none to pass. Permitted and effective are
+ * left to the exec, which recomputes them: a capture run as root still
+ * runs its command as root, with root's capabilities, whatever is dropped
+ * here (running it as someone else is the caller's: sudo -u, setpriv).
+ * Raw capget/capset: async-signal-safe, and no libcap.
+ * @return 0 or -errno.
+ */
+static int drop_caps(void)
+{
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3];
+
+	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) && errno != EINVAL)
+		return -errno;
+	if (syscall(SYS_capget, &h, d))
+		return -errno;
+	for (int i = 0; i < _LINUX_CAPABILITY_U32S_3; i++)
+		d[i].inheritable = 0;
+	if (syscall(SYS_capset, &h, d))
+		return -errno;
+	return 0;
+}
+
 /* In the child: only async-signal-safe calls until exec. */
 static void child(char **argv, pid_t parent, int release_fd, int exec_fd)
 {
+	int fail[2];
 	char c;
-	int err;
 
 	/* The parent may have died before the prctl: then the death signal
 	 * never comes, so check it after. */
@@ -47,9 +83,14 @@ static void child(char **argv, pid_t parent, int release_fd, int exec_fd)
 	if (read_full(release_fd, &c, 1) != 1)
 		_exit(127); /* the capture did not start */
 	signals__default();
-	execvp(argv[0], argv);
-	err = errno;
-	if (write(exec_fd, &err, sizeof(err)) < 0)
+	fail[0] = CHILD_CAPS;
+	fail[1] = -drop_caps();
+	if (!fail[1]) {
+		execvp(argv[0], argv);
+		fail[0] = CHILD_EXEC;
+		fail[1] = errno;
+	}
+	if (write(exec_fd, fail, sizeof(fail)) < 0)
 		_exit(127);
 	_exit(127);
 }
@@ -103,7 +144,7 @@ pid_t command__pid(const struct command *c)
 
 int command__release(struct command *c)
 {
-	int child_errno = 0;
+	int fail[2];
 	ssize_t n;
 
 	if (write(c->release_fd, "g", 1) != 1) {
@@ -116,14 +157,17 @@ int command__release(struct command *c)
 	c->release_fd = -1;
 	c->released = true;
 	/* EOF: the exec closed the pipe, the command runs. */
-	n = read_full(c->exec_fd, &child_errno, sizeof(child_errno));
+	n = read_full(c->exec_fd, fail, sizeof(fail));
 	close(c->exec_fd);
 	c->exec_fd = -1;
-	if (n == (ssize_t)sizeof(child_errno)) {
-		cw_msg("cannot run %s: %s", c->name, strerror(child_errno));
-		return -child_errno;
-	}
-	return 0;
+	if (n != (ssize_t)sizeof(fail))
+		return 0;
+	if (fail[0] == CHILD_CAPS)
+		cw_msg("cannot run %s without the capture's capabilities: %s", c->name,
+		       strerror(fail[1]));
+	else
+		cw_msg("cannot run %s: %s", c->name, strerror(fail[1]));
+	return -fail[1];
 }
 
 bool command__exited(struct command *c)

@@ -7,7 +7,9 @@
  * the capture whether the exec failed and why.
  *
  * The child dies with the capture (PR_SET_PDEATHSIG, SIGKILL): a capture
- * killed with SIGKILL leaves no command running behind it.
+ * killed with SIGKILL leaves no command running behind it. It execs with
+ * empty ambient and inheritable capability sets: the privilege given to
+ * the capture is not the command's.
  */
 #ifndef CAUSEWAY_CAPTURE_COMMAND_H
 #define CAUSEWAY_CAPTURE_COMMAND_H

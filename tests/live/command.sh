@@ -6,7 +6,11 @@
 #  - -d ends a command still running with SIGTERM (status 143);
 #  - a SIGKILLed capture does not leave its command running;
 #  - the command's final switch-out (TASK_DEAD) is recorded, which the
-#    traced set used to lose at the group exit; traced_pids names it.
+#    traced set used to lose at the group exit; traced_pids names it;
+#  - a capture given CAP_BPF and CAP_PERFMON as ambient capabilities
+#    (setpriv, systemd's AmbientCapabilities=) does not pass them to the
+#    command: its ambient and inheritable sets are empty (they were the
+#    capture's, 000000c000000000).
 
 . "$(dirname "$0")/../lib/live.bash" "$@"
 
@@ -45,4 +49,18 @@ for p in $(awk '$1 == "pid" { print $2 }' "$T/truth"); do
 		fail "process $p: no final switch-out in TASK_DEAD"
 	n=$((n + 1))
 done
-echo "live/$NAME: exec failure, exit statuses, -d, SIGKILL and the final switches of $n processes behave"
+
+# Ambient capabilities stay with the capture. Without the capture in
+# between, the same setpriv gives them to grep: the test can fail.
+command -v setpriv >/dev/null || fail "setpriv (util-linux) not installed"
+amb=(setpriv --inh-caps +bpf,+perfmon --ambient-caps +bpf,+perfmon)
+"${amb[@]}" grep -q '^CapAmb:[[:space:]]*000000c000000000$' /proc/self/status ||
+	fail "setpriv does not raise ambient CAP_BPF and CAP_PERFMON here"
+"${amb[@]}" "$CAP" -q -F 0 --no-offcpu -o "$T/caps.cwt" -- grep -E '^Cap(Amb|Inh):' /proc/self/status \
+	>"$T/caps" 2>"$T/capture.err"
+check_capture_rc $? "$T/capture.err"
+for set in CapAmb CapInh; do
+	v=$(awk -v s="$set:" '$1 == s { print $2 }' "$T/caps")
+	[ "$v" = 0000000000000000 ] || fail "the command's $set is '$v', not 0: it holds the capture's capabilities"
+done
+echo "live/$NAME: exec failure, exit statuses, -d, SIGKILL, the final switches of $n processes and the command's capabilities behave"
