@@ -158,13 +158,16 @@ $(BUILD)/bench/truthload: $(wildcard bench/truth/truthload*.c bench/truth/*.h) i
 deps:
 	$(Q)tests/deps.sh
 
-# make test: from nothing — packages, a clean build, every test, and the
-# whole suite again under AddressSanitizer and UBSan.
+# make test: from nothing — packages, a clean build, every test, the
+# whole suite again under AddressSanitizer and UBSan, and the reader's
+# fuzz target for FUZZ_SECONDS (60).
 test: deps
 	$(Q)rm -rf build build-san
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)tests/run.sh build
 	$(Q)$(MAKE) --no-print-directory test-san
+	$(Q)$(MAKE) --no-print-directory build/fuzz_reader
+	$(Q)tests/run.sh build --only fuzz
 
 # Under the sanitizers: units, fixtures, the CLI, and live captures and
 # analyses of edges, USDT probes and a sample flood (the workloads are
@@ -251,9 +254,12 @@ $(BUILD)/bench/symbench: bench/symbench.c $(SYMBENCH_OBJS) $(HEADERS)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ bench/symbench.c $(SYMBENCH_OBJS) -ldw -lelf
 
-# A libFuzzer target for the reader and the dump (not part of make test):
-# make fuzz, then build/fuzz_reader -max_total_time=120 CORPUS_DIR
-fuzz: $(BUILD)/fuzz_reader
+# A libFuzzer target for the reader and the dump; make test runs it for a
+# minute (tests/fuzz.sh), make fuzz for DURATION seconds (600).
+DURATION ?= 600
+fuzz: $(BUILD)/fuzz_reader $(BUILD)/tests/fixturec
+	$(Q)FUZZ_SECONDS=$(DURATION) tests/fuzz.sh $(BUILD)
+
 FUZZ_SRCS := tests/fuzz_reader.c analyze/segreader.c analyze/dump.c analyze/text.c
 $(BUILD)/fuzz_reader: $(FUZZ_SRCS) $(HEADERS)
 	$(call msg,LINK,$@)

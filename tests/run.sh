@@ -11,13 +11,19 @@
 #           allowed only where BPF cannot be loaded; the test says why);
 #           by name, then the edge-class tests of LIVE_CLASSES in their
 #           order; --live NAMES runs only those (e.g. --live wake)
+# faults:   every tests/faults/*.sh: killed captures, interrupted and
+#           racing analyzers, outputs pointed at inputs and symlinks, a
+#           full disk, hostile mapping paths (contract 7; root for the
+#           captures, which skip with 77 only where BPF cannot load)
+# fuzz:     tests/fuzz.sh, the reader's libFuzzer target for FUZZ_SECONDS
+#           (60) on the fixture corpus, under ASan and UBSan
 # hostile:  tests/hostile.sh, peak RSS under small hostile traces (4M new
 #           tids, 4M lossy accounting records) with --max-live 1000;
 #           skipped (77) for a sanitizer build, whose RSS is its own
 set -u
 BUILD=${1:?usage: tests/run.sh BUILD [--no-live] [--only KIND] [--live NAMES]}
 shift
-DEFAULT_KINDS="unit fixtures cli eval live hostile"
+DEFAULT_KINDS="unit fixtures cli eval live faults hostile"
 # The live tests of the async edge classes run last, simplest first: each
 # leans on the sched class (live/spawn, live/wake) and on the capture's
 # lifetime tests, whose failures explain theirs. The context plane's
@@ -106,6 +112,19 @@ if want live && [ $live = 1 ]; then
 	for n in ${live_names//,/ }; do
 		[ -e "$top/tests/live/$n.sh" ] || result "live/$n (no such test)" 1
 	done
+fi
+
+if want faults; then
+	for t in "$top"/tests/faults/*.sh; do
+		[ -e "$t" ] || continue
+		KIND=faults bash "$t" "$BUILD"
+		result "faults/$(basename "$t" .sh)" $?
+	done
+fi
+
+if want fuzz; then
+	bash "$top/tests/fuzz.sh" "$BUILD"
+	result fuzz $?
 fi
 
 if want hostile; then

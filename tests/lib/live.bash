@@ -13,11 +13,11 @@ WL=$BUILD/workloads
 
 # 77 only when BPF cannot be loaded here, and then say why, loudly.
 skip() {
-	echo "*** live/$NAME SKIPPED: $* ***" >&2
+	echo "*** ${KIND:-live}/$NAME SKIPPED: $* ***" >&2
 	exit 77
 }
 fail() {
-	echo "live/$NAME: FAIL: $*" >&2
+	echo "${KIND:-live}/$NAME: FAIL: $*" >&2
 	# Inside $(...) (q, a check function): end the test, not only the
 	# subshell, which would leave the test going on with an empty value.
 	[ "$BASHPID" = "$$" ] || kill -USR1 $$
