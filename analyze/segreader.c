@@ -70,6 +70,10 @@ struct cw_reader {
 	int have_seq;
 	uint64_t last_seq;
 	int damage_since_valid;
+	uint16_t last_type; /* of the last segment handed out; 0: none yet */
+	uint64_t last_type_seq; /* and its seq */
+	int past_meta; /* an EVENTS or FINAL segment was handed out */
+	uint64_t first_misplaced; /* seq of the first META segment out of order */
 	uint64_t nvalid; /* segments with a valid header that were accepted */
 	struct cw_reader_stats st;
 };
@@ -344,6 +348,11 @@ static int at_eof(struct cw_reader *r)
 		r->err = -EINVAL;
 		return r->err;
 	}
+	if (r->st.meta_misplaced > 1)
+		diag(r, CW_DIAG_WARN,
+		     "%llu META segments in all came after an EVENTS or FINAL segment, the first "
+		     "segment %llu; their records were read",
+		     (unsigned long long)r->st.meta_misplaced, (unsigned long long)r->first_misplaced);
 	if (!r->st.clean_close)
 		diag(r, CW_DIAG_WARN,
 		     "no final segment: the capture was not closed cleanly; reading what is there");
@@ -371,6 +380,41 @@ static void note_seq(struct cw_reader *r, uint64_t seq)
 	r->have_seq = 1;
 	r->last_seq = seq;
 	r->damage_since_valid = 0;
+}
+
+static const char *seg_name(uint16_t t)
+{
+	return t == CW_SEG_META ? "META" : t == CW_SEG_EVENTS ? "EVENTS" : "FINAL";
+}
+
+/*
+ * Segment order (format.md, "Segment order"): the metadata comes first.
+ * Order is not damage: a segment out of place is warned about and read
+ * like any other, since the analyzer takes each record by its own type,
+ * not by its segment's, and a metadata key read late still counts (the
+ * last value wins). A run of misplaced META segments (a writer that let
+ * its snapshots spill into EVENTS segments wrote hundreds) is warned
+ * about at its first and counted at the end.
+ */
+static void note_order(struct cw_reader *r, const struct cw_seg_hdr *h)
+{
+	if (!r->last_type && h->seg_type != CW_SEG_META) {
+		r->st.meta_not_first = 1;
+		diag(r, CW_DIAG_WARN,
+		     "segment %llu at offset %llu: the first segment is %s, not META: the metadata "
+		     "is missing or out of place; reading on",
+		     (unsigned long long)h->seq, (unsigned long long)r->pos, seg_name(h->seg_type));
+	} else if (h->seg_type == CW_SEG_META && r->past_meta && !r->st.meta_misplaced++) {
+		r->first_misplaced = h->seq;
+		diag(r, CW_DIAG_WARN,
+		     "segment %llu at offset %llu: META segment after %s segment %llu: the metadata "
+		     "belongs before every EVENTS segment; its records are read anyway",
+		     (unsigned long long)h->seq, (unsigned long long)r->pos, seg_name(r->last_type),
+		     (unsigned long long)r->last_type_seq);
+	}
+	r->past_meta |= h->seg_type != CW_SEG_META;
+	r->last_type = h->seg_type;
+	r->last_type_seq = h->seq;
 }
 
 __attribute__((format(printf, 3, 4))) static int col_bad(char *why, size_t len, const char *fmt,
@@ -634,6 +678,7 @@ static int read_payload(struct cw_reader *r, const struct cw_seg_hdr *h, struct 
 	if (n && (lo != h->first_ts || hi != h->last_ts))
 		return damaged(r, h, end, "record timestamps do not match the header's time range");
 
+	note_order(r, h);
 	note_seq(r, h->seq);
 	r->nvalid++;
 	r->st.segments_ok++;

@@ -46,6 +46,8 @@ struct cw_reader_stats {
 	int truncated_tail;         /* the file ends inside a segment */
 	int clean_close;            /* a CW_SEG_FINAL segment was read */
 	uint64_t seq_gaps;          /* missing sequence numbers between valid segments */
+	int meta_not_first;         /* the first segment read is not CW_SEG_META */
+	uint64_t meta_misplaced;    /* CW_SEG_META segments after an EVENTS or FINAL one */
 };
 
 /*

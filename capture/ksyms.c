@@ -178,7 +178,7 @@ int ksyms_snap__write(const struct ksyms_snap *s, struct cw_writer *w, uint64_t 
 		}
 		if (nused == SIZES_MAX ||
 		    (cw_writer__pending(w) && cw_writer__pending(w) + len > seg_size)) {
-			err = cw_writer__seal(w, CW_SEG_META);
+			err = cw_writer__split(w);
 			if (err)
 				break;
 			nused = 0;

@@ -40,8 +40,8 @@ int ksyms_snap__hidden(const struct ksyms_snap *s);
  * Append the snapshot as CW_REC_META_KSYMS records of whole lines, each
  * at most about 60 KiB, with time @ts. Before a record would take the
  * pending metadata past @seg_size raw bytes, the pending records are
- * sealed as a CW_SEG_META segment, so the metadata continues over
- * several metadata segments instead of spilling into an events segment.
+ * sealed (cw_writer__split: a CW_SEG_META segment, while the metadata is
+ * written), so the metadata continues over several metadata segments.
  * @return 0 or a negative errno.
  */
 int ksyms_snap__write(const struct ksyms_snap *s, struct cw_writer *w, uint64_t ts,

@@ -74,6 +74,11 @@ struct cw_writer {
 	uint64_t *cpu_ts; /* CPU_SLOTS entries: last ts seen per cpu */
 
 	uint64_t seq;
+	/* The type of the segment being filled, as an append past the
+	 * segment size or the limit and cw_writer__split seal it: META (a
+	 * file begins with its metadata) until cw_writer__seal ends the
+	 * metadata, EVENTS after. */
+	uint16_t fill_type;
 	uint64_t limit; /* cw_writer__set_limit; 0: none */
 	struct cw_writer_stats st;
 };
@@ -94,6 +99,7 @@ struct cw_writer *cw_writer__new(int fd, const struct cw_writer_opts *opts)
 	w->fd = fd;
 	w->seg_size = seg_size;
 	w->ts_delta = !(opts && opts->no_ts_delta);
+	w->fill_type = CW_SEG_META;
 	return w;
 }
 
@@ -175,6 +181,8 @@ static int fits(const struct cw_writer *w, size_t len)
 	       w->st.file_bytes + cw_writer__worst_case(w->len + len, w->nrec + 1) <= w->limit;
 }
 
+static int seal_as(struct cw_writer *w, uint16_t seg_type);
+
 int cw_writer__append(struct cw_writer *w, const void *rec, size_t len)
 {
 	const uint8_t *h = rec;
@@ -187,8 +195,12 @@ int cw_writer__append(struct cw_writer *w, const void *rec, size_t len)
 	    cw_get16(h + 2) != len)
 		return -EINVAL;
 
+	/* Sealed as the segment being filled: records past the segment
+	 * size while the metadata is written (the snapshots outgrow a small
+	 * segment) continue it in another META segment, never an EVENTS
+	 * segment before it. */
 	if (w->len && (w->len + len > w->seg_size || !fits(w, len))) {
-		err = cw_writer__seal(w, CW_SEG_EVENTS);
+		err = seal_as(w, w->fill_type);
 		if (err)
 			return err;
 	}
@@ -382,7 +394,7 @@ static ssize_t col_encode(struct cw_writer *w)
 	return (ssize_t)enc_len;
 }
 
-int cw_writer__seal(struct cw_writer *w, uint16_t seg_type)
+static int seal_as(struct cw_writer *w, uint16_t seg_type)
 {
 	uint16_t flags = 0;
 	uint64_t prev = 0;
@@ -393,8 +405,6 @@ int cw_writer__seal(struct cw_writer *w, uint16_t seg_type)
 	off_t start;
 	int err, clen;
 
-	if (!w || seg_type < CW_SEG_META || seg_type > CW_SEG_FINAL)
-		return -EINVAL;
 	if (!w->len && seg_type == CW_SEG_EVENTS)
 		return 0;
 
@@ -492,6 +502,25 @@ int cw_writer__seal(struct cw_writer *w, uint16_t seg_type)
 	w->nrec = 0;
 	w->first_ts = w->last_ts = 0;
 	return 0;
+}
+
+int cw_writer__seal(struct cw_writer *w, uint16_t seg_type)
+{
+	int err;
+
+	if (!w || seg_type < CW_SEG_META || seg_type > CW_SEG_FINAL)
+		return -EINVAL;
+	err = seal_as(w, seg_type);
+	if (!err)
+		w->fill_type = CW_SEG_EVENTS;
+	return err;
+}
+
+int cw_writer__split(struct cw_writer *w)
+{
+	if (!w)
+		return -EINVAL;
+	return w->len ? seal_as(w, w->fill_type) : 0;
 }
 
 size_t cw_writer__pending(const struct cw_writer *w)

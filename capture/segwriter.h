@@ -37,7 +37,7 @@ struct cw_writer *cw_writer__new(int fd, const struct cw_writer_opts *opts);
 /*
  * Append one record. @rec starts with a struct cw_hdr whose size equals
  * @len. When the pending payload would pass the segment size, the pending
- * records are first sealed as a CW_SEG_EVENTS segment; so they are when,
+ * records are first sealed, as by cw_writer__split; so they are when,
  * under a limit (cw_writer__set_limit), the record could otherwise take
  * the file past it.
  * @return 0, -EINVAL for a malformed record, -EFBIG when the record does
@@ -65,10 +65,24 @@ uint64_t cw_writer__worst_case(size_t raw, size_t nrec);
  * Seal the pending records (possibly none) into one segment of @seg_type
  * and write it. With no pending records and @seg_type CW_SEG_EVENTS this
  * does nothing. Metadata and final segments are written even when empty.
+ * The first call ends the metadata (schema/format.md: META segments come
+ * first, before any EVENTS segment): until it, the segments an append
+ * seals are CW_SEG_META, after it CW_SEG_EVENTS.
  * @return 0 or a negative errno (e.g. -ENOSPC); on error, what was
- * written before stays valid and the pending records are kept.
+ * written before stays valid, the pending records are kept and the
+ * metadata is not ended.
  */
 int cw_writer__seal(struct cw_writer *w, uint16_t seg_type);
+
+/*
+ * Seal the pending records into a segment of the type they are filling,
+ * and go on filling one of that type: CW_SEG_META before the first
+ * cw_writer__seal, CW_SEG_EVENTS after. What an append past the segment
+ * size does, for a caller that cuts its records into segments itself
+ * (the kallsyms snapshot). With no pending records this does nothing.
+ * @return as cw_writer__seal.
+ */
+int cw_writer__split(struct cw_writer *w);
 
 /* Bytes of records waiting for the next seal. */
 size_t cw_writer__pending(const struct cw_writer *w);

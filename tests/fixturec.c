@@ -30,7 +30,9 @@
  * Directives:
  *   !seal meta|events|final   seal the pending records as that segment type
  *                             (at end of input, pending records are sealed as
- *                             events; no final segment is added by itself)
+ *                             events; no final segment is added by itself;
+ *                             records past the segment size are sealed as
+ *                             meta before the first !seal, as events after)
  *   !segment-size N           writer segment size; before any record
  *   !corrupt header [at=N]    flip all bits of byte N (default 20, in seq) of
  *                             the last written segment's header; any byte of

@@ -315,6 +315,176 @@ static void test_roundtrip(void)
 	tmp_done(fd);
 }
 
+static void keep(uint8_t **all, size_t *all_len, const uint8_t *rec, size_t len)
+{
+	*all = realloc(*all, *all_len + len);
+	memcpy(*all + *all_len, rec, len);
+	*all_len += len;
+}
+
+/*
+ * Metadata that outgrows a small segment goes on in more META segments,
+ * never in an EVENTS segment ahead of them: with --segment-size 4096 the
+ * capture's snapshot filled segments 0..5, sealed as EVENTS by the
+ * appends, and its META segments came after them (issue 16). A split
+ * (how the kallsyms snapshot cuts its records) stays META too; after the
+ * metadata's seal, appends and splits cut EVENTS segments.
+ */
+static void test_meta_spill(void)
+{
+	struct cw_writer_opts o = { 4096, 0 };
+	struct cw_writer_stats ws;
+	struct readout ro;
+	uint8_t rec[256], *all = NULL;
+	size_t all_len = 0;
+	int fd = tmp_open();
+	struct cw_writer *w = cw_writer__new(fd, &o);
+	uint64_t nmeta;
+
+	/* 40 KiB of snapshot, ten segments of it. */
+	for (int i = 0; i < 160; i++) {
+		size_t len = make_rec(rec, CW_REC_META_TASK, sizeof(rec), 100, 0);
+
+		CHECK(cw_writer__append(w, rec, len) == 0);
+		keep(&all, &all_len, rec, len);
+		if (i == 100)
+			CHECK(cw_writer__split(w) == 0);
+	}
+	CHECK(cw_writer__seal(w, CW_SEG_META) == 0);
+	cw_writer__stats(w, &ws);
+	nmeta = ws.segments;
+	CHECK(nmeta >= 10);
+	for (int i = 0; i < 160; i++) {
+		size_t len = make_rec(rec, CW_REC_SWITCH, sizeof(rec), 1000 + (uint64_t)i, 0);
+
+		CHECK(cw_writer__append(w, rec, len) == 0);
+		keep(&all, &all_len, rec, len);
+		if (i == 100)
+			CHECK(cw_writer__split(w) == 0);
+	}
+	CHECK(cw_writer__split(w) == 0);
+	CHECK(cw_writer__split(w) == 0); /* nothing pending: no segment */
+	CHECK(cw_writer__seal(w, CW_SEG_FINAL) == 0);
+	cw_writer__stats(w, &ws);
+	CHECK(ws.segments >= 2 * nmeta && ws.segments <= 64);
+	cw_writer__free(w);
+
+	CHECK(read_all(tmp_path, &ro) == (int)ws.segments);
+	CHECK(ro.len == all_len && !memcmp(ro.data, all, all_len));
+	CHECK(ro.d.n == 0 && !ro.st.meta_not_first && ro.st.meta_misplaced == 0);
+	for (int i = 0; i < ro.segs && i < 64; i++) {
+		uint16_t want = (uint64_t)i < nmeta ? CW_SEG_META : CW_SEG_EVENTS;
+
+		CHECK(ro.types[i] == (i == ro.segs - 1 ? CW_SEG_FINAL : want));
+	}
+	free(ro.data);
+	free(all);
+	tmp_done(fd);
+}
+
+/* One segment of @n records of @type, sealed as @seg_type; @return its
+ * offset. */
+static uint64_t seal_n(struct cw_writer *w, int fd, uint16_t seg_type, uint16_t type, int n,
+		       uint8_t **all, size_t *all_len)
+{
+	uint64_t off = (uint64_t)lseek(fd, 0, SEEK_CUR);
+	uint8_t rec[64];
+
+	for (int i = 0; i < n; i++) {
+		size_t len = make_rec(rec, type, sizeof(rec), 1000 + (uint64_t)i, 0);
+
+		CHECK(cw_writer__append(w, rec, len) == 0);
+		keep(all, all_len, rec, len);
+	}
+	CHECK(cw_writer__seal(w, seg_type) == 0);
+	return off;
+}
+
+/*
+ * The order rule of format.md ("Segment order"): a file whose first
+ * segment is not META, or with META after EVENTS, is warned about by
+ * segment and offset, and read whole; it is not damage. The first
+ * segment is the first one read: behind a damaged META segment, the
+ * metadata is missing.
+ */
+static void test_segment_order(void)
+{
+	char msg[256];
+	struct readout ro;
+	uint8_t *all = NULL;
+	size_t all_len = 0;
+	uint64_t off[3];
+	int fd = tmp_open();
+	struct cw_writer *w = cw_writer__new(fd, NULL);
+
+	/* META, EVENTS, then two META (a capture's metadata learned late
+	 * belongs in EVENTS segments, as kv records), EVENTS, FINAL. */
+	off[0] = seal_n(w, fd, CW_SEG_META, CW_REC_META_KV, 2, &all, &all_len);
+	off[1] = seal_n(w, fd, CW_SEG_EVENTS, CW_REC_SWITCH, 3, &all, &all_len);
+	off[2] = seal_n(w, fd, CW_SEG_META, CW_REC_META_KV, 1, &all, &all_len);
+	seal_n(w, fd, CW_SEG_META, CW_REC_META_TASK, 1, &all, &all_len);
+	seal_n(w, fd, CW_SEG_EVENTS, CW_REC_SWITCH, 3, &all, &all_len);
+	seal_n(w, fd, CW_SEG_FINAL, CW_REC_META_KV, 1, &all, &all_len);
+	cw_writer__free(w);
+	CHECK(read_all(tmp_path, &ro) == 6);
+	CHECK(ro.len == all_len && !memcmp(ro.data, all, all_len));
+	CHECK(ro.st.segments_damaged == 0 && ro.st.clean_close);
+	CHECK(!ro.st.meta_not_first && ro.st.meta_misplaced == 2);
+	snprintf(msg, sizeof(msg),
+		 "segment 2 at offset %llu: META segment after EVENTS segment 1: the metadata "
+		 "belongs before every EVENTS segment; its records are read anyway",
+		 (unsigned long long)off[2]);
+	CHECK(has(&ro.d, msg));
+	CHECK(has(&ro.d, "2 META segments in all came after an EVENTS or FINAL segment, the "
+			 "first segment 2; their records were read"));
+	CHECK(ro.d.n == 2 && ro.d.warn == 2);
+	free(ro.data);
+	free(all);
+	tmp_done(fd);
+
+	/* EVENTS first, the metadata after it: the capture's file of issue
+	 * 16. One misplaced META: no count at the end. */
+	all = NULL;
+	all_len = 0;
+	fd = tmp_open();
+	w = cw_writer__new(fd, NULL);
+	off[0] = seal_n(w, fd, CW_SEG_EVENTS, CW_REC_META_TASK, 2, &all, &all_len);
+	off[1] = seal_n(w, fd, CW_SEG_META, CW_REC_META_KV, 2, &all, &all_len);
+	off[2] = seal_n(w, fd, CW_SEG_FINAL, CW_REC_META_KV, 1, &all, &all_len);
+	cw_writer__free(w);
+	CHECK(read_all(tmp_path, &ro) == 3);
+	CHECK(ro.len == all_len && !memcmp(ro.data, all, all_len));
+	CHECK(ro.st.meta_not_first && ro.st.meta_misplaced == 1);
+	CHECK(has(&ro.d, "segment 0 at offset 0: the first segment is EVENTS, not META: the "
+			 "metadata is missing or out of place; reading on"));
+	snprintf(msg, sizeof(msg), "segment 1 at offset %llu: META segment after EVENTS segment 0",
+		 (unsigned long long)off[1]);
+	CHECK(has(&ro.d, msg));
+	CHECK(ro.d.n == 2 && ro.d.warn == 2);
+	free(ro.data);
+	free(all);
+
+	/* The same file with a damaged META first: what is read first is
+	 * EVENTS, and the metadata is missing. */
+	CHECK(ftruncate(fd, 0) == 0 && lseek(fd, 0, SEEK_SET) == 0);
+	all = NULL;
+	all_len = 0;
+	w = cw_writer__new(fd, NULL);
+	off[0] = seal_n(w, fd, CW_SEG_META, CW_REC_META_KV, 2, &all, &all_len);
+	off[1] = seal_n(w, fd, CW_SEG_EVENTS, CW_REC_SWITCH, 2, &all, &all_len);
+	off[2] = seal_n(w, fd, CW_SEG_FINAL, CW_REC_META_KV, 1, &all, &all_len);
+	cw_writer__free(w);
+	flip(fd, off[0] + CW_SEG_HDR_LEN + 1);
+	CHECK(read_all(tmp_path, &ro) == 2);
+	CHECK(ro.st.segments_damaged == 1 && ro.st.meta_not_first && ro.st.meta_misplaced == 0);
+	snprintf(msg, sizeof(msg), "segment 1 at offset %llu: the first segment is EVENTS, not META",
+		 (unsigned long long)off[1]);
+	CHECK(has(&ro.d, msg));
+	free(ro.data);
+	free(all);
+	tmp_done(fd);
+}
+
 static void test_raw_and_absolute(void)
 {
 	for (int variant = 0; variant < 2; variant++) {
@@ -333,7 +503,7 @@ static void test_raw_and_absolute(void)
 			memcpy(all + all_len, rec, len);
 			all_len += len;
 		}
-		CHECK(cw_writer__seal(w, CW_SEG_EVENTS) == 0);
+		CHECK(cw_writer__seal(w, CW_SEG_META) == 0);
 		cw_writer__free(w);
 		CHECK(pread(fd, hb, sizeof(hb), 0) == CW_SEG_HDR_LEN);
 		/* random bodies do not compress: stored raw */
@@ -485,7 +655,7 @@ static void test_write_error(void)
 	/* 20 KiB fit; then 60 KiB do not, but their header and a part of
 	 * their payload do: the partial write that must be taken back. */
 	append_random(w, 20, 1000, &all, &all_len);
-	CHECK(cw_writer__seal(w, CW_SEG_EVENTS) == 0);
+	CHECK(cw_writer__seal(w, CW_SEG_META) == 0);
 	end1 = file_size(fd);
 	CHECK(fstatvfs(fd, &sv) == 0 && sv.f_bavail * sv.f_bsize > 4096);
 	append_random(w, 60, 2000, &all, &all_len);
@@ -1057,7 +1227,7 @@ static void test_old_layout(void)
 	}
 	c = LZ4_compress_default((const char *)enc, (char *)comp, sizeof(enc), sizeof(comp));
 	CHECK(c > 0);
-	put_seg(fd, CW_SEG_EVENTS, CW_SEGF_LZ4 | CW_SEGF_TS_DELTA, 0, 3, sizeof(enc), (uint32_t)c,
+	put_seg(fd, CW_SEG_META, CW_SEGF_LZ4 | CW_SEGF_TS_DELTA, 0, 3, sizeof(enc), (uint32_t)c,
 		comp, (size_t)c, 400, 900);
 	put_seg(fd, CW_SEG_FINAL, CW_SEGF_TS_DELTA, 1, 3, sizeof(enc), sizeof(enc), enc,
 		sizeof(enc), 400, 900);
@@ -1416,6 +1586,8 @@ int main(void)
 {
 	static const struct test tests[] = {
 		{ "roundtrip", test_roundtrip },
+		{ "meta_spill", test_meta_spill },
+		{ "segment_order", test_segment_order },
 		{ "raw_and_absolute", test_raw_and_absolute },
 		{ "writer_rejects", test_writer_rejects },
 		{ "big_record", test_big_record },

@@ -13,6 +13,9 @@
 #    and none comes from another process; gap records report every lost
 #    edge event, so the breaks are the runs of loss, not the accounting
 #    windows; the default ring loses none of the same workload;
+#  - --segment-size 4096: the metadata outgrows a segment and goes on in
+#    META segments, all before the first EVENTS segment, and the analyzer
+#    reads the file without an order warning;
 #  - SIGTERM drains and closes cleanly (exit 0, final segment,
 #    stop_reason signal); SIGKILL loses at most the in-flight segment;
 #  - not privileged: exit 2 naming CAP_BPF / CAP_PERFMON.
@@ -36,6 +39,18 @@ echo target >"$T/target"
 ln -s "$T/target" "$T/link.cwt"
 expect_rc 2 "symbolic link" "symlink output with --force" -- "$CAP" -q -F 0 --no-offcpu -d 1 --force -o "$T/link.cwt"
 [ "$(cat "$T/target")" = target ] || fail "symlink target was modified"
+
+# A segment smaller than the start-up metadata (snapshots, kallsyms): its
+# first part was sealed as EVENTS segments, ahead of the META ones.
+capture -q --segment-size 4096 -d 1 -o "$T/seg.cwt"
+"$AN" --dump "$T/seg.cwt" 2>"$T/seg.err" |
+	sed -n 's/^# segment seq=[0-9]* type=\([a-z]*\) .*/\1/p' | uniq -c >"$T/seg.types"
+order=$(awk '{ printf "%s%s", (NR > 1 ? " " : ""), $2 }' "$T/seg.types")
+[ "$order" = "meta events final" ] ||
+	fail "--segment-size 4096: segment types in the order '$order' (counts: $(tr -s ' \n' ' ' <"$T/seg.types"))"
+[ "$(awk '$2 == "meta" { print $1 }' "$T/seg.types")" -ge 2 ] ||
+	fail "--segment-size 4096: the metadata fits one segment; the test checks nothing"
+! grep -q "META" "$T/seg.err" || fail "--segment-size 4096: the analyzer warns: $(grep META "$T/seg.err")"
 
 # The adapter class says what it attached; sched is recorded beside it.
 expect_rc 0 "usdt at start: [0-9]+ probes attached" "-e sched,usdt" -- \
