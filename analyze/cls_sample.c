@@ -793,7 +793,8 @@ static int ensure_sym(struct cw_cls *c)
 {
 	struct sample *s = c->state;
 	const struct cw_join_opts *o = cw_cls__opts(c);
-	struct cw_sym_opts so = { .debug_dir = o->debug_dir, .ksyms = o->ksyms };
+	struct cw_sym_opts so = { .debug_dir = o->debug_dir, .ksyms = o->ksyms,
+				  .notice = o->notice, .notice_ctx = o->notice_ctx };
 
 	if (s->sym)
 		return 0;

@@ -213,6 +213,10 @@ struct cw_join_opts {
 	 * directory of separate debug info (NULL: /usr/lib/debug). */
 	int no_symbols;
 	const char *debug_dir;
+	/* A mapping's path the symbolizer refused to open (once per path:
+	 * cw_sym_opts.notice); NULL: only counted (sym_refused). */
+	void (*notice)(void *ctx, const char *msg);
+	void *notice_ctx;
 	/* The edge classes joined: a bit per CW_CLASS_*, 0 for all (the
 	 * analyzer's -e). The records of the others are skipped as if the
 	 * capture had not recorded them, and their classes name no cause

@@ -322,6 +322,14 @@ static void diag_cb(void *ctx, enum cw_diag_level level, const char *msg)
 		log->level[log->n++] = (uint8_t)level;
 }
 
+/* The symbolizer's notices (a mapping's path refused), printed and kept
+ * like the reader's, in a log of their own: pass 2 silences the reader's,
+ * and these come from pass 2. */
+static void sym_notice_cb(void *ctx, const char *msg)
+{
+	diag_cb(ctx, CW_DIAG_WARN, msg);
+}
+
 /* Say how many messages were not shown; @msg gets the sentence. */
 static int diag_log__summary(const struct diag_log *log, char *msg, size_t len)
 {
@@ -622,7 +630,7 @@ static int write_meta(struct cw_db *db, const struct cw_join_stats *js, const st
 
 int main(int argc, char **argv)
 {
-	struct diag_log log = { 0 };
+	struct diag_log log = { 0 }, symlog = { 0 };
 	struct cw_scan scan = { 0 };
 	struct meta_ctx meta = { 0 };
 	struct cw_join_stats js;
@@ -687,7 +695,8 @@ int main(int argc, char **argv)
 	{
 		struct cw_join_opts jo = { .breaks = scan.breaks, .ksyms = scan.ksyms,
 					   .max_live = env.max_live, .no_symbols = env.no_symbols,
-					   .classes = env.classes };
+					   .classes = env.classes, .notice = sym_notice_cb,
+					   .notice_ctx = &symlog };
 
 		join = cw_join__new(&sink, &jo);
 	}
@@ -748,6 +757,8 @@ int main(int argc, char **argv)
 		err = cw_db__diag(db, level_names[log.level[i]], log.msg[i]);
 	if (!err && diag_log__summary(&log, diagmsg, sizeof(diagmsg)))
 		err = cw_db__diag(db, level_names[CW_DIAG_WARN], diagmsg);
+	for (size_t i = 0; i < symlog.n && !err; i++)
+		err = cw_db__diag(db, level_names[symlog.level[i]], symlog.msg[i]);
 	err = err ?: cw_db__meta_u64(db, "diagnostics_suppressed", log.suppressed);
 	cw_order__stats(ord, &ost);
 	err = err ?: write_meta(db, &js, &scan, &meta, &ost);
@@ -789,5 +800,6 @@ cleanup:
 	free(meta.end_ns);
 	cw_scan__free(&scan);
 	diag_log__free(&log);
+	diag_log__free(&symlog);
 	return ret;
 }

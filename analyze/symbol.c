@@ -15,22 +15,32 @@
  *    frame seen again costs one hash probe. Its strings are interned in
  *    the cw_sym, never pointers into a session that may be closed.
  *
- * Objects are untrusted too: the file a trace names may be anything by
- * the time it is analyzed. Only a regular ELF file whose build-id is the
- * one recorded is used (symlinks are refused: the kernel recorded the
- * resolved path), opened non-blocking so a FIFO cannot hang the analyzer.
- * Debug info comes only from the debug directory by build-id: the Dwfl
- * callbacks are ours, so debuginfod (and DEBUGINFOD_URLS) is never used.
+ * Objects are untrusted too: the path a trace names may be anything by
+ * the time it is analyzed, and opening some files does something (a FIFO's
+ * open releases a writer blocked on it; a device's runs its driver). So a
+ * path is checked before it is opened (check_path) and only a regular ELF
+ * file whose build-id is the one recorded is used (symlinks are refused:
+ * the kernel recorded the resolved path). Every file libdw reads is one
+ * opened here: objects are reported to it by fd, its find_elf callback
+ * opens nothing, and debug info comes only from the debug directory by
+ * build-id, through the same checks, never by a name derived from the
+ * trace's path (no .debug/ or debuglink lookup beside the object, no dwz
+ * alt file); so debuginfod (and DEBUGINFOD_URLS) is never used either.
+ * (libdw opens a split-DWARF .dwo by the name its skeleton unit holds, but
+ * only when asked for the split unit, which nothing here does.)
  */
 #include <dwarf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <unistd.h>
+#include <linux/magic.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwelf.h>
 #include <elfutils/libdwfl.h>
@@ -64,7 +74,10 @@ struct session;
 struct obj {
 	uint8_t bid[20];
 	uint8_t bid_len;
-	const char *path; /* interned: also the key when bid_len is 0 */
+	const char *path; /* interned: also the key when bid_len is 0; with a
+			   * build-id, the first mapping's path, the file
+			   * opened (never a frame's module: each frame
+			   * names its own mapping's path) */
 	const char *hex;  /* interned, NULL without build-id */
 	uint64_t hash;
 	enum obj_state state;
@@ -105,6 +118,11 @@ struct cw_sym {
 	struct cw_sym_frame *pool;
 	uint32_t pool_used;
 	struct cw_unwind *unwind;
+	/* Paths already reported refused, by hash (open addressing, 0:
+	 * free): a hostile trace naming one FIFO a million times gets one
+	 * message. */
+	uint64_t noticed[CW_SYM_MAX_NOTICES * 2];
+	size_t nnoticed;
 };
 
 static uint64_t mix(uint64_t h)
@@ -209,20 +227,17 @@ struct cw_unwind **cw_sym__unwind_state(struct cw_sym *s)
 
 /* --- opening objects ---------------------------------------------------- */
 
-/* 1: @fd is a regular ELF file with build-id @bid; 0: it is not. A
- * mapping recorded without a build-id accepts any ELF file at its path:
- * nothing better is known of it, and its frames then carry no build-id
- * (NULL), which says how little the match is worth. */
+/* 1: @fd, a regular file, is an ELF object with build-id @bid; 0: it is
+ * not. A mapping recorded without a build-id accepts any ELF file at its
+ * path: nothing better is known of it, and its frames then carry no
+ * build-id (NULL), which says how little the match is worth. */
 static int check_file(int fd, const uint8_t *bid, int bid_len, Elf **elfp)
 {
-	struct stat st;
 	GElf_Ehdr eh;
 	const void *fbid;
 	ssize_t flen;
 	Elf *elf;
 
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode))
-		return 0;
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!elf)
 		return 0;
@@ -242,22 +257,149 @@ refuse:
 	return 0;
 }
 
+/* Report @path refused, once each, the first CW_SYM_MAX_NOTICES paths. */
+static void notice(struct cw_sym *s, const char *path, const char *why)
+{
+	static const char digits[] = "0123456789abcdef";
+	size_t mask = CW_SYM_MAX_NOTICES * 2 - 1, j, n;
+	uint64_t h = hash_bytes(path, strlen(path)) | 1;
+	char msg[PATH_MAX + 256];
+
+	s->st.refused++;
+	if (!s->o.notice || s->nnoticed > CW_SYM_MAX_NOTICES)
+		return;
+	for (j = h & mask; s->noticed[j]; j = (j + 1) & mask)
+		if (s->noticed[j] == h)
+			return;
+	if (s->nnoticed++ == CW_SYM_MAX_NOTICES) {
+		snprintf(msg, sizeof(msg),
+			 "symbolizer: more than %d paths refused; the rest are only counted "
+			 "(symbol_objects_refused)", CW_SYM_MAX_NOTICES);
+		s->o.notice(s->o.notice_ctx, msg);
+		return;
+	}
+	s->noticed[j] = h;
+	n = (size_t)snprintf(msg, sizeof(msg), "symbolizer: ");
+	/* the path is the trace's: its bytes reach a terminal escaped */
+	for (const unsigned char *p = (const unsigned char *)path; *p && n < PATH_MAX; p++) {
+		if (*p >= 0x20 && *p < 0x7f && *p != '\\') {
+			msg[n++] = (char)*p;
+			continue;
+		}
+		msg[n++] = '\\';
+		msg[n++] = 'x';
+		msg[n++] = digits[*p >> 4];
+		msg[n++] = digits[*p & 15];
+	}
+	snprintf(msg + n, sizeof(msg) - n, ": not read: %s", why);
+	s->o.notice(s->o.notice_ctx, msg);
+}
+
+/*
+ * Kernel filesystems whose regular files are interfaces, not stored
+ * bytes: opening or reading one can act (a tracefs pipe consumes events)
+ * or read memory (/proc/PID/mem, whose lstat is a regular file of size 0,
+ * reads the analyzer's own address space when PID is self). No object a
+ * process maps lives on one of these.
+ */
+static int pseudo_fs(const struct statfs *sf)
+{
+	switch ((unsigned long)sf->f_type) {
+	case PROC_SUPER_MAGIC:
+	case SYSFS_MAGIC:
+	case DEBUGFS_MAGIC:
+	case TRACEFS_MAGIC:
+	case SECURITYFS_MAGIC:
+	case SELINUX_MAGIC:
+	case SMACK_MAGIC:
+	case CGROUP_SUPER_MAGIC:
+	case CGROUP2_SUPER_MAGIC:
+	case BPF_FS_MAGIC:
+	case PSTOREFS_MAGIC:
+	case EFIVARFS_MAGIC:
+	case DEVPTS_SUPER_MAGIC:
+	case BINFMTFS_MAGIC:
+	case NSFS_MAGIC:
+	case 0x62656570: /* configfs: not in linux/magic.h */
+	case 0x65735543: /* fusectl */
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/*
+ * NULL: @path, lstat'ed into *@st, may be opened; else why not. Nothing is
+ * opened to find out. A file too small for an ELF header is no object
+ * either (and the size of most pseudo-files is 0).
+ */
+static const char *check_path(const char *path, const struct stat *st)
+{
+	struct statfs sf;
+
+	if (S_ISLNK(st->st_mode))
+		return "a symbolic link (the kernel records resolved paths)";
+	if (S_ISFIFO(st->st_mode))
+		return "a FIFO, not a regular file";
+	if (S_ISCHR(st->st_mode) || S_ISBLK(st->st_mode))
+		return "a device, not a regular file";
+	if (S_ISDIR(st->st_mode))
+		return "a directory, not a regular file";
+	if (S_ISSOCK(st->st_mode))
+		return "a socket, not a regular file";
+	if (!S_ISREG(st->st_mode))
+		return "not a regular file";
+	if (!statfs(path, &sf) && pseudo_fs(&sf))
+		return "a file of a kernel pseudo-filesystem (procfs, sysfs, ...), not an object";
+	if (st->st_size < (off_t)sizeof(Elf32_Ehdr))
+		return "too small for an ELF file";
+	return NULL;
+}
+
 static int open_checked(struct cw_sym *s, const char *path, const uint8_t *bid, int bid_len,
 			Elf **elfp)
 {
-	/* O_NONBLOCK: opening a FIFO for reading would wait for a writer */
-	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	const char *why;
+	struct stat ls, fs;
+	int fd;
 
-	if (fd < 0) {
-		/* a symlink (the kernel records resolved paths) or a socket:
-		 * there, but not an object to read */
-		if (errno == ELOOP || errno == ENXIO)
-			s->st.refused++;
+	if (lstat(path, &ls))
+		return -1; /* missing (the debug directory has no copy): no refusal */
+	why = check_path(path, &ls);
+	if (why) {
+		notice(s, path, why);
+		errno = EINVAL;
 		return -1;
+	}
+	/*
+	 * The path can change between the check and the open, so the open
+	 * is made harmless for whatever it may find by then: O_NOFOLLOW (a
+	 * symlink fails), O_NONBLOCK (a FIFO does not wait for a writer, a
+	 * file under a lease does not wait for its holder), O_NOCTTY (a
+	 * terminal does not become ours), and the fstat below makes sure
+	 * the file opened is the one checked before a byte of it is read.
+	 */
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0) {
+		int err = errno;
+
+		if (err == ELOOP || err == ENXIO || err == EWOULDBLOCK) {
+			notice(s, path, "replaced since it was checked, or under a lease");
+			err = EINVAL;
+		}
+		errno = err; /* EMFILE and the like: the caller tries again later */
+		return -1;
+	}
+	if (fstat(fd, &fs) || !S_ISREG(fs.st_mode) || fs.st_dev != ls.st_dev ||
+	    fs.st_ino != ls.st_ino) {
+		notice(s, path, "replaced since it was checked");
+		goto refuse;
 	}
 	if (check_file(fd, bid, bid_len, elfp))
 		return fd;
-	s->st.refused++;
+	notice(s, path,
+	       bid_len ? "not an ELF object with the recorded build-id" : "not an ELF object");
+refuse:
 	close(fd);
 	errno = EINVAL;
 	return -1;
@@ -669,23 +811,24 @@ static int resolve(struct cw_sym *s, struct session *ss, uint64_t vaddr, int is_
 							     NULL));
 		n = 1;
 	}
+	/* the module is the mapping's, set by the caller: the object (and
+	 * so this cache entry) is shared by every path of its build-id */
 	for (int i = 0; i < n; i++) {
 		f[i].address = vaddr;
-		f[i].module = ss->o->path;
 		f[i].build_id = ss->o->hex;
 	}
 	return n;
 }
 
-static int unresolved(struct cw_sym *s, const struct obj *o, uint64_t addr,
-		      struct cw_sym_frame *out)
+static int unresolved(struct cw_sym *s, const struct cw_mapping *m, const struct obj *o,
+		      uint64_t addr, struct cw_sym_frame *out)
 {
 	memset(out, 0, sizeof(*out));
 	out->address = addr;
-	if (o) {
-		out->module = o->path;
+	if (m)
+		out->module = m->path;
+	if (o)
 		out->build_id = o->hex;
-	}
 	s->st.unresolved++;
 	return 1;
 }
@@ -733,26 +876,24 @@ int cw_sym__user(struct cw_sym *s, const struct cw_mapping *m, uint64_t addr, in
 	is_return = !!is_return;
 	s->st.lookups++;
 	if (!m || addr < m->start || addr >= m->end)
-		return unresolved(s, NULL, addr, out);
+		return unresolved(s, NULL, NULL, addr, out);
 	o = obj_get(s, m);
 	if (!o || o->state == OBJ_UNUSABLE)
-		return unresolved(s, o, addr, out);
+		return unresolved(s, m, o, addr, out);
 	off = addr - m->start + m->pgoff;
 	for (j = cache_slot(o, off, is_return); (e = &s->cache[j])->o;
 	     j = (j + 1) & (CACHE_SLOTS - 1)) {
 		if (e->o == o && e->off == off && e->is_return == is_return) {
 			s->st.hits++;
 			n = copy_out(&s->pool[e->first], e->n, out, max);
-			if (!out[n - 1].function)
-				s->st.unresolved++;
-			return n;
+			goto own_path;
 		}
 	}
 	ss = session_get(s, o);
 	if (!ss)
-		return unresolved(s, o, addr, out);
+		return unresolved(s, m, o, addr, out);
 	if (vaddr_of(o, off, &vaddr))
-		return unresolved(s, o, addr, out);
+		return unresolved(s, m, o, addr, out);
 	n = resolve(s, ss, vaddr, is_return, f, MAX_FRAMES);
 	if (s->ncache * 4 >= CACHE_SLOTS * 3 || s->pool_used + n > CACHE_FRAMES) {
 		cache_reset(s);
@@ -765,6 +906,9 @@ int cw_sym__user(struct cw_sym *s, const struct cw_mapping *m, uint64_t addr, in
 	s->pool_used += (uint32_t)n;
 	s->ncache++;
 	n = copy_out(f, n, out, max);
+own_path:
+	for (int i = 0; i < n; i++)
+		out[i].module = m->path;
 	if (!out[n - 1].function)
 		s->st.unresolved++;
 	return n;

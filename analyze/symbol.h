@@ -2,8 +2,11 @@
 /*
  * The symbolizer: addresses to function, file and line with libdw/libelf,
  * by build-id. An object is opened by its recorded path only when that is
- * a regular ELF file whose build-id matches the trace's; otherwise, and
- * for debug info, /usr/lib/debug/.build-id/xx/yyyy.debug (same checks).
+ * a regular ELF file whose build-id matches the trace's, checked before it
+ * is opened (contract 7: never a symlink, FIFO, device, directory, socket
+ * or a kernel pseudo-file such as /proc/PID/mem); otherwise, and for debug
+ * info, /usr/lib/debug/.build-id/xx/yyyy.debug (same checks). Each path
+ * refused is reported once through @notice.
  * Never the network (debuginfod is not used). One libdw session per
  * build-id is kept open (bounded), and each resolved address is cached,
  * so a frame seen again costs a hash lookup.
@@ -25,15 +28,26 @@ struct cw_sym_opts {
 	const char *debug_dir;	   /* NULL: "/usr/lib/debug" */
 	const struct cw_ksyms *ksyms; /* kernel frames; NULL: addresses only */
 	size_t max_sessions;	   /* open objects kept; 0: default */
+	/* A path refused (once each, the first CW_SYM_MAX_NOTICES of them,
+	 * then one message that says the rest are only counted); NULL:
+	 * counted only. */
+	void (*notice)(void *ctx, const char *msg);
+	void *notice_ctx;
 };
 
-/* One frame of a resolved address; strings live as long as the cw_sym. */
+#define CW_SYM_MAX_NOTICES 256
+
+/* One frame of a resolved address; strings live as long as the cw_sym,
+ * but for a user frame's module, which is its mapping's path itself (it
+ * lives as long as the mapping's cw_maps). */
 struct cw_sym_frame {
 	uint64_t address;     /* user: the address in the object (ELF vaddr,
 			       * load bias removed); kernel or unknown module:
 			       * the address as sampled */
-	const char *module;   /* path of the object, "[kernel]", "[name]" for
-			       * a kernel module; NULL: no mapping */
+	const char *module;   /* path of the mapping (each its own, even
+			       * where mappings share a build-id),
+			       * "[kernel]", "[name]" for a kernel module;
+			       * NULL: no mapping */
 	const char *build_id; /* hex, or NULL: the mapping recorded none
 			       * (the ELF file at its path was then used
 			       * unchecked) */
@@ -63,9 +77,10 @@ int cw_sym__user(struct cw_sym *s, const struct cw_mapping *m, uint64_t addr, in
 void cw_sym__kernel(struct cw_sym *s, uint64_t addr, struct cw_sym_frame *out);
 
 /* Counters: objects opened (again after a session was closed by the
- * bound), open attempts refused (a symlink, FIFO, device or directory,
- * not an ELF file, a build-id mismatch), addresses looked up (user and
- * kernel), cache hits, lookups whose outermost frame has no function. */
+ * bound), open attempts refused (a symlink, FIFO, device, directory,
+ * socket, pseudo-file, a file replaced while it was opened, not an ELF
+ * file, a build-id mismatch), addresses looked up (user and kernel),
+ * cache hits, lookups whose outermost frame has no function. */
 struct cw_sym_stats {
 	uint64_t opened, refused, lookups, hits, unresolved;
 };

@@ -14,7 +14,9 @@
  * Open the object a mapping names, with the symbolizer's checks: @path
  * when it is a regular ELF file (no symlink, no FIFO or device) whose
  * build-id is @bid, else the debug directory's .build-id file for @bid.
- * A file that exists but fails a check is counted as refused.
+ * A file that exists but fails a check is counted as refused (and
+ * reported, once per path); one that is not a regular file of a real
+ * filesystem is refused before it is opened.
  * @return an fd (the caller owns it) or -1; *@elf is an ELF handle on it
  * (the caller ends it) when @elf is not NULL.
  */

@@ -54,8 +54,9 @@ CREATE TABLE stacks(id INTEGER PRIMARY KEY, depth INTEGER NOT NULL);
 -- address as sampled; symbolized user frames, the address in the object
 -- (ELF vaddr: load bias removed); with --no-symbols (meta.symbols =
 -- 'none'), every user frame's address as sampled, with the module and
--- build-id of its mapping. module: the object's path, '[kernel]', or a
--- kernel module as '[name]'; NULL when no mapping held the address.
+-- build-id of its mapping. module: the path of the mapping that held the
+-- address (each its own, where mappings share a build-id), '[kernel]', or
+-- a kernel module as '[name]'; NULL when no mapping held the address.
 -- function NULL: not symbolized. inlined = 1: an inlined call, inside the
 -- frame that follows it in the stack.
 CREATE TABLE frames(

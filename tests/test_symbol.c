@@ -4,8 +4,11 @@
  * functions (by name, file and line, inlined ones too), libc's, stacks
  * unwound from a copy of this thread's registers and stack (through libc,
  * which has no frame pointers), the refusals (a wrong build-id, a FIFO, a
- * device, a directory, a missing file), the kernel's names, and the
- * address spaces' rules and bound against synthetic mapping records.
+ * device, a directory, a missing file), the paths refused before they are
+ * opened (inotify sees every open; a FIFO's blocked writer stays blocked),
+ * each frame labelled with its own mapping's path, the kernel's names,
+ * and the address spaces' rules and bound against synthetic mapping
+ * records.
  *
  * The functions below are noipa: neither inlined nor cloned, so their
  * names and frames are the ones written here, as -O2 compiles them (no
@@ -16,10 +19,14 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/inotify.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include "tests/check.h"
 #include "analyze/ksyms.h"
@@ -598,6 +605,309 @@ static void test_refusals(void)
 	printf("ok refusals\n");
 }
 
+/* --- refused before they are opened ------------------------------------- */
+
+struct notices {
+	int n;
+	char msg[16][512];
+};
+
+static void on_notice(void *ctx, const char *msg)
+{
+	struct notices *nt = ctx;
+
+	if (nt->n < 16)
+		snprintf(nt->msg[nt->n], sizeof(nt->msg[0]), "%s", msg);
+	nt->n++;
+}
+
+static void nap_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000 };
+
+	nanosleep(&ts, NULL);
+}
+
+/* An inotify instance that sees every open of @path (@path itself when
+ * @nofollow, else what it leads to). */
+static int watch_opens(const char *path, int nofollow)
+{
+	int in = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+
+	if (in >= 0 && inotify_add_watch(in, path, IN_OPEN | (nofollow ? IN_DONT_FOLLOW : 0)) < 0) {
+		close(in);
+		return -1;
+	}
+	return in;
+}
+
+/* 1: @in saw an open since the last call. */
+static int saw_open(int in)
+{
+	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+	int seen = 0;
+
+	while (read(in, buf, sizeof(buf)) > 0)
+		seen = 1;
+	return seen;
+}
+
+/* What @pid's kernel stack is waiting in ("" when unknown). */
+static void wchan_of(pid_t pid, char *out, size_t len)
+{
+	char path[64];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/wchan", (int)pid);
+	out[0] = '\0';
+	f = fopen(path, "r");
+	if (f) {
+		if (!fgets(out, (int)len, f))
+			out[0] = '\0';
+		fclose(f);
+	}
+}
+
+/* A child that opens @fifo for writing: the open blocks until a reader
+ * opens it, and the child exits as soon as it returns. @return its pid
+ * once it is blocked in that open, or -1. */
+static pid_t blocked_writer(const char *fifo)
+{
+	char wchan[64];
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		int fd = open(fifo, O_WRONLY | O_CLOEXEC);
+
+		_exit(fd >= 0 ? 0 : 1);
+	}
+	if (pid < 0)
+		return -1;
+	for (int i = 0; i < 500; i++) {
+		wchan_of(pid, wchan, sizeof(wchan));
+		if (!strcmp(wchan, "wait_for_partner"))
+			return pid;
+		nap_ms(10);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	return -1;
+}
+
+/* 1: @pid is still blocked in its open (not returned, not exited). */
+static int still_blocked(pid_t pid)
+{
+	char wchan[64];
+
+	nap_ms(100); /* a released writer exits at once: give it the time */
+	if (waitpid(pid, NULL, WNOHANG) != 0)
+		return 0;
+	wchan_of(pid, wchan, sizeof(wchan));
+	return !strcmp(wchan, "wait_for_partner");
+}
+
+/*
+ * Paths a hostile trace names: each refused with one notice and no open
+ * at all (inotify would see it, even a failed-check one on procfs), its
+ * frame unsymbolized but labelled with the path: a FIFO with a writer
+ * blocked on it (which stays blocked), a character device, a directory,
+ * a symlink to a good ELF file (neither the link nor its target opened),
+ * /proc/self/mem (a regular file of size 0 on procfs). Named again, by a
+ * mapping with another build-id, and through the unwinder: no second
+ * notice and still no open. The good ELF file is still symbolized.
+ */
+NOIPA void test_refused_unopened(void)
+{
+	struct notices nt = { 0 };
+	struct cw_sym_opts o = { .notice = on_notice, .notice_ctx = &nt };
+	struct cw_sym *s = cw_sym__new(&o);
+	char dir[] = "/tmp/cw-symopen-XXXXXX", fifo[64], sub[64], link[64];
+	const char *paths[] = { fifo, "/dev/zero", sub, link, "/proc/self/mem" };
+	const char *why[] = { "FIFO", "device", "directory", "symbolic link", "pseudo-filesystem" };
+	enum { NPATHS = 5 };
+	int watch[NPATHS], target = -1, n;
+	struct cw_sym_frame f[CW_SYM_MAX_INLINE + 1];
+	const char *names[64], *mods[64];
+	struct cw_sym_stats st;
+	struct cw_mapping m;
+	pid_t writer = -1;
+	int made = 0;
+
+/* CHECK, but the writer and the files are cleaned up on failure */
+#define EXPECT(cond, ...)                                                 \
+	do {                                                              \
+		if (!(cond)) {                                            \
+			fprintf(stderr, "%s:%d: ", __FILE__, __LINE__);  \
+			fprintf(stderr, __VA_ARGS__);                     \
+			fputc('\n', stderr);                              \
+			failures++;                                       \
+			goto cleanup;                                     \
+		}                                                         \
+	} while (0)
+
+	for (int i = 0; i < NPATHS; i++)
+		watch[i] = -1;
+	named_fn(6);
+	EXPECT(s && self_mapping(grabbed), "setup");
+	EXPECT(mkdtemp(dir), "mkdtemp: %s", strerror(errno));
+	made = 1;
+	snprintf(fifo, sizeof(fifo), "%s/fifo", dir);
+	snprintf(sub, sizeof(sub), "%s/dir", dir);
+	snprintf(link, sizeof(link), "%s/link", dir);
+	EXPECT(!mkfifo(fifo, 0600) && !mkdir(sub, 0700) &&
+	       !symlink(self_mapping(grabbed)->path, link), "mkfifo, mkdir, symlink");
+	alarm(20); /* an open that blocks ends the test */
+	writer = blocked_writer(fifo);
+	EXPECT(writer > 0, "the FIFO's writer never blocked in its open");
+	for (int i = 0; i < NPATHS; i++) {
+		watch[i] = watch_opens(paths[i], 1);
+		EXPECT(watch[i] >= 0, "inotify on %s: %s", paths[i], strerror(errno));
+	}
+	target = watch_opens(self_mapping(grabbed)->path, 0);
+	EXPECT(target >= 0, "inotify: %s", strerror(errno));
+
+	for (int i = 0; i < NPATHS; i++) {
+		memset(&m, 0, sizeof(m));
+		m.start = 0x10000;
+		m.end = 0x20000;
+		m.path = paths[i];
+		n = cw_sym__user(s, &m, 0x10100, 0, f, CW_SYM_MAX_INLINE + 1);
+		cw_sym__stats(s, &st);
+		EXPECT(n == 1 && !f[0].function && !strcmp(f[0].module, paths[i]) && !f[0].build_id &&
+		       f[0].address == 0x10100 && st.refused == (uint64_t)i + 1 && st.opened == 0,
+		       "%s: %d frames, function %s, refused %" PRIu64, paths[i], n, f[0].function,
+		       st.refused);
+		EXPECT(!saw_open(watch[i]), "%s was opened", paths[i]);
+		EXPECT(i != 3 || !saw_open(target), "the symlink was followed");
+		EXPECT(nt.n == i + 1 && strstr(nt.msg[i], paths[i]) && strstr(nt.msg[i], why[i]),
+		       "%s: %d notices, last '%s'", paths[i], nt.n, nt.n ? nt.msg[nt.n - 1] : "");
+	}
+	EXPECT(still_blocked(writer), "the FIFO's writer was released");
+
+	/* again, as other objects (with a build-id), and through the
+	 * unwinder (process 888888: this one's mappings and the hostile
+	 * ones) */
+	EXPECT(!cw_maps__fork(self_maps, (uint32_t)getpid(), 888888), "fork");
+	for (int i = 0; i < NPATHS; i++) {
+		uint8_t bid[20];
+		struct cw_mmap *r;
+		int err;
+
+		memset(bid, 0x40 + i, sizeof(bid));
+		memset(&m, 0, sizeof(m));
+		m.start = 0x10000;
+		m.end = 0x20000;
+		m.path = paths[i];
+		m.build_id_len = 20;
+		memcpy(m.build_id, bid, 20);
+		n = cw_sym__user(s, &m, 0x10100, 0, f, CW_SYM_MAX_INLINE + 1);
+		EXPECT(n == 1 && !f[0].function && !strcmp(f[0].module, paths[i]), "again: %s",
+		       paths[i]);
+		r = mk_rec(888888, 0x10000 + 0x10000 * (uint64_t)i, 0x1000, 0, paths[i], bid, 20);
+		err = cw_maps__mmap(self_maps, r);
+		free(r);
+		EXPECT(!err, "mmap record %s", paths[i]);
+	}
+	chain_a(2);
+	n = unwind_pid(s, 888888, names, mods, 64);
+	cw_maps__exit(self_maps, 888888);
+	EXPECT(n > 4 && !strcmp(names[3], "chain_a"), "unwind: %d frames, %s", n,
+	       n > 3 ? names[3] : "none");
+	/* (not the symlink's target: it is this binary, which the unwinder
+	 * opens) */
+	for (int i = 0; i < NPATHS; i++)
+		EXPECT(!saw_open(watch[i]), "%s was opened, again", paths[i]);
+	cw_sym__stats(s, &st);
+	EXPECT(nt.n == NPATHS && st.refused >= 2 * NPATHS, "again: %d notices, refused %" PRIu64,
+	       nt.n, st.refused);
+	EXPECT(still_blocked(writer), "the FIFO's writer was released, again");
+
+	/* the good ELF file, beside them */
+	n = cw_sym__user(s, self_mapping(grabbed), (uint64_t)(uintptr_t)grabbed, 1, f,
+			 CW_SYM_MAX_INLINE + 1);
+	cw_sym__stats(s, &st);
+	EXPECT(n == 1 && f[0].function && !strcmp(f[0].function, "named_fn") &&
+	       !strcmp(f[0].module, self_mapping(grabbed)->path) && st.opened >= 1 &&
+	       nt.n == NPATHS,
+	       "good file: %s, opened %" PRIu64 ", %d notices", f[0].function, st.opened, nt.n);
+	passes++;
+	printf("ok refused before opened: FIFO (writer still blocked), device, directory, "
+	       "symlink, /proc/self/mem\n");
+cleanup:
+#undef EXPECT
+	alarm(0);
+	if (writer > 0) {
+		kill(writer, SIGKILL);
+		waitpid(writer, NULL, 0);
+	}
+	for (int i = 0; i < NPATHS; i++)
+		if (watch[i] >= 0)
+			close(watch[i]);
+	if (target >= 0)
+		close(target);
+	if (made) {
+		unlink(link);
+		unlink(fifo);
+		rmdir(sub);
+		rmdir(dir);
+	}
+	cw_sym__free(s);
+}
+
+/*
+ * Mappings that share a build-id are one object (opened once, by the first
+ * path), but each frame names its own mapping's path: the same file seen
+ * under two names (a hard link, a container's root), found again in the
+ * address cache; and an object that cannot be found, unsymbolized under
+ * each of its paths.
+ */
+static void test_shared_build_id(void)
+{
+	struct cw_sym *s = new_sym();
+	struct cw_sym_frame f[CW_SYM_MAX_INLINE + 1];
+	struct cw_sym_stats st;
+	struct cw_mapping a, b;
+	uint64_t pc;
+	int n;
+
+	inline_caller(7);
+	pc = (uint64_t)(uintptr_t)grabbed;
+	CHECK(s && self_mapping(grabbed), "setup");
+	a = b = *self_mapping(grabbed);
+	b.path = "/other/root/test_symbol";
+	n = cw_sym__user(s, &a, pc, 1, f, CW_SYM_MAX_INLINE + 1);
+	CHECK(n == 2 && !strcmp(f[0].module, a.path) && !strcmp(f[1].module, a.path) &&
+	      !strcmp(f[1].function, "inline_caller"), "first: %d frames in %s", n, f[0].module);
+	n = cw_sym__user(s, &b, pc, 1, f, CW_SYM_MAX_INLINE + 1);
+	cw_sym__stats(s, &st);
+	CHECK(n == 2 && !strcmp(f[0].module, b.path) && !strcmp(f[1].module, b.path) &&
+	      !strcmp(f[1].function, "inline_caller") && st.hits == 1 && st.opened == 1,
+	      "second path: %d frames in %s, %s (hits %" PRIu64 ")", n, f[0].module,
+	      f[1].module, st.hits);
+	n = cw_sym__user(s, &a, pc, 1, f, CW_SYM_MAX_INLINE + 1);
+	CHECK(n == 2 && !strcmp(f[0].module, a.path) && !strcmp(f[1].module, a.path),
+	      "first again: %s", f[0].module);
+
+	memset(&a, 0, sizeof(a));
+	a.start = 0x10000;
+	a.end = 0x20000;
+	a.build_id_len = 20;
+	memset(a.build_id, 0xcd, 20);
+	b = a;
+	a.path = "/nonexistent/one/libshared.so";
+	b.path = "/nonexistent/two/libshared.so";
+	n = cw_sym__user(s, &a, 0x10100, 1, f, CW_SYM_MAX_INLINE + 1);
+	CHECK(n == 1 && !f[0].function && !strcmp(f[0].module, a.path), "missing, first: %s",
+	      f[0].module);
+	n = cw_sym__user(s, &b, 0x10100, 1, f, CW_SYM_MAX_INLINE + 1);
+	CHECK(n == 1 && !f[0].function && !strcmp(f[0].module, b.path) && f[0].build_id &&
+	      !strcmp(f[0].build_id, "cdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcd"),
+	      "missing, second: %s", f[0].module);
+	cw_sym__free(s);
+	passes++;
+	printf("ok each frame labelled with its own mapping's path\n");
+}
+
 static void test_kernel(void)
 {
 	static const char snapshot[] = "ffffffff81000000 T _stext\n"
@@ -780,6 +1090,8 @@ int main(void)
 	test_unwind();
 	test_unwind_libc();
 	test_refusals();
+	test_refused_unopened();
+	test_shared_build_id();
 	test_kernel();
 	cw_maps__free(self_maps);
 	printf("test_symbol: %d passed, %d failed\n", passes, failures);
