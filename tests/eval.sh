@@ -23,7 +23,12 @@
 #  - --require-* (exit 3), bad arguments (exit 2), bad truth lines and bad
 #    databases (exit 1, naming the file and line), JSON that parses and
 #    holds the CSV's figures, CSV with five columns on every row (a label
-#    with a comma quoted), -q, and the database left untouched.
+#    with a comma quoted), -q, and the database left untouched;
+#  - text from the inputs (a config key and value, a role, an object name,
+#    the label, the paths, a field quoted in an error, SQLite's message
+#    about a schema) holding ESC [ 31m, BEL, CR, tabs, C1 and bytes that
+#    are not UTF-8: no output holds a raw control byte, each shows the
+#    escaped form (FORMAT.md), JSON parses to the exact text.
 # The figures are read from the CSV (awk); the JSON checks need python3
 # and say so when it is missing. KEEP=1 keeps the work directory.
 #   tests/eval.sh BUILD
@@ -473,6 +478,100 @@ run 1 f1.truth f.db --baseline-db missing.db
 grep -q 'missing.db' err || fail "missing baseline db: $(cat err)"
 run 1 f1.truth f.db --json /nonexistent/dir/x.json
 grep -q 'x.json.*No such file' err || fail "unwritable json: $(cat err)"
+
+# ---------------------------------------------------------------- text from the inputs, escaped
+# Every control byte, C1 and byte that is not UTF-8 an input may hold, and
+# a tab where a field can have one (a config value of two fields, a path,
+# the label). A role and an object name are printed nowhere today: their
+# bytes must not reach an output either.
+NASTY=$'\e[31m\a\r'
+TN=$'t\e[31m\a\tn.truth'
+{
+	printf 'truth\t1\npid\t100\n'
+	printf 'config\tk%sey\tv%s\tw\xff\xc2\x9b\\z\n' "$NASTY" "$NASTY"
+	printf 'thread\t101\tfr%sont\xfe\n' "$NASTY"
+	printf 'thread\t102\tworker\n'
+	printf 'request\t1\t7\t101\t1000\t1000\t3000\t3000\n'
+	printf '%s\n' "$H1" "$H2" | sed -e 's/ /\t/g'
+	printf 'hop\t9\t1\ttimer\tobject\t101\t-\t-\tarm\ttimer\t-\tna%sme\xc3\x28\t3990\t4010\tfire\t101\t4400\t4600\t-\n' "$NASTY"
+} >"$TN"
+LBL=$'l\e[1m\t\x01\xff'
+run 0 "$TN" f.db --json e.json --csv e.csv --wrong e.wrong --label "$LBL"
+cp out e.out
+cp err e.err
+# clean FILE TABS: no control byte but newlines (and tabs when TABS is 1),
+# no C1, valid UTF-8.
+clean() {
+	python3 - "$1" "$2" <<'EOF' || fail "$1 holds raw bytes of the input (see above)"
+import sys
+b = open(sys.argv[1], 'rb').read()
+ok = {10} | ({9} if sys.argv[2] == '1' else set())
+bad = sorted({c for c in b if (c < 32 or c == 127) and c not in ok})
+try:
+    t = b.decode('utf-8')
+    c1 = [hex(ord(c)) for c in t if 0x80 <= ord(c) <= 0x9f]
+except UnicodeDecodeError as e:
+    print(f"eval: FAIL: {sys.argv[1]}: not UTF-8: {e}", file=sys.stderr)
+    sys.exit(1)
+if bad or c1:
+    print(f"eval: FAIL: {sys.argv[1]}: control bytes {bad}, C1 {c1}", file=sys.stderr)
+    sys.exit(1)
+EOF
+}
+if command -v python3 >/dev/null; then
+	clean e.out 0
+	clean e.err 0
+	clean e.json 0
+	clean e.csv 0
+	clean e.wrong 1
+fi
+grep -qF 'config k\x1b[31m\x07\x0dey = v\x1b[31m\x07\x0d\x09w\xff\xc2\x9b\\z' e.out ||
+	fail "the table shows no escaped config: $(cat -v e.out | head -3)"
+grep -qF 'label l\x1b[1m\x09\x01\xff' e.out || fail "the table shows no escaped label: $(cat -v e.out | head -3)"
+grep -qF 'causeway-eval: t\x1b[31m\x07\x09n.truth: 1 requests' e.out ||
+	fail "the table shows no escaped truth path: $(cat -v e.out | head -1)"
+grep -qP '^hop 2\tfutex\tedge 2\twrong$' e.wrong || fail "e.wrong: $(cat -A e.wrong)"
+if command -v python3 >/dev/null; then
+	python3 - e.json e.csv "$TN" <<'EOF' || fail "e.json, e.csv: see above"
+import csv, json, sys
+d = json.load(open(sys.argv[1], encoding='utf-8'))
+# Valid UTF-8 is exact (the controls as JSON escapes them); a byte that is
+# not UTF-8 is the text \xNN.
+assert d['config'] == {'k\x1b[31m\x07\rey': 'v\x1b[31m\x07\r\tw\\xff\x9b\\z'}, d['config']
+assert d['label'] == 'l\x1b[1m\t\x01\\xff', d['label']
+assert d['truth'] == sys.argv[3], d['truth']
+raw = open(sys.argv[1], 'rb').read()
+assert b'\\u001b[31m\\u0007\\u000dey' in raw and b'\\u009b' in raw, 'no \\u00XX in the JSON'
+rows = list(csv.reader(open(sys.argv[2], newline='', encoding='utf-8')))
+assert all(len(r) == 5 for r in rows), [r for r in rows if len(r) != 5][:2]
+assert all(r[0] == 'l\\x1b[1m\\x09\\x01\\xff' for r in rows[1:]), rows[1]
+EOF
+fi
+# Messages: the path and the fields they quote escaped, a long field cut.
+printf 'truth\t1\nho\ep\xc2\x9b\t1\n' >"$TN"
+run 1 "$TN" f.db
+grep -qF "causeway-eval: t\\x1b[31m\\x07\\x09n.truth:2: unknown record kind 'ho\\x1bp\\xc2\\x9b'" err ||
+	fail "unknown kind: $(cat -v err)"
+command -v python3 >/dev/null && clean err 0
+printf 'truth\t1\n%s\t1\n' "$(head -c 10000 /dev/zero | tr '\0' x)" >longkind.truth
+run 1 longkind.truth f.db
+[ "$(wc -c <err)" -lt 300 ] && grep -q "^causeway-eval: longkind.truth:2: unknown record kind 'xxx*\.\.\.'$" err ||
+	fail "a long field is not cut in the message: $(head -c 300 err)"
+printf '%s\n' "$FUTEX_HEAD" "${H1/direct/di$'\e'[31mrect}" | sed -e 's/ /\t/g' >rulee.truth
+run 1 rulee.truth f.db
+grep -qF "rulee.truth:8: RULE: 'di\\x1b[31mrect'" err || fail "RULE: $(cat -v err)"
+run 1 f1.truth $'no\e[31mpe.db'
+grep -qF 'causeway-eval: no\x1b[31mpe.db: cannot open the database' err || fail "db path: $(cat -v err)"
+run 2 f1.truth f.db $'--b\e[31mogus'
+grep -qF "unknown option '--b\\x1b[31mogus'" err || fail "option: $(cat -v err)"
+# SQLite's message quotes the database: the name of a schema object that
+# does not parse.
+sqlite3 schema.db "CREATE TABLE a(b); PRAGMA writable_schema=ON;
+	INSERT INTO sqlite_master VALUES('table', 'e' || char(27) || '[31m' || char(7),
+	'e' || char(27) || '[31m' || char(7), 0, 'CREATE TABLE e junk(');"
+run 1 f1.truth schema.db
+grep -qF 'malformed database schema (e\x1b[31m\x07)' err || fail "schema message: $(cat -v err)"
+
 
 [ $failed = 0 ] && echo "eval: all checks passed"
 exit $failed

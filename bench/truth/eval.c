@@ -41,10 +41,11 @@ static void usage(FILE *f)
 		"3 a --require threshold not met.\n");
 }
 
+/* @arg (from the command line) is escaped: it is printed back as given. */
 static int usage_error(const char *fmt, const char *arg)
 {
 	fprintf(stderr, "causeway-eval: ");
-	fprintf(stderr, fmt, arg);
+	fprintf(stderr, fmt, esc_msg(arg));
 	fprintf(stderr, "\nTry 'causeway-eval --help'.\n");
 	return 2;
 }
@@ -97,7 +98,9 @@ static int beats(const struct attr_score *b, const struct attr_score *c, int *cp
 
 static void print_system(const struct truth *t, const struct system_score *s, const char *title)
 {
-	printf("\n%s: %s (scored in %.2f s)\n", title, s->db_path, s->seconds);
+	printf("\n%s: ", title);
+	esc_fput(stdout, s->db_path);
+	printf(" (scored in %.2f s)\n", s->seconds);
 	printf("%-20s %7s %6s %7s %9s %7s %10s %7s %8s %8s %7s\n", "mechanism", "hops", "cancel",
 	       "claims", "precision", "recall", "false-join", "orphan", "observed", "reconstr",
 	       "unknown");
@@ -105,6 +108,8 @@ static void print_system(const struct truth *t, const struct system_score *s, co
 		const struct mstat *m = &s->m[k];
 		struct rates r = rates_of(m);
 
+		/* MECH names are [a-z0-9_] (eval_truth.c), so the column's
+		 * width holds. */
 		printf("%-20s %7ld %6ld %7ld %9.4f %7.4f %10.4f %7.4f %8.4f %8.4f %7.4f\n",
 		       k < t->nmechs ? t->mechs[k] : "all", m->hops, m->cancelled, m->claims,
 		       r.precision, r.recall, r.fj, r.orphan, r.obs, r.rec, r.unk);
@@ -177,20 +182,36 @@ static void print_attr(const struct attr_score *cw, const struct attr_score *th,
 
 /* --- JSON and CSV --------------------------------------------------------- */
 
+/*
+ * A JSON string is exact for text that is valid UTF-8: controls (C0, DEL
+ * and C1) as \u00XX, the rest as it is. A byte that is not UTF-8 has no
+ * JSON spelling (a JSON text is Unicode): it is written as the table
+ * writes it, the four characters \xNN, so the report stays valid JSON.
+ */
 static void json_str(FILE *f, const char *s)
 {
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n = strlen(s), i = 0;
+
 	fputc('"', f);
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if (*p == '"' || *p == '\\')
-			fprintf(f, "\\%c", *p);
-		else if (*p == '\n')
+	while (i < n) {
+		size_t k = esc_plain_len(p + i, n - i);
+
+		if (p[i] == '"' || p[i] == '\\')
+			fprintf(f, "\\%c", p[i]);
+		else if (p[i] == '\n')
 			fputs("\\n", f);
-		else if (*p == '\t')
+		else if (p[i] == '\t')
 			fputs("\\t", f);
-		else if (*p < 0x20 || *p == 0x7f)
-			fprintf(f, "\\u%04x", *p);
+		else if (k)
+			fwrite(p + i, 1, k, f);
+		else if (p[i] < 0x80)
+			fprintf(f, "\\u%04x", p[i]);
+		else if (p[i] == 0xc2 && i + 1 < n && p[i + 1] >= 0x80 && p[i + 1] <= 0x9f)
+			fprintf(f, "\\u%04x", p[++i]); /* C1: U+0080..U+009F */
 		else
-			fputc(*p, f);
+			fprintf(f, "\\\\x%02x", p[i]);
+		i += k ? k : 1;
 	}
 	fputc('"', f);
 }
@@ -382,18 +403,23 @@ static void write_json(FILE *f, const struct out_ctx *o)
 	fprintf(f, ", \"met\": %s}\n}\n", o->met ? "true" : "false");
 }
 
+/* Escaped as the table is (no CR or LF is left to quote, nor a control
+ * for a terminal that shows the file), then quoted (RFC 4180) when it
+ * holds a comma or a quote. */
 static void csv_field(FILE *f, const char *s)
 {
-	if (!strpbrk(s, ",\"\r\n")) {
-		fputs(s, f);
+	const char *q;
+
+	if (!strpbrk(s, ",\"")) {
+		esc_fput(f, s);
 		return;
 	}
 	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', f);
-		fputc(*s, f);
+	for (; (q = strchr(s, '"')); s = q + 1) {
+		esc_write(f, s, (size_t)(q - s));
+		fputs("\"\"", f);
 	}
+	esc_fput(f, s);
 	fputc('"', f);
 }
 
@@ -472,7 +498,9 @@ static int out_open(struct out *o, const char *path, const struct cw_outfile_opt
 		return errno == EEXIST || errno == EINVAL ? 2 : 1;
 	fd = dup(cw_outfile__fd(o->of));
 	if (fd < 0 || !(o->f = fdopen(fd, "w"))) {
-		fprintf(stderr, "causeway-eval: %s: %s\n", path, strerror(errno));
+		fputs("causeway-eval: ", stderr);
+		esc_fput(stderr, path);
+		fprintf(stderr, ": %s\n", strerror(errno));
 		if (fd >= 0)
 			close(fd);
 		return 1;
@@ -492,8 +520,11 @@ static int out_close(struct out *o, int commit)
 		err = ferror(o->f);
 		err |= fclose(o->f) != 0;
 	}
-	if (o->f && err)
-		fprintf(stderr, "causeway-eval: %s: write error\n", o->path);
+	if (o->f && err) {
+		fputs("causeway-eval: ", stderr);
+		esc_fput(stderr, o->path);
+		fputs(": write error\n", stderr);
+	}
 	o->f = NULL;
 	if (!err && commit && o->of && cw_outfile__commit(o->of))
 		err = 1;
@@ -644,16 +675,27 @@ int main(int argc, char **argv)
 		if (!quiet) {
 			long cancelled = cw.m[t.nmechs].cancelled;
 
-			printf("causeway-eval: %s: %zu requests, %zu hops (%ld cancelled), %zu "
-			       "threads",
-			       t.path, t.nreqs, t.nhops, cancelled, t.nthreads);
+			printf("causeway-eval: ");
+			esc_fput(stdout, t.path);
+			printf(": %zu requests, %zu hops (%ld cancelled), %zu threads", t.nreqs,
+			       t.nhops, cancelled, t.nthreads);
 			if (t.has_pid)
 				printf(", pid %lld", (long long)t.pid);
 			printf("\n");
-			for (size_t i = 0; i < t.nconfig; i++)
-				printf("  config %s = %s\n", t.config[i].key, t.config[i].value);
-			if (label)
-				printf("  label %s\n", label);
+			/* Free text of the truth file, escaped (eval_esc.c): a
+			 * value of several fields shows its tabs as \x09. */
+			for (size_t i = 0; i < t.nconfig; i++) {
+				printf("  config ");
+				esc_fput(stdout, t.config[i].key);
+				printf(" = ");
+				esc_fput(stdout, t.config[i].value);
+				printf("\n");
+			}
+			if (label) {
+				printf("  label ");
+				esc_fput(stdout, label);
+				printf("\n");
+			}
 			print_system(&t, &cw, "causeway");
 			if (baseline)
 				print_system(&t, &sched, "sched baseline");

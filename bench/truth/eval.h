@@ -3,7 +3,8 @@
  * causeway-eval: scores a causeway database against a truth file
  * (bench/truth/FORMAT.md). eval_truth.c reads the truth, eval_db.c opens a
  * database read-only and scores its claims, eval_attr.c the attribution,
- * eval.c the command line and the reports.
+ * eval.c the command line and the reports, eval_esc.c the escaping of what
+ * they print from an input.
  */
 #ifndef CAUSEWAY_EVAL_H
 #define CAUSEWAY_EVAL_H
@@ -84,7 +85,8 @@ struct truth {
 	size_t nmechs;
 };
 
-/* Reads PATH; on error prints "causeway-eval: PATH:LINE: ..." and returns -1. */
+/* Reads PATH; on error prints "causeway-eval: PATH:LINE: ..." (PATH and
+ * the fields escaped) and returns -1. */
 int truth_read(const char *path, struct truth *t);
 void truth_free(struct truth *t);
 
@@ -123,6 +125,9 @@ struct edb {
 
 int edb_open(const char *path, const struct truth *t, struct edb *db);
 void edb_close(struct edb *db);
+/* Prints "causeway-eval: PATH: WHAT: MSG" (": MSG" when MSG), PATH and MSG
+ * escaped. */
+void edb_say(const char *path, const char *what, const char *msg);
 /* Prints "causeway-eval: DB: what: sqlite's message" and returns -1. */
 int edb_fail(struct edb *db, const char *what);
 int edb_prepare(struct edb *db, const char *sql, sqlite3_stmt **st);
@@ -143,5 +148,18 @@ int u64map_get(const struct u64map *m, uint64_t k, uint64_t *v);
 void u64map_free(struct u64map *m);
 
 double now_seconds(void);
+
+/*
+ * Printing text that came from an input (eval_esc.c): a byte below 0x20,
+ * 0x7f, a byte that is not part of valid UTF-8 and a C1 control are
+ * written \xNN, a backslash \\; the rest as it is.
+ */
+/* How many bytes at @s (of @n) print as they are: 0 when s[0] is escaped. */
+size_t esc_plain_len(const unsigned char *s, size_t n);
+void esc_write(FILE *f, const char *s, size_t n);
+void esc_fput(FILE *f, const char *s);
+/* @s escaped and cut to about 100 bytes ("..." after), for a message; the
+ * result lives until the fourth call after. */
+const char *esc_msg(const char *s);
 
 #endif

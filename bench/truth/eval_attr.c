@@ -182,7 +182,7 @@ int score_attribution(struct edb *db, const struct truth *t, struct attr_score *
 			 " SELECT id, key, scope, start_ns FROM nodes WHERE type = 'request';"
 			 "CREATE INDEX IF NOT EXISTS temp.cw_req_k ON cw_req(key, start_ns);",
 			 NULL, NULL, &msg) != SQLITE_OK) {
-		fprintf(stderr, "causeway-eval: %s: %s\n", db->path, msg ? msg : "error");
+		edb_say(db->path, "query", msg ? msg : "error");
 		sqlite3_free(msg);
 		goto out;
 	}

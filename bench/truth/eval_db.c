@@ -113,18 +113,34 @@ void u64map_free(struct u64map *m)
 
 /* --- opening ----------------------------------------------------------- */
 
+/*
+ * "causeway-eval: DB: what: message", DB and SQLite's message escaped:
+ * the message can quote the database (the name of a table or an index in
+ * a schema that does not parse).
+ */
+void edb_say(const char *path, const char *what, const char *msg)
+{
+	fputs("causeway-eval: ", stderr);
+	esc_fput(stderr, path);
+	fprintf(stderr, ": %s", what);
+	if (msg) {
+		fputs(": ", stderr);
+		esc_fput(stderr, msg);
+	}
+	fputc('\n', stderr);
+}
+
 int edb_fail(struct edb *db, const char *what)
 {
-	fprintf(stderr, "causeway-eval: %s: %s: %s\n", db->path, what,
-		db->h ? sqlite3_errmsg(db->h) : "cannot open");
+	edb_say(db->path, what, db->h ? sqlite3_errmsg(db->h) : "cannot open");
 	return -1;
 }
 
 int edb_prepare(struct edb *db, const char *sql, sqlite3_stmt **st)
 {
 	if (sqlite3_prepare_v2(db->h, sql, -1, st, NULL) != SQLITE_OK) {
-		fprintf(stderr, "causeway-eval: %s: not the causeway schema this evaluator reads: %s\n",
-			db->path, sqlite3_errmsg(db->h));
+		edb_say(db->path, "not the causeway schema this evaluator reads",
+			sqlite3_errmsg(db->h));
 		*st = NULL;
 		return -1;
 	}
@@ -136,7 +152,7 @@ static int exec(struct edb *db, const char *sql)
 	char *msg = NULL;
 
 	if (sqlite3_exec(db->h, sql, NULL, NULL, &msg) != SQLITE_OK) {
-		fprintf(stderr, "causeway-eval: %s: %s\n", db->path, msg ? msg : "error");
+		edb_say(db->path, "query", msg ? msg : "error");
 		sqlite3_free(msg);
 		return -1;
 	}
@@ -242,13 +258,11 @@ int edb_open(const char *path, const struct truth *t, struct edb *db)
 	memset(db, 0, sizeof(*db));
 	db->path = path;
 	if (stat(path, &sb)) {
-		fprintf(stderr, "causeway-eval: %s: cannot open the database: %s\n", path,
-			strerror(errno));
+		edb_say(path, "cannot open the database", strerror(errno));
 		return -1;
 	}
 	if (!S_ISREG(sb.st_mode)) {
-		fprintf(stderr, "causeway-eval: %s: cannot open the database: not a regular file\n",
-			path);
+		edb_say(path, "cannot open the database", "not a regular file");
 		return -1;
 	}
 	if (sqlite3_open_v2(path, &db->h, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
@@ -269,11 +283,15 @@ int edb_open(const char *path, const struct truth *t, struct edb *db)
 		sqlite3_reset(st);
 		if (rc == SQLITE_ROW)
 			continue;
-		if (rc == SQLITE_DONE)
-			fprintf(stderr, "causeway-eval: %s: not a causeway database: no table '%s'\n",
-				path, tables[i]);
-		else
+		if (rc == SQLITE_DONE) {
+			char what[64];
+
+			snprintf(what, sizeof(what), "not a causeway database: no table '%s'",
+				 tables[i]);
+			edb_say(path, what, NULL);
+		} else {
 			edb_fail(db, "not a SQLite database");
+		}
 		sqlite3_finalize(st);
 		edb_close(db);
 		return -1;
@@ -860,11 +878,16 @@ static void resolve(struct scorer *s, struct system_score *out)
 		fj = !correct && fj;
 		owner = correct ? owner_c : fj ? owner_f : owner;
 		m = &out->m[t->hops[owner].mech];
-		if (!correct && eval_wrong_out)
-			fprintf(eval_wrong_out, "hop %" PRIu64 "\t%s\t%s %" PRId64 "\t%s\n",
-				t->hops[owner].hid, t->mechs[t->hops[owner].mech],
+		if (!correct && eval_wrong_out) {
+			/* One line, its fields separated by tabs: the MECH is
+			 * escaped like all it prints, though eval_truth.c admits
+			 * only [a-z0-9_]. */
+			fprintf(eval_wrong_out, "hop %" PRIu64 "\t", t->hops[owner].hid);
+			esc_fput(eval_wrong_out, t->mechs[t->hops[owner].mech]);
+			fprintf(eval_wrong_out, "\t%s %" PRId64 "\t%s\n",
 				s->recs[a].key & 1 ? "resource_waits" : "edge", s->recs[a].key / 2,
 				fj ? "false join across reuse" : "wrong");
+		}
 		m->claims++;
 		m->correct += correct;
 		m->false_joins += fj;

@@ -33,7 +33,9 @@ static int bad(const struct rd *r, const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "causeway-eval: %s:%ld: ", r->path, r->line);
+	fputs("causeway-eval: ", stderr);
+	esc_fput(stderr, r->path);
+	fprintf(stderr, ":%ld: ", r->line);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
@@ -86,7 +88,7 @@ static int parse_int(const char *s, int64_t *v)
 static int get_int(const struct rd *r, const char *what, const char *s, int64_t *v)
 {
 	if (parse_int(s, v))
-		return bad(r, "%s: '%s' is not a decimal integer", what, s);
+		return bad(r, "%s: '%s' is not a decimal integer", what, esc_msg(s));
 	return 0;
 }
 
@@ -101,7 +103,8 @@ static int get_opt_int(const struct rd *r, const char *what, const char *s, int 
 static int get_time(const struct rd *r, const char *what, const char *s, int64_t *v)
 {
 	if (s[0] == '-' || parse_int(s, v) || *v < 0)
-		return bad(r, "%s: '%s' is not a time (ns of CLOCK_MONOTONIC, >= 0)", what, s);
+		return bad(r, "%s: '%s' is not a time (ns of CLOCK_MONOTONIC, >= 0)", what,
+			   esc_msg(s));
 	return 0;
 }
 
@@ -116,7 +119,8 @@ static int get_window(const struct rd *r, const char *what, const char *s0, cons
 	if (get_time(r, what, s0, t0) || get_time(r, what, s1, t1))
 		return -1;
 	if (*t0 > *t1)
-		return bad(r, "%s: window [%s, %s] ends before it begins", what, s0, s1);
+		return bad(r, "%s: window [%s, %s] ends before it begins", what, esc_msg(s0),
+			   esc_msg(s1));
 	return 0;
 }
 
@@ -130,7 +134,7 @@ static int get_type(const struct rd *r, const char *what, const char *const *lis
 		return 0;
 	}
 	if (!in_list(list, s))
-		return bad(r, "%s: unknown type '%s'", what, s);
+		return bad(r, "%s: unknown type '%s'", what, esc_msg(s));
 	snprintf(out, TYPE_LEN, "%s", s);
 	return 0;
 }
@@ -170,10 +174,11 @@ static int mech_index(struct truth *t, struct caps *c, const struct rd *r, const
 	size_t len = strlen(s);
 
 	if (!len || len > 31)
-		return bad(r, "MECH '%s': want a name of 1 to 31 characters", s);
+		return bad(r, "MECH '%s': want a name of 1 to 31 characters", esc_msg(s));
 	for (const char *p = s; *p; p++)
 		if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '_'))
-			return bad(r, "MECH '%s': want lower case letters, digits and '_'", s);
+			return bad(r, "MECH '%s': want lower case letters, digits and '_'",
+				   esc_msg(s));
 	for (size_t i = 0; i < t->nmechs; i++)
 		if (!strcmp(t->mechs[i], s))
 			return (int)i;
@@ -197,7 +202,8 @@ static int parse_flags(const struct rd *r, char *s, unsigned *flags)
 		else if (!strcmp(f, "nested"))
 			*flags |= F_NESTED;
 		else
-			return bad(r, "FLAGS: unknown flag '%s' (cancelled, reused, nested)", f);
+			return bad(r, "FLAGS: unknown flag '%s' (cancelled, reused, nested)",
+				   esc_msg(f));
 	}
 	return 0;
 }
@@ -213,7 +219,7 @@ static int parse_hop(struct truth *t, struct caps *c, const struct rd *r, char *
 	memset(&h, 0, sizeof(h));
 	h.line = r->line;
 	if (f[1][0] == '-' || get_int(r, "HID", f[1], &v))
-		return f[1][0] == '-' ? bad(r, "HID: '%s' is not a hop id", f[1]) : -1;
+		return f[1][0] == '-' ? bad(r, "HID: '%s' is not a hop id", esc_msg(f[1])) : -1;
 	h.hid = (uint64_t)v;
 	if (get_int(r, "RID", f[2], &h.rid))
 		return -1;
@@ -227,7 +233,7 @@ static int parse_hop(struct truth *t, struct caps *c, const struct rd *r, char *
 	else if (!strcmp(f[4], "wait"))
 		h.rule = RULE_WAIT;
 	else
-		return bad(r, "RULE: '%s' is not direct, object or wait", f[4]);
+		return bad(r, "RULE: '%s' is not direct, object or wait", esc_msg(f[4]));
 	if (get_int(r, "SRC_TID", f[5], &h.src_tid) ||
 	    get_opt_int(r, "SRC_TASK", f[6], &h.has_task, &h.src_task) ||
 	    get_opt_int(r, "SRC_REQ", f[7], &h.has_req, &h.src_req))
@@ -284,7 +290,7 @@ static int parse_line(struct truth *t, struct caps *c, const struct rd *r, char 
 		if (!strcmp(f[0], kinds[k].kind))
 			break;
 	if (k == sizeof(kinds) / sizeof(kinds[0]))
-		return bad(r, "unknown record kind '%s'", f[0]);
+		return bad(r, "unknown record kind '%s'", esc_msg(f[0]));
 	if (kinds[k].fields ? n != kinds[k].fields : n < 3)
 		return bad(r, "%s: %zu fields, want %s%zu (fields are separated by one tab)", f[0],
 			   n, kinds[k].fields ? "" : "at least ",
@@ -301,7 +307,7 @@ static int parse_line(struct truth *t, struct caps *c, const struct rd *r, char 
 		if (get_int(r, "PID", f[1], &t->pid))
 			return -1;
 		if (t->pid <= 0)
-			return bad(r, "PID: '%s' is not a process id", f[1]);
+			return bad(r, "PID: '%s' is not a process id", esc_msg(f[1]));
 		t->has_pid = 1;
 		snprintf(t->pid_scope, sizeof(t->pid_scope), "pid:%lld", (long long)t->pid);
 		return 0;
@@ -494,8 +500,9 @@ int truth_read(const char *path, struct truth *t)
 	t->path = path;
 	fp = fopen(path, "r");
 	if (!fp) {
-		fprintf(stderr, "causeway-eval: %s: cannot open the truth file: %s\n", path,
-			strerror(errno));
+		fputs("causeway-eval: ", stderr);
+		esc_fput(stderr, path);
+		fprintf(stderr, ": cannot open the truth file: %s\n", strerror(errno));
 		return -1;
 	}
 	while ((len = getline(&line, &cap, fp)) >= 0) {
@@ -537,7 +544,7 @@ int truth_read(const char *path, struct truth *t)
 			}
 			if (strcmp(f[1], "1")) {
 				bad(&r, "truth format version '%s': this evaluator reads version 1",
-				    f[1]);
+				    esc_msg(f[1]));
 				goto out;
 			}
 			seen_header = 1;
@@ -547,12 +554,15 @@ int truth_read(const char *path, struct truth *t)
 			goto out;
 	}
 	if (ferror(fp)) {
-		fprintf(stderr, "causeway-eval: %s: read error: %s\n", path, strerror(errno));
+		fputs("causeway-eval: ", stderr);
+		esc_fput(stderr, path);
+		fprintf(stderr, ": read error: %s\n", strerror(errno));
 		goto out;
 	}
 	if (!seen_header) {
-		fprintf(stderr, "causeway-eval: %s: empty: not a truth file (no 'truth<TAB>1' line)\n",
-			path);
+		fputs("causeway-eval: ", stderr);
+		esc_fput(stderr, path);
+		fputs(": empty: not a truth file (no 'truth<TAB>1' line)\n", stderr);
 		goto out;
 	}
 	if (order_mechs(t) || link_records(t))
