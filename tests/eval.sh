@@ -28,7 +28,13 @@
 #    the label, the paths, a field quoted in an error, SQLite's message
 #    about a schema) holding ESC [ 31m, BEL, CR, tabs, C1 and bytes that
 #    are not UTF-8: no output holds a raw control byte, each shows the
-#    escaped form (FORMAT.md), JSON parses to the exact text.
+#    escaped form (FORMAT.md), JSON parses to the exact text;
+#  - the bounds (eval.h, TRUTH_*): /dev/zero, /dev/urandom, a line of
+#    100 MB, only newlines, a header then a huge line, a line of exactly
+#    the limit and one byte more, a sparse file and a stream past the
+#    file's size, a stream past the records, too many config lines,
+#    mechanisms and names: exit 1 naming the line, in bounded memory
+#    (peak RSS from /usr/bin/time) and time (timeout).
 # The figures are read from the CSV (awk); the JSON checks need python3
 # and say so when it is missing. KEEP=1 keeps the work directory.
 #   tests/eval.sh BUILD
@@ -572,6 +578,100 @@ sqlite3 schema.db "CREATE TABLE a(b); PRAGMA writable_schema=ON;
 run 1 f1.truth schema.db
 grep -qF 'malformed database schema (e\x1b[31m\x07)' err || fail "schema message: $(cat -v err)"
 
+# ---------------------------------------------------------------- bounds
+# brun RC SECS ARGS...: the evaluator, wanting exit RC within SECS s (a
+# hang is exit 124); its peak RSS in KB in $rss. Under an address-space
+# limit where the build starts under one (a sanitizer build reserves
+# terabytes): a regression must not take the machine's memory first.
+VLIM=
+(ulimit -v 4194304 && "$EV" --help >/dev/null 2>&1) 2>/dev/null && VLIM=4194304
+[ -n "$VLIM" ] || echo "eval: this build cannot run under ulimit -v: the bounds run without one" >&2
+if [ -x /usr/bin/time ]; then
+	TIME=(/usr/bin/time -f %M -o rss.out)
+else
+	echo "eval: /usr/bin/time is missing (package time): peak RSS is not checked" >&2
+	TIME=()
+fi
+brun() {
+	local want=$1 secs=$2 rc
+	shift 2
+	echo 0 >rss.out
+	(
+		[ -z "$VLIM" ] || ulimit -v "$VLIM"
+		exec "${TIME[@]}" timeout "$secs" "$EV" "$@"
+	) >out 2>err
+	rc=$?
+	rss=$(tail -1 rss.out)
+	case $rss in '' | *[!0-9]*) rss=0 ;; esac
+	[ "$rc" = "$want" ] || fail "causeway-eval $1: exit $rc, want $want ($(head -c 300 err | cat -v))"
+}
+# bounded NAME RC SECS MAXKB PATTERN ARGS...: brun, then the message
+# (grep -E; -: none) and the peak RSS.
+bounded() {
+	local name=$1 want=$2 secs=$3 max=$4 pat=$5
+	shift 5
+	brun "$want" "$secs" "$@"
+	if [ "$pat" = - ]; then
+		[ -s err ] && fail "$name: a message: $(head -c 300 err | cat -v)"
+	else
+		grep -qE -- "$pat" err || fail "$name: want '$pat' in: $(head -c 300 err | cat -v)"
+	fi
+	[ "$rss" -le "$max" ] || fail "$name: peak RSS $((rss / 1024)) MB, want at most $((max / 1024)) MB"
+}
+MB64=65536
+bounded /dev/zero 1 20 $MB64 '^causeway-eval: /dev/zero:1: a NUL byte' /dev/zero f.db
+head -c 20000000 /dev/urandom >urandom.truth
+bounded urandom 1 20 $MB64 '^causeway-eval: urandom.truth:[0-9]+: ' urandom.truth f.db
+{ printf 'truth\t1\n'; head -c 20000000 /dev/urandom; } >urandom2.truth
+bounded urandom2 1 20 $MB64 '^causeway-eval: urandom2.truth:[0-9]+: ' urandom2.truth f.db
+command -v python3 >/dev/null && clean err 0
+head -c 100000000 /dev/zero | tr '\0' a >long.truth
+bounded long-line 1 20 $MB64 '^causeway-eval: long.truth:1: longer than 65536 bytes' long.truth f.db
+{ cat f1.truth; cat long.truth; } >long2.truth
+bounded header-then-long 1 20 $MB64 '^causeway-eval: long2.truth:9: longer than 65536 bytes' \
+	long2.truth f.db
+head -c 20000000 /dev/zero | tr '\0' '\n' >newlines.truth
+bounded newlines 1 20 $MB64 '^causeway-eval: newlines.truth: only blank lines and comments: not a truth file' \
+	newlines.truth f.db
+printf 'truth\t1\nconfig\tk\0v\n' >nul.truth
+bounded nul 1 20 $MB64 '^causeway-eval: nul.truth:2: a NUL byte' nul.truth f.db
+# The line limit exactly: 65536 bytes without the newline are a line, one
+# more is not.
+c=$(head -c 65535 /dev/zero | tr '\0' x)
+{ cat f1.truth; printf '#%s\n' "$c"; } >max.truth
+bounded max-line 0 20 $MB64 - max.truth f.db -q
+{ cat f1.truth; printf '#%sx\n' "$c"; } >max1.truth
+bounded max-line+1 1 20 $MB64 '^causeway-eval: max1.truth:9: longer than 65536 bytes' max1.truth f.db
+# The file: a sparse file larger than 8 GiB is refused before it is read;
+# a stream (here 8 GiB of comment lines) when it passes.
+truncate -s 9G sparse.truth
+bounded sparse 1 20 $MB64 '^causeway-eval: sparse.truth: larger than 8589934592 bytes' sparse.truth f.db
+rm -f sparse.truth
+# (Streams come through process substitution, not a pipe: fail in a
+# pipeline's subshell would be lost.)
+bounded stream 1 120 $MB64 \
+	'^causeway-eval: /dev/stdin:[0-9]+: the file is larger than 8589934592 bytes' /dev/stdin f.db \
+	< <(yes "#$c")
+# The records: 2^25 thread lines fit (16 bytes each, 512 MiB, the role
+# kept once; 800 MB under ASan), one more does not.
+bounded records 1 180 1048576 '^causeway-eval: /dev/stdin:33554434: more than 33554432 records' \
+	/dev/stdin f.db < <(printf 'truth\t1\n'; yes $'thread\t1\tx')
+{ printf 'truth\t1\n'; for i in $(seq 1025); do printf 'config\tk%d\tv\n' "$i"; done; } >config.truth
+bounded config 1 20 $MB64 '^causeway-eval: config.truth:1026: more than 1024 config lines' config.truth f.db
+{
+	printf 'truth\t1\n'
+	for i in $(seq 65); do
+		printf 'hop\t%d\t1\tm%d\tdirect\t101\t-\t-\twake\tthread\t-\t-\t1\t2\twake\t102\t1\t2\t-\n' "$i" "$i"
+	done
+} >mechs.truth
+bounded mechs 1 20 $MB64 "^causeway-eval: mechs.truth:66: MECH 'm65': more than 64 mechanisms" mechs.truth f.db
+# Distinct names: 1100 roles of 61 KB pass 64 MiB.
+head -c 61000 /dev/zero | tr '\0' r >role
+{ printf 'truth\t1\n'; for i in $(seq 1100); do printf 'thread\t%d\t%d' "$i" "$i"; cat role; echo; done; } >names.truth
+bounded names 1 20 131072 \
+	'^causeway-eval: names.truth:[0-9]+: the distinct thread roles and object names pass 67108864 bytes' \
+	names.truth f.db
+rm -f urandom.truth urandom2.truth long.truth long2.truth newlines.truth names.truth
 
 [ $failed = 0 ] && echo "eval: all checks passed"
 exit $failed

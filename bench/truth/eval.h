@@ -20,6 +20,33 @@ enum rule { RULE_DIRECT, RULE_OBJECT, RULE_WAIT };
 #define F_REUSED    0x2
 #define F_NESTED    0x4
 
+/*
+ * What a truth file may hold (FORMAT.md, Limits): the evaluator refuses
+ * more, naming the line, so no input makes it read forever or keep more
+ * than about TRUTH_RECORDS_MAX * sizeof(struct hop) (the largest record)
+ * + TRUTH_CONFIG_MAX * TRUTH_LINE_MAX + TRUTH_TEXT_MAX. Each is far above
+ * what truthload writes.
+ */
+/* Bytes of one line, without its newline. The longest line truthload
+ * writes is a hop: 19 fields, 12 of them numbers of at most 20 digits,
+ * names of at most a kernel symbol (KSYM_NAME_LEN, 512): under 1 KiB. A
+ * line past 64 KiB is not a record but a file that is not a truth file
+ * (a binary, a stream without newlines), and the buffer costs nothing. */
+#define TRUTH_LINE_MAX 65536
+/* Bytes of the file. 10M hops of about 170 bytes and their request and
+ * cpu lines are about 2 GiB. */
+#define TRUTH_FILE_MAX (8ull << 30)
+/* Records (lines other than comments and blank lines): the arrays grow
+ * with them. 10M hops with a request and a cpu line for every hop fit. */
+#define TRUTH_RECORDS_MAX (1ul << 25)
+/* config lines: the knobs of a run (truthload writes 16). */
+#define TRUTH_CONFIG_MAX 1024
+/* Distinct MECH names: a row of every report each (FORMAT.md lists 9). */
+#define TRUTH_MECHS_MAX 64
+/* Bytes of the distinct thread roles and object names, each kept once
+ * (truthload has a dozen, under 200 bytes). */
+#define TRUTH_TEXT_MAX (64ul << 20)
+
 /* Names of the edge and node types are short: at most this, with the NUL. */
 #define TYPE_LEN 16
 
@@ -29,7 +56,7 @@ struct kv {
 
 struct thread_rec {
 	int64_t tid;
-	char *role;
+	const char *role; /* in truth.names */
 };
 
 struct request {
@@ -57,7 +84,7 @@ struct hop {
 	int has_task, has_req, has_key, has_a, has_dst, has_c;
 	int64_t src_task, src_req, obj_key;
 	char cause[TYPE_LEN], obj_type[TYPE_LEN], effect[TYPE_LEN];
-	char *obj_name; /* NULL: not given */
+	const char *obj_name; /* in truth.names; NULL: not given */
 	int64_t a0, a1, c0, c1, dst_tid;
 	unsigned flags;
 };
@@ -83,6 +110,8 @@ struct truth {
 	size_t nhops;
 	char **mechs; /* the MECH names: the known ones in their order, then others */
 	size_t nmechs;
+	char **names; /* the distinct roles and object names */
+	size_t nnames;
 };
 
 /* Reads PATH; on error prints "causeway-eval: PATH:LINE: ..." (PATH and

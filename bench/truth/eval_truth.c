@@ -3,13 +3,17 @@
  * The truth file (bench/truth/FORMAT.md): one record a line, fields
  * separated by one tab, '-' an empty field, '#' a comment. Every field is
  * checked: a line that is not what the format says is an error that names
- * the file and the line, never a guess.
+ * the file and the line, never a guess. Nothing in the file is trusted to
+ * be small: every line, the file and what is kept of it are bounded
+ * (eval.h, TRUTH_*), and what a message quotes of it is escaped.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "eval.h"
 
 static const char *const edge_types[] = { "spawn", "wake",    "submit",  "punt", "complete",
@@ -165,9 +169,82 @@ static char *xstrdup(const char *s)
 	return d;
 }
 
+/* What truth_read keeps while it reads: the arrays' capacities (each a
+ * power of two no larger than TRUTH_RECORDS_MAX, as it starts at 64 and
+ * doubles), and the index of the names kept once. */
 struct caps {
-	size_t config, threads, reqs, cpus, hops, mechs;
+	size_t config, threads, reqs, cpus, hops, mechs, names;
+	size_t records;
+	uint32_t *slot; /* open addressing: 1 + an index into truth.names, 0 empty */
+	size_t nslot;
+	size_t text; /* bytes charged to TRUTH_TEXT_MAX */
 };
+
+/* A name and the 32 bytes more it costs (its pointer, its slot, the
+ * allocator's header): so TRUTH_TEXT_MAX bounds the index as well as the
+ * text, however short the names. */
+#define NAME_COST(len) ((len) + 1 + 32)
+
+static uint64_t name_hash(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a */
+
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+		h = (h ^ *p) * 0x100000001b3ull;
+	return h;
+}
+
+static int names_rehash(struct truth *t, struct caps *c)
+{
+	size_t n = c->nslot ? c->nslot * 2 : 64;
+	uint32_t *slot = calloc(n, sizeof(*slot));
+
+	if (!slot)
+		return -1;
+	for (size_t i = 0; i < t->nnames; i++) {
+		size_t k = name_hash(t->names[i]) & (n - 1);
+
+		while (slot[k])
+			k = (k + 1) & (n - 1);
+		slot[k] = (uint32_t)i + 1;
+	}
+	free(c->slot);
+	c->slot = slot;
+	c->nslot = n;
+	return 0;
+}
+
+/*
+ * A thread's role or a hop's OBJ_NAME, kept once however many lines name
+ * it: 10M hops name a dozen kernel functions, and memory for the names
+ * must not grow with the lines. NULL after a message when the distinct
+ * names would pass TRUTH_TEXT_MAX.
+ */
+static const char *intern(struct truth *t, struct caps *c, const struct rd *r, const char *s)
+{
+	size_t len = strlen(s), k;
+
+	if (c->nslot)
+		for (k = name_hash(s) & (c->nslot - 1); c->slot[k]; k = (k + 1) & (c->nslot - 1))
+			if (!strcmp(t->names[c->slot[k] - 1], s))
+				return t->names[c->slot[k] - 1];
+	if (c->text + NAME_COST(len) > TRUTH_TEXT_MAX) {
+		bad(r, "the distinct thread roles and object names pass %lu bytes (TRUTH_TEXT_MAX)",
+		    (unsigned long)TRUTH_TEXT_MAX);
+		return NULL;
+	}
+	if ((t->nnames + 1) * 2 > c->nslot && names_rehash(t, c)) {
+		fprintf(stderr, "causeway-eval: out of memory\n");
+		exit(1);
+	}
+	t->names = grow(t->names, t->nnames, &c->names, sizeof(*t->names));
+	t->names[t->nnames] = xstrdup(s);
+	for (k = name_hash(s) & (c->nslot - 1); c->slot[k]; k = (k + 1) & (c->nslot - 1))
+		;
+	c->slot[k] = (uint32_t)t->nnames + 1;
+	c->text += NAME_COST(len);
+	return t->names[t->nnames++];
+}
 
 static int mech_index(struct truth *t, struct caps *c, const struct rd *r, const char *s)
 {
@@ -182,6 +259,9 @@ static int mech_index(struct truth *t, struct caps *c, const struct rd *r, const
 	for (size_t i = 0; i < t->nmechs; i++)
 		if (!strcmp(t->mechs[i], s))
 			return (int)i;
+	if (t->nmechs == TRUTH_MECHS_MAX)
+		return bad(r, "MECH '%s': more than %d mechanisms (TRUTH_MECHS_MAX)", s,
+			   TRUTH_MECHS_MAX);
 	t->mechs = grow(t->mechs, t->nmechs, &c->mechs, sizeof(*t->mechs));
 	t->mechs[t->nmechs] = xstrdup(s);
 	return (int)t->nmechs++;
@@ -245,36 +325,25 @@ static int parse_hop(struct truth *t, struct caps *c, const struct rd *r, char *
 	    get_type(r, "OBJ_TYPE", node_types, f[9], h.obj_type, h.rule == RULE_OBJECT) ||
 	    get_opt_int(r, "OBJ_KEY", f[10], &h.has_key, &h.obj_key))
 		return -1;
-	if (!is_empty(f[11]))
-		h.obj_name = xstrdup(f[11]);
 	if (get_window(r, "A0 A1", f[12], f[13], &h.has_a, &h.a0, &h.a1))
-		goto fail;
-	if (!h.has_a && h.rule != RULE_DIRECT) {
-		bad(r, "A0 A1: the cause window is required for RULE %s", f[4]);
-		goto fail;
-	}
+		return -1;
+	if (!h.has_a && h.rule != RULE_DIRECT)
+		return bad(r, "A0 A1: the cause window is required for RULE %s", f[4]);
 	if (get_type(r, "EFFECT", edge_types, f[14], h.effect, !cancelled) ||
 	    get_opt_int(r, "DST_TID", f[15], &h.has_dst, &h.dst_tid) ||
 	    get_window(r, "C0 C1", f[16], f[17], &h.has_c, &h.c0, &h.c1))
-		goto fail;
-	if (!cancelled && !h.has_c) {
-		bad(r, "C0 C1: the effect window is required (the hop is not cancelled)");
-		goto fail;
-	}
-	if (!cancelled && !h.has_dst && h.rule != RULE_OBJECT) {
-		bad(r, "DST_TID is required for RULE %s", f[4]);
-		goto fail;
-	}
-	if (h.rule == RULE_WAIT && h.has_c && h.c1 < h.a0) {
-		bad(r, "the wait window [A0, C1] ends before it begins");
-		goto fail;
-	}
+		return -1;
+	if (!cancelled && !h.has_c)
+		return bad(r, "C0 C1: the effect window is required (the hop is not cancelled)");
+	if (!cancelled && !h.has_dst && h.rule != RULE_OBJECT)
+		return bad(r, "DST_TID is required for RULE %s", f[4]);
+	if (h.rule == RULE_WAIT && h.has_c && h.c1 < h.a0)
+		return bad(r, "the wait window [A0, C1] ends before it begins");
+	if (!is_empty(f[11]) && !(h.obj_name = intern(t, c, r, f[11])))
+		return -1;
 	t->hops = grow(t->hops, t->nhops, &c->hops, sizeof(*t->hops));
 	t->hops[t->nhops++] = h;
 	return 0;
-fail:
-	free(h.obj_name);
-	return -1;
 }
 
 static int parse_line(struct truth *t, struct caps *c, const struct rd *r, char **f, size_t n)
@@ -298,6 +367,11 @@ static int parse_line(struct truth *t, struct caps *c, const struct rd *r, char 
 	for (size_t i = 0; i < n; i++)
 		if (!f[i][0])
 			return bad(r, "%s: field %zu is empty (an empty field is '-')", f[0], i + 1);
+	/* The arrays grow with the records, so their number is what bounds
+	 * the memory; the header is not counted, the pid line is. */
+	if (++c->records > TRUTH_RECORDS_MAX)
+		return bad(r, "more than %lu records (TRUTH_RECORDS_MAX)",
+			   (unsigned long)TRUTH_RECORDS_MAX);
 
 	if (!strcmp(f[0], "truth"))
 		return bad(r, "a second 'truth' line");
@@ -316,6 +390,9 @@ static int parse_line(struct truth *t, struct caps *c, const struct rd *r, char 
 		size_t len = 0;
 		char *v;
 
+		if (t->nconfig == TRUTH_CONFIG_MAX)
+			return bad(r, "more than %d config lines (TRUTH_CONFIG_MAX)",
+				   TRUTH_CONFIG_MAX);
 		for (size_t i = 2; i < n; i++)
 			len += strlen(f[i]) + 1;
 		v = malloc(len + 1);
@@ -333,13 +410,14 @@ static int parse_line(struct truth *t, struct caps *c, const struct rd *r, char 
 		return 0;
 	}
 	if (!strcmp(f[0], "thread")) {
+		const char *role;
 		int64_t tid;
 
-		if (get_int(r, "TID", f[1], &tid))
+		if (get_int(r, "TID", f[1], &tid) || !(role = intern(t, c, r, f[2])))
 			return -1;
 		t->threads = grow(t->threads, t->nthreads, &c->threads, sizeof(*t->threads));
 		t->threads[t->nthreads].tid = tid;
-		t->threads[t->nthreads++].role = xstrdup(f[2]);
+		t->threads[t->nthreads++].role = role;
 		return 0;
 	}
 	if (!strcmp(f[0], "request")) {
@@ -486,36 +564,116 @@ out:
 	return rc;
 }
 
+/*
+ * The file's lines, read through one buffer of TRUTH_LINE_MAX + 1 bytes
+ * (a longest line and its newline): a line is never longer than that in
+ * memory, whatever the file (getline grows its buffer to the line, which
+ * in /dev/zero or a binary has no end), and the bytes read are counted
+ * against TRUTH_FILE_MAX for a stream that fstat cannot measure.
+ */
+struct lines {
+	FILE *fp;
+	char buf[TRUTH_LINE_MAX + 2]; /* the line, its newline, a NUL put after */
+	size_t len, pos;              /* bytes in buf; the start of the next line */
+	uint64_t read;
+	int eof;
+};
+
+/* The next line in *line (NUL-terminated, without its newline), *n its
+ * length. @return 1, 0 at the end, -1 after a message naming the line. */
+static int lines_next(struct lines *l, struct rd *r, char **line, size_t *n)
+{
+	for (;;) {
+		char *p = l->buf + l->pos, *nl = memchr(p, '\n', l->len - l->pos);
+		size_t got;
+
+		if (!nl && l->len - l->pos > TRUTH_LINE_MAX) {
+			/* No newline in TRUTH_LINE_MAX + 1 bytes. A binary
+			 * file says so by its NULs before its length: the
+			 * more telling message. */
+			r->line++;
+			if (memchr(p, 0, TRUTH_LINE_MAX))
+				return bad(r, "a NUL byte: this is not a text file");
+			return bad(r, "longer than %d bytes (TRUTH_LINE_MAX): not a line of a "
+				      "truth file",
+				   TRUTH_LINE_MAX);
+		}
+		if (nl || (l->eof && l->len > l->pos)) {
+			*n = nl ? (size_t)(nl - p) : l->len - l->pos;
+			p[*n] = 0;
+			l->pos += *n + !!nl;
+			r->line++;
+			*line = p;
+			return 1;
+		}
+		if (l->eof)
+			return 0;
+		memmove(l->buf, p, l->len - l->pos);
+		l->len -= l->pos;
+		l->pos = 0;
+		got = fread(l->buf + l->len, 1, TRUTH_LINE_MAX + 1 - l->len, l->fp);
+		if (!got) {
+			if (ferror(l->fp)) {
+				fprintf(stderr, "causeway-eval: ");
+				esc_fput(stderr, r->path);
+				fprintf(stderr, ": read error after line %ld: %s\n", r->line,
+					strerror(errno));
+				return -1;
+			}
+			l->eof = 1;
+		}
+		l->len += got;
+		l->read += got;
+		if (l->read > TRUTH_FILE_MAX) {
+			/* Named by the line being read when it passed. */
+			r->line++;
+			return bad(r, "the file is larger than %llu bytes (TRUTH_FILE_MAX)",
+				   (unsigned long long)TRUTH_FILE_MAX);
+		}
+	}
+}
+
 int truth_read(const char *path, struct truth *t)
 {
 	struct rd r = { path, 0 };
 	struct caps caps = { 0 };
+	struct lines *l = NULL;
 	char *line = NULL, **f = NULL;
-	size_t cap = 0, fcap = 0;
-	ssize_t len;
-	int seen_header = 0, rc = -1;
-	FILE *fp;
+	size_t len = 0, fcap = 0;
+	struct stat st;
+	int seen_header = 0, rc = -1, got;
 
 	memset(t, 0, sizeof(*t));
 	t->path = path;
-	fp = fopen(path, "r");
-	if (!fp) {
+	if (!(l = calloc(1, sizeof(*l)))) {
+		fprintf(stderr, "causeway-eval: out of memory\n");
+		return -1;
+	}
+	l->fp = fopen(path, "r");
+	if (!l->fp) {
 		fputs("causeway-eval: ", stderr);
 		esc_fput(stderr, path);
 		fprintf(stderr, ": cannot open the truth file: %s\n", strerror(errno));
+		free(l);
 		return -1;
 	}
-	while ((len = getline(&line, &cap, fp)) >= 0) {
+	/* A file known too large is refused before it is read. */
+	if (!fstat(fileno(l->fp), &st) && S_ISREG(st.st_mode) &&
+	    (uint64_t)st.st_size > TRUTH_FILE_MAX) {
+		fputs("causeway-eval: ", stderr);
+		esc_fput(stderr, path);
+		fprintf(stderr, ": larger than %llu bytes (TRUTH_FILE_MAX): it has %" PRId64 "\n",
+			(unsigned long long)TRUTH_FILE_MAX, (int64_t)st.st_size);
+		goto out;
+	}
+	while ((got = lines_next(l, &r, &line, &len)) > 0) {
 		size_t n = 0;
 		char *p;
 
-		r.line++;
-		if ((size_t)len != strlen(line)) {
+		if (memchr(line, 0, len)) {
 			bad(&r, "a NUL byte: this is not a text file");
 			goto out;
 		}
-		if (len && line[len - 1] == '\n')
-			line[--len] = 0;
 		if (len && line[len - 1] == '\r')
 			line[--len] = 0;
 		if (!len || line[0] == '#')
@@ -553,25 +711,23 @@ int truth_read(const char *path, struct truth *t)
 		if (parse_line(t, &caps, &r, f, n))
 			goto out;
 	}
-	if (ferror(fp)) {
-		fputs("causeway-eval: ", stderr);
-		esc_fput(stderr, path);
-		fprintf(stderr, ": read error: %s\n", strerror(errno));
+	if (got < 0)
 		goto out;
-	}
 	if (!seen_header) {
 		fputs("causeway-eval: ", stderr);
 		esc_fput(stderr, path);
-		fputs(": empty: not a truth file (no 'truth<TAB>1' line)\n", stderr);
+		fprintf(stderr, ": %s: not a truth file (no 'truth<TAB>1' line)\n",
+			r.line ? "only blank lines and comments" : "empty");
 		goto out;
 	}
 	if (order_mechs(t) || link_records(t))
 		goto out;
 	rc = 0;
 out:
-	free(line);
 	free(f);
-	fclose(fp);
+	free(caps.slot);
+	fclose(l->fp);
+	free(l);
 	if (rc)
 		truth_free(t);
 	return rc;
@@ -583,12 +739,11 @@ void truth_free(struct truth *t)
 		free(t->config[i].key);
 		free(t->config[i].value);
 	}
-	for (size_t i = 0; i < t->nthreads; i++)
-		free(t->threads[i].role);
-	for (size_t i = 0; i < t->nhops; i++)
-		free(t->hops[i].obj_name);
+	for (size_t i = 0; i < t->nnames; i++)
+		free(t->names[i]);
 	for (size_t i = 0; i < t->nmechs; i++)
 		free(t->mechs[i]);
+	free(t->names);
 	free(t->config);
 	free(t->threads);
 	free(t->reqs);
