@@ -34,7 +34,8 @@
 #    the limit and one byte more, a sparse file and a stream past the
 #    file's size, a stream past the records, too many config lines,
 #    mechanisms and names: exit 1 naming the line, in bounded memory
-#    (peak RSS from /usr/bin/time) and time (timeout).
+#    (peak RSS from /usr/bin/time) and time (timeout); cpu lines made to
+#    collide in a hash of (RID, TID), in time.
 # The figures are read from the CSV (awk); the JSON checks need python3
 # and say so when it is missing. KEEP=1 keeps the work directory.
 #   tests/eval.sh BUILD
@@ -466,6 +467,8 @@ printf '%s\n' "$FUTEX_HEAD" "$H1" "$H1" | bad_truth dup.truth 9 'a second hop wi
 printf '%s\n' "$FUTEX_HEAD" "${H1/direct/sideways}" | bad_truth rule.truth 8 'RULE'
 printf '%s\n' "$FUTEX_HEAD" "${H1%-}bogus" | bad_truth flags.truth 8 "unknown flag 'bogus'"
 printf '%s\n' "$FUTEX_HEAD" "$H1" "cpu 1 101 -5 3" | bad_truth cpu.truth 9 'CPU_NS'
+printf '%s\n' "$FUTEX_HEAD" "cpu 1 102 1 1" "cpu 1 101 1 1" "$H1" "cpu 1 102 2 2" "cpu 1 101 2 2" |
+	bad_truth dupcpu.truth 11 'a second line for request 1 and thread 102 (the first on line 8)'
 run 1 missing.truth f.db
 grep -q 'missing.truth: cannot open' err || fail "missing truth: $(cat err)"
 run 1 f1.truth missing.db
@@ -671,7 +674,22 @@ head -c 61000 /dev/zero | tr '\0' r >role
 bounded names 1 20 131072 \
 	'^causeway-eval: names.truth:[0-9]+: the distinct thread roles and object names pass 67108864 bytes' \
 	names.truth f.db
-rm -f urandom.truth urandom2.truth long.truth long2.truth newlines.truth names.truth
+# (RID, TID) pairs made to collide in the hash the check once used (the
+# thread the request's index times its constant): 200K cpu lines took a
+# scan each, 35 s.
+if command -v python3 >/dev/null; then
+	python3 - >pairs.truth <<'EOF'
+import sys
+n, c, w = 200000, 0x9E3779B97F4A7C15, sys.stdout.write
+w('truth\t1\n')
+for i in range(n):
+    w(f'request\t{i}\t{i}\t1\t1\t1\t2\t2\n')
+for i in range(n):
+    w(f'cpu\t{i}\t{i * c % 2**64}\t1\t1\n')
+EOF
+	bounded pairs 0 10 1048576 - pairs.truth f.db -q
+fi
+rm -f urandom.truth urandom2.truth long.truth long2.truth newlines.truth names.truth pairs.truth
 
 [ $failed = 0 ] && echo "eval: all checks passed"
 exit $failed
