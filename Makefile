@@ -219,7 +219,7 @@ $(BUILD)/bench/floor.skel.h: $(BUILD)/bench/floor.bpf.o
 
 # The floor decides which hooks to attach with the capture's own class
 # table and kernel probes.
-FLOOR_OBJS := $(addprefix $(BUILD)/capture/,classes.o probe.o log.o)
+FLOOR_OBJS := $(addprefix $(BUILD)/capture/,classes.o probe.o log.o) $(LIB_OBJS)
 $(BUILD)/bench/floor: bench/floor.c $(BUILD)/bench/floor.skel.h $(FLOOR_OBJS) $(HEADERS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) -I$(BUILD)/bench $(LDFLAGS) -o $@ bench/floor.c $(FLOOR_OBJS) $(CAPTURE_LIBS)
@@ -247,7 +247,7 @@ $(BUILD)/bench/cpurun: bench/cpurun.c
 
 # symbench: the symbolizer's frames/s on cached and on cold addresses, and
 # the offline unwinder's stacks/s.
-SYMBENCH_OBJS := $(addprefix $(BUILD)/analyze/,maps.o symbol.o unwind.o ksyms.o)
+SYMBENCH_OBJS := $(addprefix $(BUILD)/analyze/,maps.o symbol.o unwind.o ksyms.o) $(LIB_OBJS)
 bench-tools: $(BUILD)/bench/symbench
 $(BUILD)/bench/symbench: bench/symbench.c $(SYMBENCH_OBJS) $(HEADERS)
 	$(call msg,LINK,$@)

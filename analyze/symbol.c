@@ -47,6 +47,7 @@
 #include "ksyms.h"
 #include "symbol.h"
 #include "unwind.h"
+#include "../lib/esc.h"
 
 #define DEFAULT_SESSIONS 64
 #define MAX_OBJECTS 65536
@@ -260,7 +261,6 @@ refuse:
 /* Report @path refused, once each, the first CW_SYM_MAX_NOTICES paths. */
 static void notice(struct cw_sym *s, const char *path, const char *why)
 {
-	static const char digits[] = "0123456789abcdef";
 	size_t mask = CW_SYM_MAX_NOTICES * 2 - 1, j, n;
 	uint64_t h = hash_bytes(path, strlen(path)) | 1;
 	char msg[PATH_MAX + 256];
@@ -281,16 +281,7 @@ static void notice(struct cw_sym *s, const char *path, const char *why)
 	s->noticed[j] = h;
 	n = (size_t)snprintf(msg, sizeof(msg), "symbolizer: ");
 	/* the path is the trace's: its bytes reach a terminal escaped */
-	for (const unsigned char *p = (const unsigned char *)path; *p && n < PATH_MAX; p++) {
-		if (*p >= 0x20 && *p < 0x7f && *p != '\\') {
-			msg[n++] = (char)*p;
-			continue;
-		}
-		msg[n++] = '\\';
-		msg[n++] = 'x';
-		msg[n++] = digits[*p >> 4];
-		msg[n++] = digits[*p & 15];
-	}
+	n += cw_esc_snprint(msg + n, PATH_MAX, path);
 	snprintf(msg + n, sizeof(msg) - n, ": not read: %s", why);
 	s->o.notice(s->o.notice_ctx, msg);
 }

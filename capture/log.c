@@ -3,6 +3,7 @@
 #include <bpf/libbpf.h>
 
 #include "capture/log.h"
+#include "lib/esc.h"
 
 static bool quiet;
 
@@ -11,11 +12,12 @@ void cw_log_quiet(bool q)
 	quiet = q;
 }
 
+/* Messages name paths the kernel reported and probes of traced
+ * programs: bytes anyone may have chosen, escaped before they reach the
+ * (root) user's terminal. */
 static void vmsg(const char *fmt, va_list ap)
 {
-	fputs(CW_PROG ": ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	cw_esc_vmsg(stderr, CW_PROG, fmt, ap);
 }
 
 void cw_msg(const char *fmt, ...)

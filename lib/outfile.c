@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "lib/esc.h"
 #include "lib/outfile.h"
 
 struct cw_outfile {
@@ -27,11 +28,9 @@ static void say(const struct cw_outfile_opts *o, const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "%s: ", o->prog);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	cw_esc_vmsg(stderr, o->prog, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 static const char *kind_of(mode_t m)

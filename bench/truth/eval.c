@@ -99,7 +99,7 @@ static int beats(const struct attr_score *b, const struct attr_score *c, int *cp
 static void print_system(const struct truth *t, const struct system_score *s, const char *title)
 {
 	printf("\n%s: ", title);
-	esc_fput(stdout, s->db_path);
+	cw_esc_fput(stdout, s->db_path);
 	printf(" (scored in %.2f s)\n", s->seconds);
 	printf("%-20s %7s %6s %7s %9s %7s %10s %7s %8s %8s %7s\n", "mechanism", "hops", "cancel",
 	       "claims", "precision", "recall", "false-join", "orphan", "observed", "reconstr",
@@ -195,7 +195,7 @@ static void json_str(FILE *f, const char *s)
 
 	fputc('"', f);
 	while (i < n) {
-		size_t k = esc_plain_len(p + i, n - i);
+		size_t k = cw_esc_plain_len(p + i, n - i);
 
 		if (p[i] == '"' || p[i] == '\\')
 			fprintf(f, "\\%c", p[i]);
@@ -411,15 +411,15 @@ static void csv_field(FILE *f, const char *s)
 	const char *q;
 
 	if (!strpbrk(s, ",\"")) {
-		esc_fput(f, s);
+		cw_esc_fput(f, s);
 		return;
 	}
 	fputc('"', f);
 	for (; (q = strchr(s, '"')); s = q + 1) {
-		esc_write(f, s, (size_t)(q - s));
+		cw_esc_write(f, s, (size_t)(q - s));
 		fputs("\"\"", f);
 	}
-	esc_fput(f, s);
+	cw_esc_fput(f, s);
 	fputc('"', f);
 }
 
@@ -499,7 +499,7 @@ static int out_open(struct out *o, const char *path, const struct cw_outfile_opt
 	fd = dup(cw_outfile__fd(o->of));
 	if (fd < 0 || !(o->f = fdopen(fd, "w"))) {
 		fputs("causeway-eval: ", stderr);
-		esc_fput(stderr, path);
+		cw_esc_fput(stderr, path);
 		fprintf(stderr, ": %s\n", strerror(errno));
 		if (fd >= 0)
 			close(fd);
@@ -522,7 +522,7 @@ static int out_close(struct out *o, int commit)
 	}
 	if (o->f && err) {
 		fputs("causeway-eval: ", stderr);
-		esc_fput(stderr, o->path);
+		cw_esc_fput(stderr, o->path);
 		fputs(": write error\n", stderr);
 	}
 	o->f = NULL;
@@ -676,24 +676,24 @@ int main(int argc, char **argv)
 			long cancelled = cw.m[t.nmechs].cancelled;
 
 			printf("causeway-eval: ");
-			esc_fput(stdout, t.path);
+			cw_esc_fput(stdout, t.path);
 			printf(": %zu requests, %zu hops (%ld cancelled), %zu threads", t.nreqs,
 			       t.nhops, cancelled, t.nthreads);
 			if (t.has_pid)
 				printf(", pid %lld", (long long)t.pid);
 			printf("\n");
-			/* Free text of the truth file, escaped (eval_esc.c): a
+			/* Free text of the truth file, escaped (lib/esc.h): a
 			 * value of several fields shows its tabs as \x09. */
 			for (size_t i = 0; i < t.nconfig; i++) {
 				printf("  config ");
-				esc_fput(stdout, t.config[i].key);
+				cw_esc_fput(stdout, t.config[i].key);
 				printf(" = ");
-				esc_fput(stdout, t.config[i].value);
+				cw_esc_fput(stdout, t.config[i].value);
 				printf("\n");
 			}
 			if (label) {
 				printf("  label ");
-				esc_fput(stdout, label);
+				cw_esc_fput(stdout, label);
 				printf("\n");
 			}
 			print_system(&t, &cw, "causeway");

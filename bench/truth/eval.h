@@ -3,8 +3,8 @@
  * causeway-eval: scores a causeway database against a truth file
  * (bench/truth/FORMAT.md). eval_truth.c reads the truth, eval_db.c opens a
  * database read-only and scores its claims, eval_attr.c the attribution,
- * eval.c the command line and the reports, eval_esc.c the escaping of what
- * they print from an input.
+ * eval.c the command line and the reports, eval_esc.c the fields a message quotes (escaped by lib/esc.c, as
+ * everything they print from an input).
  */
 #ifndef CAUSEWAY_EVAL_H
 #define CAUSEWAY_EVAL_H
@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <sqlite3.h>
+#include "../../lib/esc.h"
 
 enum rule { RULE_DIRECT, RULE_OBJECT, RULE_WAIT };
 
@@ -178,15 +179,7 @@ void u64map_free(struct u64map *m);
 
 double now_seconds(void);
 
-/*
- * Printing text that came from an input (eval_esc.c): a byte below 0x20,
- * 0x7f, a byte that is not part of valid UTF-8 and a C1 control are
- * written \xNN, a backslash \\; the rest as it is.
- */
-/* How many bytes at @s (of @n) print as they are: 0 when s[0] is escaped. */
-size_t esc_plain_len(const unsigned char *s, size_t n);
-void esc_write(FILE *f, const char *s, size_t n);
-void esc_fput(FILE *f, const char *s);
+/* Printing text that came from an input: lib/esc.h. */
 /* @s escaped and cut to about 100 bytes ("..." after), for a message; the
  * result lives until the fourth call after. */
 const char *esc_msg(const char *s);

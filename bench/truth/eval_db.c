@@ -121,11 +121,11 @@ void u64map_free(struct u64map *m)
 void edb_say(const char *path, const char *what, const char *msg)
 {
 	fputs("causeway-eval: ", stderr);
-	esc_fput(stderr, path);
+	cw_esc_fput(stderr, path);
 	fprintf(stderr, ": %s", what);
 	if (msg) {
 		fputs(": ", stderr);
-		esc_fput(stderr, msg);
+		cw_esc_fput(stderr, msg);
 	}
 	fputc('\n', stderr);
 }
@@ -883,7 +883,7 @@ static void resolve(struct scorer *s, struct system_score *out)
 			 * escaped like all it prints, though eval_truth.c admits
 			 * only [a-z0-9_]. */
 			fprintf(eval_wrong_out, "hop %" PRIu64 "\t", t->hops[owner].hid);
-			esc_fput(eval_wrong_out, t->mechs[t->hops[owner].mech]);
+			cw_esc_fput(eval_wrong_out, t->mechs[t->hops[owner].mech]);
 			fprintf(eval_wrong_out, "\t%s %" PRId64 "\t%s\n",
 				s->recs[a].key & 1 ? "resource_waits" : "edge", s->recs[a].key / 2,
 				fj ? "false join across reuse" : "wrong");

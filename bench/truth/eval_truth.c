@@ -38,7 +38,7 @@ static int bad(const struct rd *r, const char *fmt, ...)
 	va_list ap;
 
 	fputs("causeway-eval: ", stderr);
-	esc_fput(stderr, r->path);
+	cw_esc_fput(stderr, r->path);
 	fprintf(stderr, ":%ld: ", r->line);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
@@ -638,7 +638,7 @@ static int lines_next(struct lines *l, struct rd *r, char **line, size_t *n)
 		if (!got) {
 			if (ferror(l->fp)) {
 				fprintf(stderr, "causeway-eval: ");
-				esc_fput(stderr, r->path);
+				cw_esc_fput(stderr, r->path);
 				fprintf(stderr, ": read error after line %ld: %s\n", r->line,
 					strerror(errno));
 				return -1;
@@ -675,7 +675,7 @@ int truth_read(const char *path, struct truth *t)
 	l->fp = fopen(path, "r");
 	if (!l->fp) {
 		fputs("causeway-eval: ", stderr);
-		esc_fput(stderr, path);
+		cw_esc_fput(stderr, path);
 		fprintf(stderr, ": cannot open the truth file: %s\n", strerror(errno));
 		free(l);
 		return -1;
@@ -684,7 +684,7 @@ int truth_read(const char *path, struct truth *t)
 	if (!fstat(fileno(l->fp), &st) && S_ISREG(st.st_mode) &&
 	    (uint64_t)st.st_size > TRUTH_FILE_MAX) {
 		fputs("causeway-eval: ", stderr);
-		esc_fput(stderr, path);
+		cw_esc_fput(stderr, path);
 		fprintf(stderr, ": larger than %llu bytes (TRUTH_FILE_MAX): it has %" PRId64 "\n",
 			(unsigned long long)TRUTH_FILE_MAX, (int64_t)st.st_size);
 		goto out;
@@ -738,7 +738,7 @@ int truth_read(const char *path, struct truth *t)
 		goto out;
 	if (!seen_header) {
 		fputs("causeway-eval: ", stderr);
-		esc_fput(stderr, path);
+		cw_esc_fput(stderr, path);
 		fprintf(stderr, ": %s: not a truth file (no 'truth<TAB>1' line)\n",
 			r.line ? "only blank lines and comments" : "empty");
 		goto out;
