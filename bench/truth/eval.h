@@ -3,8 +3,8 @@
  * causeway-eval: scores a causeway database against a truth file
  * (bench/truth/FORMAT.md). eval_truth.c reads the truth, eval_db.c opens a
  * database read-only and scores its claims, eval_attr.c the attribution,
- * eval.c the command line and the reports, eval_esc.c the fields a message quotes (escaped by lib/esc.c, as
- * everything they print from an input).
+ * eval.c the command line and the reports, eval_esc.c the fields a
+ * message quotes (escaped by lib/esc.c, as all they print of an input).
  */
 #ifndef CAUSEWAY_EVAL_H
 #define CAUSEWAY_EVAL_H
