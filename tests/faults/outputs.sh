@@ -110,5 +110,20 @@ left=$(ls -A | grep -E '\.tmp\.|^same\.x$|^nowhere$')
 [ -z "$left" ] || fail "causeway-eval left: $left"
 echo "faults/outputs: causeway-eval refused every output at an input or a link; inputs unchanged"
 
+# --- what the capture says is escaped -----------------------------------
+# Its messages name paths (here the output's, elsewhere those the kernel
+# reports and probes of traced programs): no raw control byte reaches the
+# terminal. The name holds ESC [ 3 1 m and a BEL, in a directory that does
+# not exist, so that the capture refuses it at once.
+if [ "$(id -u)" = 0 ]; then
+	bad=$'nodir\e[31m\a/x.cwt'
+	"$BUILD/causeway-capture" -q -F 0 --no-offcpu -d 0.1 -o "$bad" 2>cap.err
+	rc=$?
+	[ $rc = 2 ] || fail "a capture to a missing directory: exit $rc, want 2"
+	LC_ALL=C grep -q $'[\x01-\x08\x0b-\x1f\x7f]' cap.err && fail "the capture printed raw control bytes: $(od -c cap.err | head -3)"
+	grep -qF 'nodir\x1b[31m\x07/x.cwt' cap.err || fail "the capture's message lacks the escaped name: $(cat -v cap.err)"
+	rm -f cap.err
+fi
+
 [ $failed = 0 ] && echo "faults/outputs: all checks passed"
 exit $failed
