@@ -155,6 +155,20 @@ struct cw_outfile *cw_outfile__create(const char *path, const struct cw_outfile_
 		goto fail;
 	}
 	o->opts = *opts;
+	/* The caller's list may not outlive this call: the commit checks
+	 * the inputs again. The names themselves are the caller's (argv). */
+	o->opts.inputs = NULL;
+	if (opts->ninputs) {
+		const char **in = calloc(opts->ninputs, sizeof(*in));
+
+		if (!in) {
+			say(opts, "out of memory");
+			err = ENOMEM;
+			goto fail;
+		}
+		memcpy(in, opts->inputs, opts->ninputs * sizeof(*in));
+		o->opts.inputs = in;
+	}
 	o->fd = open(o->tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (o->fd < 0) {
 		err = errno;
@@ -164,6 +178,7 @@ struct cw_outfile *cw_outfile__create(const char *path, const struct cw_outfile_
 	return o;
 fail:
 	if (o) {
+		free((void *)o->opts.inputs);
 		free(o->path);
 		free(o->tmp);
 	}
@@ -281,6 +296,7 @@ void cw_outfile__free(struct cw_outfile *o)
 		close(o->fd);
 	if (!o->committed)
 		unlink(o->tmp);
+	free((void *)o->opts.inputs);
 	free(o->path);
 	free(o->tmp);
 	free(o);
