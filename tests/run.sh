@@ -4,7 +4,9 @@
 # unit:     every BUILD/tests/test_* program
 # fixtures: every fixtures/*.events, compiled, analyzed and compared with
 #           fixtures/*.expect (UPDATE=1 rewrites the .expect files)
-# cli:      tests/analyze_cli.sh, the analyzer's command line (no BPF)
+# cli:      tests/analyze_cli.sh, the analyzer's command line, and
+#           tests/docs.sh, the docs against --help and their citations
+#           (no BPF)
 # eval:     tests/eval.sh, causeway-eval against hand-made truth files and
 #           databases whose scores are known by construction (no BPF)
 # live:     every tests/live/*.sh, real BPF captures (exit 77 = skipped,
@@ -13,7 +15,7 @@
 #           order; --live NAMES runs only those (e.g. --live wake)
 # faults:   every tests/faults/*.sh: killed captures, interrupted and
 #           racing analyzers, outputs pointed at inputs and symlinks, a
-#           full disk, hostile mapping paths (contract 7; root for the
+#           full disk, hostile mapping paths (docs/model.md §7; root for the
 #           captures, which skip with 77 only where BPF cannot load)
 # fuzz:     tests/fuzz.sh, the reader's libFuzzer target for FUZZ_SECONDS
 #           (60) on the fixture corpus, under ASan and UBSan
@@ -81,6 +83,8 @@ fi
 if want cli; then
 	bash "$top/tests/analyze_cli.sh" "$BUILD"
 	result cli/analyze $?
+	bash "$top/tests/docs.sh" "$BUILD"
+	result cli/docs $?
 fi
 
 if want eval; then

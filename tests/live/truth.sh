@@ -7,7 +7,7 @@
 # contended cache), captured with every class and CPU samples; the
 # database is scored by causeway-eval against the workload's own truth.
 # Fails when causeway's edge precision is below 1.000 or its recall below
-# the zero-loss figure the README states ("zero-loss recall floor"), or
+# the zero-loss figure docs/truth.md states ("zero-loss recall floor"), or
 # when its attribution is no better than per-thread CPU on this pipeline.
 # The same run analyzed with -e sched (the thread-level baseline) must
 # find the futex handoffs and none of the others.
@@ -19,8 +19,8 @@ for f in "$EV" "$TL"; do
 	[ -x "$f" ] || fail "$f is not built"
 done
 top=$(cd "$(dirname "$0")/../.." && pwd)
-floor=$(sed -n 's/.*zero-loss recall floor: \*\*\([0-9.]*\)\*\*.*/\1/p' "$top/README.md" | head -1)
-[ -n "$floor" ] || fail "the README states no zero-loss recall floor"
+floor=$(sed -n 's/.*zero-loss recall floor: \*\*\([0-9.]*\)\*\*.*/\1/p' "$top/docs/truth.md" | head -1)
+[ -n "$floor" ] || fail "docs/truth.md states no zero-loss recall floor"
 
 capture -q -F 4999 -o "$T/t.cwt" -- "$TL" --requests 60 --work-us 3000 --truth "$T/t.truth"
 need=$(awk -F'\t' '$1 == "request"' "$T/t.truth" | wc -l)
@@ -31,7 +31,7 @@ analyze "$T/t.cwt" "$T/t.db"
 	"$T/t.truth" "$T/t.db" >"$T/eval.txt" 2>&1
 rc=$?
 cat "$T/eval.txt"
-[ $rc = 0 ] || fail "causeway-eval: exit $rc (precision below 1 or recall below the README's $floor)"
+[ $rc = 0 ] || fail "causeway-eval: exit $rc (precision below 1 or recall below docs/truth.md's $floor)"
 
 fig() { # SYSTEM MECH METRIC
 	awk -F, -v s="$1" -v m="$2" -v k="$3" '$2 == s && $3 == m && $4 == k { print $5 }' "$T/t.csv"
