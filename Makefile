@@ -175,7 +175,7 @@ test: deps
 # spawn in live/spawn; ASan's own qsort would stand in libc's in
 # live/dwarf; live/samples needs every switch-in of its sleeper, and the
 # capture misses some, more often at the sanitized workload's pace: see
-# the README's known gaps).
+# docs/model.md §4.2, A known gap).
 test-san:
 	$(Q)$(MAKE) --no-print-directory BUILD=build-san SAN=1 all
 	$(Q)tests/run.sh build-san --live wake,usdt,flood

@@ -6,7 +6,7 @@
  * because a loss is reported at the end of its accounting window: the
  * events it affects have been read by then. Knowing every break up front
  * lets the join downgrade exactly the joins whose evidence could lie
- * inside one (contract 5.7).
+ * inside one (docs/model.md §5.7).
  *
  * A break may concern one io_uring ring only (a CQE overflow, contract
  * 5.4): cw_break.ring names it, only that ring's joins ask about it

@@ -119,7 +119,7 @@ static int add_unreported_breaks(struct cw_scan *s)
 }
 
 /*
- * A CQE that did not fit its ring's completion queue (contract 5.4): the
+ * A CQE that did not fit its ring's completion queue (docs/model.md §5.4): the
  * kernel posts it later from its overflow list, or drops it (ocqe 0), and
  * either way no io_uring_complete names it, so any of that ring's
  * requests may have completed unseen here. Only that ring's joins see

@@ -6,7 +6,7 @@
 #include <string.h>
 #include "carry.h"
 
-/* The handoffs that carry work from a cause to its effect (contract 4's
+/* The handoffs that carry work from a cause to its effect (docs/model.md §4's
  * directions). Not resume: a task's thread runs it only between poll
  * begin and end, which the adapter's interval says (observed); not
  * begin, end, acquire or release, which name requests and resources,
@@ -35,7 +35,7 @@ static void set_origin(struct cw_carry *k, const struct cw_obj *req)
 	const char *scope = cw_scope__name(cw_obj__scope(req));
 
 	memset(k, 0, sizeof(*k));
-	/* A request's scope is its process ('pid:N', contract 6): how it
+	/* A request's scope is its process ('pid:N', docs/model.md §6): how it
 	 * is found again. Any other spelling cannot be found: no carry. */
 	if (sscanf(scope, "pid:%u", &k->req_pid) != 1)
 		return;

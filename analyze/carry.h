@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Causal attribution over kernel handoffs (contract 6.1, reconstructed).
+ * Causal attribution over kernel handoffs (docs/model.md §6.1, reconstructed).
  *
  * An adapter interval names the request a thread works for (observed).
  * Where none does, the request is carried along the edges: a thread woken

@@ -7,7 +7,7 @@
  *
  * To add a class: write analyze/cls_NAME.c with its handlers and a
  * `const struct cw_aclass cw_aclass_NAME`, declare it below, and list it
- * in join.c's table. See the README (Adding an edge class).
+ * in join.c's table. See docs/hacking.md (Adding an edge class).
  */
 #ifndef CAUSEWAY_CLASSES_H
 #define CAUSEWAY_CLASSES_H
@@ -62,7 +62,7 @@ struct cw_aclass {
 	 */
 	const struct cw_handler *watches;
 	/*
-	 * What runs on a thread (contract 4, samples.node): the most
+	 * What runs on a thread (docs/model.md §4, samples.node): the most
 	 * specific node of rank @rank this class knows to be running on
 	 * @thread at @h, or NULL. A class may run nodes of several ranks
 	 * (the adapter: a runtime task being polled inside a request), so

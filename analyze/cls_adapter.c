@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * The adapter class: runtime tasks, requests and resources that programs
- * declare through USDT probes (contract 6), and the probes real software
+ * declare through USDT probes (docs/model.md §6), and the probes real software
  * already ships (PostgreSQL), mapped to the same contract by one table.
  *
  * Probes. The capture writes a record for every probe it attached (id,

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * The io_uring class: rings and their requests (contract 5.1-5.4, 5.7-5.9).
+ * The io_uring class: rings and their requests (docs/model.md §5.1-5.4, 5.7-5.9).
  *
  * Rings. A ring is not a node but a scope: its io_ring_ctx pointer and
  * its generation, 'ring:0x<ptr>#<generation>'. A create starts a
@@ -470,7 +470,7 @@ static int ring_end(struct cw_cls *c, struct ring *r, int evicted)
 	return err;
 }
 
-/* Push out the least recently named ring (contract 5.8). */
+/* Push out the least recently named ring (docs/model.md §5.8). */
 static int ring_evict(struct cw_cls *c)
 {
 	struct uring *u = c->state;
@@ -611,7 +611,7 @@ static struct cw_obj *submitter_of(struct cw_cls *c, uint64_t node, uint32_t tid
 }
 
 /* How a join at @ts to @o, a request of @r, stands against loss
- * (contract 5.7): J_EXACT, or the kind of break since its submission
+ * (docs/model.md §5.7): J_EXACT, or the kind of break since its submission
  * that could hide its end and a reuse of its keys. */
 static enum join join_loss(struct cw_cls *c, const struct ring *r, const struct cw_obj *o,
 			   uint64_t ts)
@@ -643,7 +643,7 @@ static void set_opcode(struct cw_obj *o, int opcode)
 
 /*
  * The live request (@ptr, @ud) of @r that a request record at @h names,
- * or an orphan when it has none (contract 5.3). @task: the record's
+ * or an orphan when it has none (docs/model.md §5.3). @task: the record's
  * current task; in task context its process owns the ring.
  */
 static struct cw_obj *req_named(struct cw_cls *c, const struct cw_hdr *h, struct ring *r,

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * The net class: packets (contract 5.2, 5.3, 5.6).
+ * The net class: packets (docs/model.md §5.2, 5.3, 5.6).
  *
  * Identity. A packet is ('packet', 'skb', sk_buff pointer, generation),
  * named by its addresses: "tcp 127.0.0.1:40000 > 127.0.0.1:5555", IPv6

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * The sample class: the context plane (contract 4: samples, stacks,
+ * The sample class: the context plane (docs/model.md §4: samples, stacks,
  * stack_frames, frames). It owns the mapping records and the CPU and
  * off-CPU samples, and watches the sched records that change an address
  * space (exec, fork, a group's exit) or end a wait (a switch-in).
@@ -523,7 +523,7 @@ static int bad(struct cw_cls *c)
 
 
 /*
- * Which request and runtime task the sample worked for (contract 6.1).
+ * Which request and runtime task the sample worked for (docs/model.md §6.1).
  * Observed where an adapter interval names them on the sample's thread
  * (a request between its begin and end, a task between poll begin and
  * end); reconstructed where the request is carried to the thread, or to

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * The sched class: processes and threads (contract 5.2, 5.3, 5.6, 5.7).
+ * The sched class: processes and threads (docs/model.md §5.2, 5.3, 5.6, 5.7).
  *
  * Identity. A thread is ('thread', 'host', tid, generation), a process
  * ('process', 'host', pid, generation). A tid names one task only while
@@ -548,7 +548,7 @@ static int on_waking(struct cw_cls *c, const struct cw_hdr *h)
 			reason = wc.reason; /* 'futex' */
 		x.addr = wc.addr;
 		/* A runtime task being polled on the waker thread is what
-		 * runs there (contract 6): it is the cause. A request is
+		 * runs there (docs/model.md §6): it is the cause. A request is
 		 * not: the thread does the request's work, so the edge keeps
 		 * the thread, and the request is one join away (its begin
 		 * and end edges on that thread). */

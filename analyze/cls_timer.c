@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * The timer class: hrtimers and timer_list timers (contract 5.2, 5.3, 5.6).
+ * The timer class: hrtimers and timer_list timers (docs/model.md §5.2, 5.3, 5.6).
  *
  * Identity. A timer is ('timer', 'hrtimer' or 'timer_list', pointer,
  * generation), named by its function ('hrtimer_wakeup' for a nanosleep,

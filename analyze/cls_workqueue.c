@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * The workqueue class: work items (contract 5.2, 5.3, 5.5).
+ * The workqueue class: work items (docs/model.md §5.2, 5.3, 5.5).
  *
  * Identity. A work item is ('work_item', 'wq', work_struct pointer,
  * generation), named by its work function. Every queue is a birth: a
@@ -37,7 +37,7 @@
  * Execute end ends the executing generation only: one queued meanwhile
  * is another generation, still waiting.
  *
- * Running (samples.node, contract 4): between execute start and end the
+ * Running (samples.node, docs/model.md §4): between execute start and end the
  * worker thread runs the work item, so a sample of that thread belongs
  * to it. The class remembers, per worker thread node, the work_struct
  * and the node id of the generation it started; the answer holds only

@@ -11,7 +11,7 @@
  * of keys that never end run in the --max-live bound plus a constant.
  * That bound is most of the analyzer's memory, so an object costs only
  * its struct and a bucket: objects come from slabs, not a malloc each,
- * and the table stops growing at the bound (README, "Bounded join
+ * and the table stops growing at the bound (docs/decisions.md, "Bounded join
  * state", has the measured figure).
  */
 #include <errno.h>

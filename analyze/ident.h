@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The identity layer (contract 5): every class handler names objects
+ * The identity layer (docs/model.md §5): every class handler names objects
  * through it and through nothing else.
  *
  * An object is (type, scope, key, generation). The scope is an interned
@@ -202,7 +202,7 @@ int cw_ident__edge_x(struct cw_ident *id, uint8_t type, const struct cw_obj *src
 		     const char *reason, const struct cw_edge_extra *x);
 
 /*
- * Confidence of a join to @o at @ts (contract 5.7): observed, unless a
+ * Confidence of a join to @o at @ts (docs/model.md §5.7): observed, unless a
  * coverage break overlaps (o->est_ns, ts], which could hide an end and a
  * rebirth of the key; then reconstructed.
  */
@@ -212,7 +212,7 @@ uint8_t cw_ident__conf(const struct cw_ident *id, const struct cw_obj *o, uint64
  * Is the join of an event at @ts to @o a guess? @o, an object whose
  * records carry no witness, was last established before a coverage break
  * in (o->est_ns, ts], which could hold its end and a new birth that
- * reused its key (contract 5.7: "at best reconstructed", and a guess is
+ * reused its key (docs/model.md §5.7: "at best reconstructed", and a guess is
  * not that). Then @o is released, and 1 returned: the caller names the
  * key as an orphan. 0: the join stands. Negative: an error.
  */

@@ -5,7 +5,7 @@
  * This file knows no class: it checks each record's size against its
  * handler's minimum, keeps the trace's time range, hands metadata
  * key/values to every class, and enforces the live-state bound between
- * records. The rules of contract section 5 are in ident.h (identity,
+ * records. The rules of docs/model.md §5 are in ident.h (identity,
  * generations, orphans, bound) and in each class file (what its events
  * mean).
  */

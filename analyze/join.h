@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The join engine: turns time-ordered records into nodes and edges with
- * generations and confidence labels (contract section 5). No I/O: what it
+ * generations and confidence labels (docs/model.md §5). No I/O: what it
  * concludes goes to a struct cw_sink, and what it knows about loss comes
  * from a struct cw_breaks built before the join starts.
  */
@@ -111,7 +111,7 @@ struct cw_break {
 	uint64_t ring;
 };
 
-/* The context plane (contract 4): a frame, a stack (the sequence of
+/* The context plane (docs/model.md §4): a frame, a stack (the sequence of
  * frame ids, leaf first) and a sample, each written once by the sample
  * class (cls_sample.c says when). */
 struct cw_frame {
@@ -138,7 +138,7 @@ struct cw_sample_row {
 	uint64_t weight;       /* ns */
 	double inclusion_probability;
 	uint64_t wake;	       /* edge id; 0: NULL */
-	/* attribution (contract 6.1): the request and runtime task the
+	/* attribution (docs/model.md §6.1): the request and runtime task the
 	 * sample worked for (node ids, 0: NULL), with the confidence of
 	 * saying so and why */
 	uint64_t request, task;
@@ -148,7 +148,7 @@ struct cw_sample_row {
 	char attr_chain[80];	 /* a reconstructed attribution's chain of handoffs */
 };
 
-/* A resource wait (contract 6, resource_waits; cls_adapter.c says how
+/* A resource wait (docs/model.md §6, resource_waits; cls_adapter.c says how
  * each column is found). */
 struct cw_wait_row {
 	uint64_t resource, waiter; /* node ids */

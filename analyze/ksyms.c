@@ -164,7 +164,7 @@ static int sym_cmp(const void *a, const void *b)
 	if (x->addr != y->addr)
 		return x->addr < y->addr ? -1 : 1;
 	/* Aliases at one address: the first in the file wins, whatever
-	 * qsort does with equal keys (contract 5.10: same trace, same db). */
+	 * qsort does with equal keys (docs/model.md §5.10: same trace, same db). */
 	return x->name < y->name ? -1 : x->name > y->name;
 }
 

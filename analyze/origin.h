@@ -2,7 +2,7 @@
 /*
  * Who made an object: the src of a birth edge (a work item's queue, a
  * timer's arm, a packet's submit), by one rule for every class that has
- * such births (contract 5.5, 5.6):
+ * such births (docs/model.md §5.5, 5.6):
  *  1. the record's cause, when its owning class can name it: the timer
  *     whose expiry was running (delayed work, a timer re-armed from
  *     another's expiry), the work item being executed, the packet being

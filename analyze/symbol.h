@@ -3,7 +3,7 @@
  * The symbolizer: addresses to function, file and line with libdw/libelf,
  * by build-id. An object is opened by its recorded path only when that is
  * a regular ELF file whose build-id matches the trace's, checked before it
- * is opened (contract 7: never a symlink, FIFO, device, directory, socket
+ * is opened (docs/model.md §7: never a symlink, FIFO, device, directory, socket
  * or a kernel pseudo-file such as /proc/PID/mem); otherwise, and for debug
  * info, /usr/lib/debug/.build-id/xx/yyyy.debug (same checks). Each path
  * refused is reported once through @notice.

@@ -44,7 +44,7 @@
  * the analyzer symbolizes real objects as it would a capture's.
  *
  * Hostile modes, small files that must not make the analyzer's memory
- * grow with their length (contract 5.8):
+ * grow with their length (docs/model.md §5.8):
  *  --new-tids: NWAKES wakes, each of a new thread that never ends and is
  *     never named again: 4M wakes are a ~600 KB file.
  *  --lossy: NRECORDS accounting records that each report lost events,

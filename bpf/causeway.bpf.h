@@ -435,7 +435,7 @@ static __always_inline void cw_cause_fill(struct cw_cause *c, __u8 ctx)
  * Objects created by traced tasks (timers they arm, work they queue,
  * packets they send, requests they submit), so that their expiry,
  * execution, receipt or completion in another context (a kworker, an
- * io-wq worker, an interrupt) is recorded too (contract 2.2). Bounded: an
+ * io-wq worker, an interrupt) is recorded too (docs/model.md §2.2). Bounded: an
  * insert that fails is counted as lost on CW_RING_MAP for the class, so
  * the analyzer makes a coverage break of it.
  */

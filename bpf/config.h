@@ -16,7 +16,7 @@
 /*
  * How a program learns the context (task, softirq, hardirq, NMI) it runs
  * in, which decides whether the current task may be blamed for a wakeup
- * (contract 5.6). Chosen by user space at start; see capture/tracer.c.
+ * (docs/model.md §5.6). Chosen by user space at start; see capture/tracer.c.
  */
 enum {
 	CW_CTXM_NONE = 0,	 /* unknown: wakes are recorded as CW_CTX_UNKNOWN */

@@ -8,7 +8,7 @@
  * record is in the trace: the class then sets the slot's emitted to 1.
  * What it causes in turn (a work item queued by a timer, a timer armed by
  * a work item) follows it, so a chain that starts in the traced set is
- * recorded link by link, into kworkers and interrupts (contract 2.2).
+ * recorded link by link, into kworkers and interrupts (docs/model.md §2.2).
  * For the kinds other classes set (io_uring requests, futexes) the
  * remembered-objects map says it.
  *

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * causeway edge plane, futex class (contract 2.1): one CW_REC_FUTEX per
+ * causeway edge plane, futex class (docs/model.md §2.1): one CW_REC_FUTEX per
  * futex call of a traced task, written when it returns, with what it was
  * called with and what it returned: futex(2), futex_wait(2),
  * futex_wake(2), futex_waitv(2) and futex_requeue(2).

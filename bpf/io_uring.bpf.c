@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * causeway edge plane, io_uring class (contract 2.1): the life of rings and
+ * causeway edge plane, io_uring class (docs/model.md §2.1): the life of rings and
  * requests, each event as one schema/events.h record on the `edges` ring.
  *
  *   io_uring_create            CW_REC_URING_CREATE   a ring is born
@@ -20,7 +20,7 @@
  * class is recorded without them; the metadata key records_missing says
  * so.
  *
- * Filtering (contract 2.2), with filter_enabled: an event raised in task
+ * Filtering (docs/model.md §2.2), with filter_enabled: an event raised in task
  * context by a traced process is recorded. Elsewhere (an interrupt, or a
  * thread of another process, such as a pipe writer whose write fires a
  * poll) only objects the traced set made are: the requests it submitted,

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * causeway edge plane, net class (contract 2.1): a packet is a node, born
+ * causeway edge plane, net class (docs/model.md §2.1): a packet is a node, born
  * where a task hands it to a device and named by its skb, received where
  * the stack takes it in, each as a struct cw_net_pkt on the `edges` ring.
  *
@@ -53,7 +53,7 @@
  *  - Outside softirq (busy polling, threaded NAPI) no slot is set: the
  *    task-level slot of the polling thread has no end this object sees.
  *
- * Filtering (contract 2.2), with filter_enabled: a transmit is recorded
+ * Filtering (docs/model.md §2.2), with filter_enabled: a transmit is recorded
  * when a traced task sends the packet, or a followed object causes it (an
  * ACK sent while a followed packet is processed, bpf/follow.bpf.h); its
  * receipt in this host is then recorded too. A packet from an untraced

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * causeway context plane (contract 2.1): CPU stack samples at each tick of
+ * causeway context plane (docs/model.md §2.1): CPU stack samples at each tick of
  * a per-CPU perf cpu-clock event, and off-CPU stacks at the switch-out of
  * a task that blocks, each one struct cw_sample on the `samples` ring,
  * never the edge ring: a burst of samples must not push out edges.

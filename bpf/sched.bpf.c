@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * causeway edge plane, sched class (contract 2.1): switches, wakeups with
+ * causeway edge plane, sched class (docs/model.md §2.1): switches, wakeups with
  * the waker's interrupt context, forks, execs, exits and renames, each as
  * one schema/events.h record on the `edges` ring.
  *
- * Filtering (contract 2.2): with filter_enabled, an edge is kept when
+ * Filtering (docs/model.md §2.2): with filter_enabled, an edge is kept when
  * either end is in the traced set; the set follows fork, and a process
  * leaves it at the final switch-out of its last thread (see bpf/config.h,
  * struct cw_traced). The capture's own process is never recorded: an edge

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * causeway edge plane, timer class (contract 2.1): hrtimers and timer_list
+ * causeway edge plane, timer class (docs/model.md §2.1): hrtimers and timer_list
  * timers armed, expiring and cancelled, each as one schema/events.h record
  * on the `edges` ring (kind CW_TIMER_HR or CW_TIMER_LIST).
  *
@@ -30,7 +30,7 @@
  * held cancel; elsewhere the dequeue and what follows it hold the timer
  * base's lock with interrupts off, so nothing can come between.
  *
- * Filtering (contract 2.2), with filter_enabled: a start is recorded when
+ * Filtering (docs/model.md §2.2), with filter_enabled: a start is recorded when
  * a traced task arms the timer, a followed object causes it
  * (bpf/follow.bpf.h), or the timer is remembered; the timer is then
  * remembered, and its expiry and cancel recorded. An expiry spends the

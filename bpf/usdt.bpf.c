@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * causeway edge plane, adapter class (contract 6): every hit of a USDT
+ * causeway edge plane, adapter class (docs/model.md §6): every hit of a USDT
  * probe the capture attached, with its arguments whole, as one
  * schema/events.h record on the `edges` ring.
  *

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * causeway edge plane, workqueue class (contract 2.1): a work item's
+ * causeway edge plane, workqueue class (docs/model.md §2.1): a work item's
  * queueing, activation and execution, each as one schema/events.h record
  * on the `edges` ring.
  *
@@ -21,7 +21,7 @@
  * would name the item: so execute_end also clears the slot on the CPU the
  * item started on (wq_running).
  *
- * Filtering (contract 2.2), with filter_enabled: a queueing is recorded
+ * Filtering (docs/model.md §2.2), with filter_enabled: a queueing is recorded
  * when a traced task does it or a followed object causes it (a work item
  * queued by a traced timer's expiry or by another traced work item, see
  * bpf/follow.bpf.h); the work item is then remembered so that its

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Capture accounting (contract 2.1): the BPF counters of events written
+ * Capture accounting (docs/model.md §2.1): the BPF counters of events written
  * and lost, per ring, per class and per CPU, turned into cw_account
  * records of deltas, periodically and at the close.
  */

@@ -102,7 +102,7 @@ struct cw_class_desc {
 	const struct cw_rec_desc *records; /* ends with type 0 */
 	unsigned rings; /* bit per CW_RING_* it counts written/lost on */
 	/*
-	 * The sample plane (contract 2.1's context plane) is a class for
+	 * The sample plane (docs/model.md §2.1's context plane) is a class for
 	 * loading, draining and accounting, not an edge class: -e neither
 	 * lists nor accepts it, and the classes metadata key does not name
 	 * it. The capture requests it by -F and --no-offcpu (main.c), and

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The kallsyms snapshot (contract 2.1): the kernel's text symbols from
+ * The kallsyms snapshot (docs/model.md §2.1): the kernel's text symbols from
  * /proc/kallsyms, read once at start and written into the metadata as
  * CW_REC_META_KSYMS records (schema/format.md), so the offline analyzer
  * can name work functions, timer functions and kernel stack frames of

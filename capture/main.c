@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * causeway-capture: load the CO-RE BPF programs, drain the edge and sample
- * rings into a segmented trace file (contract section 2).
+ * rings into a segmented trace file (docs/model.md §2).
  *
  * Life of a capture, as main() reads:
  *   signal handlers first (a signal from then on stops the capture

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The initial snapshot of executable mappings (contract 2.1), read from
+ * The initial snapshot of executable mappings (docs/model.md §2.1), read from
  * /proc/PID/maps with each object's build-id, written as CW_REC_META_MMAP
  * records flagged CW_MMAP_SNAPSHOT. Mappings made later come from the
  * perf rings (perfev.h). Knows nothing of BPF.

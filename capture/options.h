@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The command line (contract section 2): one struct env, filled by
+ * The command line (docs/model.md §2): one struct env, filled by
  * options__parse(), read by everything else.
  */
 #ifndef CAUSEWAY_CAPTURE_OPTIONS_H

@@ -16,7 +16,7 @@
  * attached leaves its class recorded without it, and its record type in
  * tracer__records_missing().
  *
- * Interrupt context (contract 5.6) needs the preempt count; the methods
+ * Interrupt context (docs/model.md §5.6) needs the preempt count; the methods
  * are described in bpf/causeway.bpf.h. In order of preference: ksym (no
  * assumptions about the scheduler's layout, but it needs the variable in
  * kallsyms), runqueue (needs CONFIG_FAIR_GROUP_SCHED), thread_info on

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The adapter class's probes (-e usdt, contract 6): find USDT probes in
+ * The adapter class's probes (-e usdt, docs/model.md §6): find USDT probes in
  * ELF objects (their .note.stapsdt notes), attach the adapter program
  * (bpf/usdt.bpf.c) to those of the providers the capture knows, and
  * describe each attached probe as a CW_REC_META_USDT record.

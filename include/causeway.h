@@ -8,8 +8,8 @@
  * Every probe is guarded by its own semaphore, which the kernel raises
  * only while a tracer (causeway-capture -e usdt) is attached to it. An
  * untraced probe is one load and one predictable branch: the arguments
- * are not even evaluated. Measured cost: see the README ("The adapter
- * plane"), bench/usdt_cost.c.
+ * are not even evaluated. Measured cost: see docs/model.md §6 (and
+ * bench/README.md), bench/usdt_cost.c.
  *
  * Ids are 64-bit values of the program's choosing, scoped to the process:
  * two processes may use the same task id for different tasks. An id

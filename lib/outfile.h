@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Every file a causeway program writes (trace, database, export, report)
- * is written the same way (docs: README, "Outputs"):
+ * is written the same way (docs/reference.md, "Outputs"):
  *
  *  - under a temporary name beside its final one, OUT.tmp.PID, created
  *    with O_EXCL | O_NOFOLLOW and mode 0600: the trace and the database

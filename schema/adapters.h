@@ -9,7 +9,7 @@
  * tests/test_adapter.c checks, over every probe the contract and
  * PostgreSQL ship, that the analyzer's rows map exactly those listed.
  *
- * causeway: contract 6 (include/causeway.h). The capture attaches every
+ * causeway: docs/model.md §6 (include/causeway.h). The capture attaches every
  * probe of this provider: a program declares only what it wants traced.
  *
  * postgresql: src/backend/utils/probes.d of PostgreSQL 13 and later

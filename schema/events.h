@@ -113,7 +113,7 @@ enum {
 /*
  * Context the event was raised in (cw_hdr.ctx). Derived in BPF from the
  * preempt count. An interrupt-context wakeup is never attributed to the
- * task it interrupted (contract 5.6), so this must be exact.
+ * task it interrupted (docs/model.md §5.6), so this must be exact.
  */
 enum {
 	CW_CTX_TASK = 0,

@@ -1,4 +1,4 @@
--- causeway SQLite schema v1 (contract section 4). Embedded into
+-- causeway SQLite schema v1 (docs/model.md §4). Embedded into
 -- causeway-analyze at build time. Indexes are created after the bulk load
 -- (see the end of this file, after the marker line).
 PRAGMA foreign_keys = OFF;
@@ -108,7 +108,7 @@ CREATE TABLE samples(
   weight_exact INTEGER NOT NULL,
   wake   INTEGER REFERENCES edges(id));
 
--- attribution (contract 6.1): the request and runtime task each sample
+-- attribution (docs/model.md §6.1): the request and runtime task each sample
 -- worked for, one row per sample (analyze/carry.c).
 --   observed       an adapter interval names them on the sample's thread
 --                  (a request between begin and end, a task between poll
@@ -173,7 +173,7 @@ CREATE TABLE diagnostics(
   level   TEXT NOT NULL,     -- info | warning | error
   message TEXT NOT NULL);
 
--- The adapter plane (analyze/cls_adapter.c, contract 6). Nodes it makes:
+-- The adapter plane (analyze/cls_adapter.c, docs/model.md §6). Nodes it makes:
 --   runtime_task  scope 'pid:N' (the process that ran the probe), key the
 --                 task id; task_spawn is a birth, so an id reused after
 --                 task_exit is a new generation.
@@ -412,7 +412,7 @@ CREATE VIEW blocked_by_cause AS
 -- thread is woken thousands of times), so the walk is a chain, not a
 -- tree: step 1 is the latest edge into the node, and each further step
 -- the latest edge into the previous step's src that comes before the edge
--- just followed (by ts, then id), whatever its type. That is the README's
+-- just followed (by ts, then id), whatever its type. That is docs/model.md §4.1's
 -- wake chain for every edge type: a packet's wake of a server leads to
 -- the packet's submit by the client, then to what woke the client before
 -- it sent, and so on. The chain ends at an edge with src NULL (the cause
@@ -433,7 +433,7 @@ CREATE TABLE ancestry_root(node INTEGER PRIMARY KEY);
 
 CREATE VIEW causal_ancestry AS
   WITH RECURSIVE
-  -- Every edge type (contract section 4, join.c's cw_edge_type_names):
+  -- Every edge type (docs/model.md §4, join.c's cw_edge_type_names):
   -- the latest edge into a node is found type by type, one seek each in
   -- edges(dst, type, ts), rather than by reading every edge into it (a
   -- busy thread has tens of thousands). A type missing here is not walked.
@@ -595,7 +595,7 @@ CREATE UNIQUE INDEX nodes_identity ON nodes(type, key, scope, generation);
 CREATE INDEX nodes_tid ON nodes(type, tid);
 CREATE INDEX edges_src ON edges(src);
 -- The causes of a node, by type, in time order: one seek per step of the
--- README's wake chain (ORDER BY ts DESC LIMIT 1); also serves edges(dst).
+-- docs/model.md §4.1's wake chain (ORDER BY ts DESC LIMIT 1); also serves edges(dst).
 CREATE INDEX edges_dst_type_ts ON edges(dst, type, ts);
 -- The process tree (spawn edges in time order) without reading the
 -- wakes: partial, so it costs only the spawn edges.

@@ -1,6 +1,6 @@
 #!/bin/bash
 # Small hostile traces must not make the analyzer's memory grow with their
-# length (contract 5.8): with --max-live 1000, peak RSS stays under 100 MB
+# length (docs/model.md §5.8): with --max-live 1000, peak RSS stays under 100 MB
 # for
 #  - 4M wakes, each of a new thread that never ends (a ~600 KB file):
 #    join state, generation counters and node ids are bounded by the

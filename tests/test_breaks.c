@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * Coverage breaks alone (analyze/breaks.c), and the ones scoped to an
- * io_uring ring (a CQE overflow, contract 5.4):
+ * io_uring ring (a CQE overflow, docs/model.md §5.4):
  *  - a ring's break is seen by that ring's joins only, never by the
  *    global query the other classes ask, nor by another ring's joins;
  *  - breaks merge only within one stream, CPU, reason and ring;

@@ -2,7 +2,7 @@
 /*
  * The database writer: generations are numbered after the load from
  * creation order, the identity index is unique, traced is written as
- * 1/0/NULL, and the README's queries find the indexes built for them.
+ * 1/0/NULL, and docs/model.md §4.1's queries find the indexes built for them.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -153,7 +153,7 @@ static int uses(sqlite3 *h, const char *sql, const char *index)
 	return found;
 }
 
-/* The README's queries that look things up (rather than read a whole
+/* docs/model.md §4.1's queries that look things up (rather than read a whole
  * table) find their index. */
 static void test_query_plans(void)
 {

@@ -2,12 +2,12 @@
 /*
  * The join engine on random scheduler streams, checked against invariants
  * that must hold whatever the input:
- *  - an interrupt-context wakeup never has a src (contract 5.6);
+ *  - an interrupt-context wakeup never has a src (docs/model.md §5.6);
  *  - every edge's ends are nodes that were (or will be) written, once;
  *  - an edge joins only generations of the process its record names:
- *    a tid named with another pid is another task (contract 5.3);
+ *    a tid named with another pid is another task (docs/model.md §5.3);
  *  - the live-state bound holds, and whatever it pushed out is counted;
- *  - the same input gives the same output (contract 5.10).
+ *  - the same input gives the same output (docs/model.md §5.10).
  */
 #include <stdio.h>
 #include <stdlib.h>

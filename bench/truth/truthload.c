@@ -414,7 +414,7 @@ static void *front_main(void *arg)
 				post(t, w, &f->jobs[j], rid);
 			}
 			/* Blocked for the request it began, it still holds
-			 * it (contract 6.1: off-CPU time is the request's
+			 * it (docs/model.md §6.1: off-CPU time is the request's
 			 * whose context was blocked). */
 			wait_word(t, done);
 		}

@@ -1,6 +1,6 @@
 #!/bin/bash
 # faults/diskfull: a full disk stops the capture with a clear message and a
-# readable file (contract 7). The capture writes a busy workload's trace
+# readable file (docs/model.md §7). The capture writes a busy workload's trace
 # into a 3 MiB tmpfs that the test mounts and unmounts itself: it must
 # exit 1 saying the disk is full, well before its -d, leave its COMMAND
 # stopped, and its trace must read back with every whole segment and at

@@ -1,6 +1,6 @@
 #!/bin/bash
 # faults/kill: a capture SIGKILLed at any moment loses at most its
-# in-flight segment (contract 3 and 7). ROUNDS (20) kills, each of a
+# in-flight segment (docs/model.md §3 and 7). ROUNDS (20) kills, each of a
 # capture running a busy COMMAND (pipe ping-pong, CPU and off-CPU samples
 # at 999 Hz), at a random moment of one of three phases in turn:
 #  - start-up (0 to 2 s: loading and attaching the programs, reading

@@ -1,6 +1,6 @@
 #!/bin/bash
 # faults/maps: a path a trace's mapping record names is opened only if it
-# is a regular file, checked before it is opened (contract 7,
+# is a regular file, checked before it is opened (docs/model.md §7,
 # analyze/symbol.c). A trace maps, and samples, in one process:
 #  - a FIFO with a writer blocked in its open (a reader's open would
 #    release it), /dev/zero (a device), a directory, a symlink to a copy

@@ -1,6 +1,6 @@
 #!/bin/bash
 # faults/outputs: no program writes through a symlink, onto one of its own
-# inputs, or onto a file another run is writing (contract 7, lib/outfile.h).
+# inputs, or onto a file another run is writing (docs/model.md §7, lib/outfile.h).
 #  - two analyzers racing for one -o, ROUNDS (10) times: exactly one
 #    database, one exit 0 and one exit 2, no temporary left;
 #  - causeway-eval with each of --json, --csv and --wrong pointed at each

@@ -24,7 +24,7 @@
 #    interval or thread, and a reconstructed one always spells its chain;
 #    samples whose node is a task name that task, observed, unless the
 #    task carries a request from its spawn (a lock's wake can hand a
-#    client's request to the spawning thread: README, Attribution), and
+#    client's request to the spawning thread: docs/model.md §6.1), and
 #    then reconstructed, with its chain.
 
 . "$(dirname "$0")/../lib/live.bash" "$@"

@@ -1,5 +1,5 @@
 #!/bin/bash
-# live/cli: the command line of contract section 2.
+# live/cli: the command line of docs/model.md §2.
 #  - bad arguments and unknown classes exit 2 with a message naming them;
 #  - an existing output is refused without --force and replaced with it;
 #    a symlink is refused even with --force (its target is untouched);

@@ -1,5 +1,5 @@
 #!/bin/bash
-# live/context: how interrupt context is told apart (contract 5.6).
+# live/context: how interrupt context is told apart (docs/model.md §5.6).
 #  - the capture says which method it uses, at start and in the metadata
 #    (context_method), and on this machine it has one;
 #  - --context-method none (what a kernel without any method gets): every
