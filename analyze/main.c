@@ -145,7 +145,7 @@ static void usage(FILE *f)
 		"  -q, --quiet         no progress bar and no summary\n"
 		"      --max-live N    bound on live join state (default 1048576)\n"
 		"Exit: 0 database written (also from a damaged trace), 1 none could be,\n"
-		"2 bad arguments.\n");
+		"2 bad arguments or a refused output, 128+N ended by signal N (no database).\n");
 }
 
 /* -e LIST into env.classes. @return 0 or -EINVAL after a message. */
