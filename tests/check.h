@@ -10,16 +10,20 @@
 
 static int failures, passes;
 
-#define CHECK(cond, ...)                                                  \
+/* On failure: say where and why, count it, then @leave (a statement:
+ * return, goto cleanup). */
+#define CHECK_OR(leave, cond, ...)                                        \
 	do {                                                              \
 		if (!(cond)) {                                            \
 			fprintf(stderr, "%s:%d: ", __FILE__, __LINE__);  \
 			fprintf(stderr, __VA_ARGS__);                     \
 			fputc('\n', stderr);                              \
 			failures++;                                       \
-			return;                                           \
+			leave;                                            \
 		}                                                         \
 	} while (0)
+
+#define CHECK(cond, ...) CHECK_OR(return, cond, __VA_ARGS__)
 
 /*
  * Marsaglia's xorshift64 (13, 7, 17): a fixed seed draws the same numbers

@@ -734,16 +734,7 @@ NOIPA void test_refused_unopened(void)
 	int made = 0;
 
 /* CHECK, but the writer and the files are cleaned up on failure */
-#define EXPECT(cond, ...)                                                 \
-	do {                                                              \
-		if (!(cond)) {                                            \
-			fprintf(stderr, "%s:%d: ", __FILE__, __LINE__);  \
-			fprintf(stderr, __VA_ARGS__);                     \
-			fputc('\n', stderr);                              \
-			failures++;                                       \
-			goto cleanup;                                     \
-		}                                                         \
-	} while (0)
+#define EXPECT(cond, ...) CHECK_OR(goto cleanup, cond, __VA_ARGS__)
 
 	for (int i = 0; i < NPATHS; i++)
 		watch[i] = -1;

@@ -21,13 +21,7 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 AN=$BUILD/causeway-analyze
 EV=$BUILD/causeway-eval
 ROUNDS=${ROUNDS:-10}
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-failed=0
-fail() {
-	echo "faults/outputs: FAIL: $*" >&2
-	failed=1
-}
+CHECK_NAME=faults/outputs . "$(dirname "$0")/../lib/check.bash"
 cd "$T" || exit 1
 umask 022
 
