@@ -35,6 +35,14 @@ BPF_CFLAGS = -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror -Werror=un
 # lib/: what every program shares (the output files' rules).
 LIB_SRCS := $(wildcard lib/*.c)
 LIB_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(LIB_SRCS))
+# trace/: the trace library, the segment writer and reader (lz4, zlib),
+# linked by the capture, the analyzer, the fixture compiler, gentrace and
+# the tests, so that none of them links another program's objects. An
+# archive: each program takes the members it calls.
+TRACE_SRCS := $(wildcard trace/*.c)
+TRACE_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(TRACE_SRCS))
+TRACE_LIB := $(BUILD)/libcwtrace.a
+TRACE_LIBS = -llz4 -lz
 ANALYZE_SRCS := $(wildcard analyze/*.c)
 CAPTURE_SRCS := $(wildcard capture/*.c)
 BPF_SRCS := $(wildcard bpf/*.bpf.c)
@@ -44,26 +52,30 @@ ANALYZE_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(ANALYZE_SRCS))
 CAPTURE_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(CAPTURE_SRCS))
 # Analyzer modules without main(), for unit tests.
 ANALYZE_LIB_OBJS := $(filter-out $(BUILD)/analyze/main.o,$(ANALYZE_OBJS))
-SEGWRITER_OBJ := $(BUILD)/capture/segwriter.o
 
 TEST_PROGS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/test_*.c))
 TOOLS := $(BUILD)/tests/fixturec $(BUILD)/bench/gentrace
 WORKLOADS := $(patsubst tests/workloads/%.c,$(BUILD)/workloads/%,$(wildcard tests/workloads/*.c)) \
 	$(patsubst tests/workloads/lib/%.c,$(BUILD)/workloads/lib%.so,$(wildcard tests/workloads/lib/*.c))
 
-HEADERS := $(wildcard schema/*.h capture/*.h analyze/*.h lib/*.h tests/*.h)
+HEADERS := $(wildcard schema/*.h trace/*.h capture/*.h analyze/*.h lib/*.h tests/*.h)
 
 .PHONY: all clean test test-unit test-fixtures test-san test-live deps demo demo-postgres bench bench-tools fuzz
 all: $(BUILD)/causeway-analyze $(BUILD)/causeway-capture $(BUILD)/causeway-eval $(TOOLS) $(WORKLOADS) \
 	$(TEST_PROGS) $(BUILD)/bench/truthload
 
-$(BUILD)/causeway-analyze: $(ANALYZE_OBJS) $(LIB_OBJS)
+$(BUILD)/causeway-analyze: $(ANALYZE_OBJS) $(LIB_OBJS) $(TRACE_LIB)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(ANALYZE_LIBS)
 
-$(BUILD)/causeway-capture: $(CAPTURE_OBJS) $(LIB_OBJS)
+$(BUILD)/causeway-capture: $(CAPTURE_OBJS) $(LIB_OBJS) $(TRACE_LIB)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(CAPTURE_LIBS)
+
+$(TRACE_LIB): $(TRACE_OBJS)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@
+	$(Q)$(AR) rcs $@ $^
 
 # The DDL is embedded at build time so the analyzer and schema/tables.sql
 # can never disagree.
@@ -74,6 +86,11 @@ $(BUILD)/tables_sql.h: schema/tables.sql
 	  sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' $<; echo ';'; } > $@
 
 $(BUILD)/lib/%.o: lib/%.c $(HEADERS)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) -c -o $@ $<
+
+$(BUILD)/trace/%.o: trace/%.c $(HEADERS)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -c -o $@ $<
@@ -107,21 +124,22 @@ $(BUILD)/%.skel.h: $(BUILD)/bpf/%.bpf.o
 	$(Q)$(BPFTOOL) gen skeleton $< > $@
 
 # The fixture compiler shares the record text form with the dump.
-$(BUILD)/tests/fixturec: tests/fixturec.c $(SEGWRITER_OBJ) $(BUILD)/analyze/text.o $(HEADERS)
+$(BUILD)/tests/fixturec: tests/fixturec.c $(BUILD)/analyze/text.o $(TRACE_LIB) $(HEADERS)
 	$(call msg,LINK,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ tests/fixturec.c $(SEGWRITER_OBJ) $(BUILD)/analyze/text.o -llz4 -lz
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ tests/fixturec.c $(BUILD)/analyze/text.o $(TRACE_LIB) $(TRACE_LIBS)
 
-$(BUILD)/bench/gentrace: bench/gentrace.c $(SEGWRITER_OBJ) $(HEADERS)
+$(BUILD)/bench/gentrace: bench/gentrace.c $(TRACE_LIB) $(HEADERS)
 	$(call msg,LINK,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ bench/gentrace.c $(SEGWRITER_OBJ) -llz4 -lz
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ bench/gentrace.c $(TRACE_LIB) $(TRACE_LIBS)
 
-# Unit tests link the analyzer's modules and the segment writer.
-$(BUILD)/tests/test_%: tests/test_%.c $(ANALYZE_LIB_OBJS) $(LIB_OBJS) $(SEGWRITER_OBJ) $(HEADERS)
+# Unit tests link the analyzer's modules and the trace library, never a
+# capture object (whose rule needs the BPF skeletons).
+$(BUILD)/tests/test_%: tests/test_%.c $(ANALYZE_LIB_OBJS) $(LIB_OBJS) $(TRACE_LIB) $(HEADERS)
 	$(call msg,LINK,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(ANALYZE_LIB_OBJS) $(LIB_OBJS) $(SEGWRITER_OBJ) $(ANALYZE_LIBS)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(ANALYZE_LIB_OBJS) $(LIB_OBJS) $(TRACE_LIB) $(ANALYZE_LIBS)
 
 # nofp is the program without frame pointers that --call-graph dwarf must
 # unwind (live/dwarf); after the sanitizer's -fno-omit-frame-pointer.
@@ -260,7 +278,7 @@ DURATION ?= 600
 fuzz: $(BUILD)/fuzz_reader $(BUILD)/tests/fixturec
 	$(Q)FUZZ_SECONDS=$(DURATION) tests/fuzz.sh $(BUILD)
 
-FUZZ_SRCS := tests/fuzz_reader.c analyze/segreader.c analyze/dump.c analyze/text.c
+FUZZ_SRCS := tests/fuzz_reader.c trace/reader.c analyze/dump.c analyze/text.c
 $(BUILD)/fuzz_reader: $(FUZZ_SRCS) $(HEADERS)
 	$(call msg,LINK,$@)
 	$(Q)mkdir -p $(@D)

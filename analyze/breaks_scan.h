@@ -19,7 +19,7 @@
 
 #include "join.h"
 #include "ksyms.h"
-#include "segreader.h"
+#include "trace/reader.h"
 
 struct cw_scan {
 	struct cw_breaks *breaks;

@@ -7,7 +7,7 @@
 #include <errno.h>
 #include <stdio.h>
 
-#include "../schema/format.h"
+#include "trace/format.h"
 #include "dump.h"
 
 static const char *seg_type_name(uint16_t t)

@@ -8,7 +8,7 @@
 #define CAUSEWAY_DUMP_H
 
 #include <stdio.h>
-#include "segreader.h"
+#include "trace/reader.h"
 #include "text.h"
 
 /*

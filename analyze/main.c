@@ -29,9 +29,9 @@
 #include "dump.h"
 #include "join.h"
 #include "order.h"
-#include "segreader.h"
+#include "trace/reader.h"
 #include "../lib/outfile.h"
-#include "../schema/format.h"
+#include "trace/format.h"
 
 #define PROG "causeway-analyze"
 /* The same as causeway-capture's: one version for the pair. */

@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "../schema/events.h"
-#include "../schema/format.h"
+#include "trace/format.h"
 #include "../schema/names.h"
 #include "text.h"
 

@@ -61,9 +61,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "capture/segwriter.h"
+#include "trace/writer.h"
 #include "schema/events.h"
-#include "schema/format.h"
+#include "trace/format.h"
 
 #define KERNEL_TASK_DEAD 0x80
 #define SEC 1000000000ull

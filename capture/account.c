@@ -8,7 +8,7 @@
 
 #include "bpf/config.h"
 #include "capture/account.h"
-#include "capture/segwriter.h"
+#include "trace/writer.h"
 
 struct counter {
 	uint64_t written, lost;

@@ -30,7 +30,7 @@
 #include <bpf/libbpf.h>
 
 #include "capture/drain.h"
-#include "capture/segwriter.h"
+#include "trace/writer.h"
 
 /* What the callback returns to end a batch: no libbpf call returns it. */
 #define MORE (-EINPROGRESS)

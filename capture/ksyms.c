@@ -9,8 +9,8 @@
 #include <string.h>
 
 #include "schema/events.h"
-#include "schema/format.h"
-#include "capture/segwriter.h"
+#include "trace/format.h"
+#include "trace/writer.h"
 #include "capture/ksyms.h"
 
 #define PAD8(n) (((n) + 7u) & ~(size_t)7u)

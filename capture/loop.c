@@ -3,7 +3,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "schema/format.h"
+#include "trace/format.h"
 #include "capture/account.h"
 #include "capture/command.h"
 #include "capture/drain.h"
@@ -11,7 +11,7 @@
 #include "capture/log.h"
 #include "capture/loop.h"
 #include "capture/perfev.h"
-#include "capture/segwriter.h"
+#include "trace/writer.h"
 #include "capture/signals.h"
 #include "capture/status.h"
 #include "capture/tracer.h"

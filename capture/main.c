@@ -30,7 +30,7 @@
 
 #include <bpf/libbpf.h>
 
-#include "schema/format.h"
+#include "trace/format.h"
 #include "bpf/config.h"
 #include "capture/account.h"
 #include "capture/classes.h"
@@ -45,7 +45,7 @@
 #include "capture/perfev.h"
 #include "capture/probe.h"
 #include "capture/procsnap.h"
-#include "capture/segwriter.h"
+#include "trace/writer.h"
 #include "capture/signals.h"
 #include "capture/status.h"
 #include "capture/tracer.h"

@@ -26,7 +26,7 @@
 
 #include "schema/events.h"
 #include "capture/mapsnap.h"
-#include "capture/segwriter.h"
+#include "trace/writer.h"
 
 #define PAD8(n) (((n) + 7u) & ~(size_t)7u)
 #define NOTE_MAX (64u << 10) /* a PT_NOTE segment read at most */

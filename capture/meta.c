@@ -13,8 +13,8 @@
 #include <sys/utsname.h>
 
 #include "schema/events.h"
-#include "schema/format.h"
-#include "capture/segwriter.h"
+#include "trace/format.h"
+#include "trace/writer.h"
 #include "capture/ksyms.h"
 #include "capture/mapsnap.h"
 #include "capture/procsnap.h"

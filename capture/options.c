@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "schema/format.h"
+#include "trace/format.h"
 #include "schema/names.h"
 #include "bpf/config.h"
 #include "capture/classes.h"

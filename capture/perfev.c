@@ -43,7 +43,7 @@
 #include "capture/account.h"
 #include "capture/log.h"
 #include "capture/perfev.h"
-#include "capture/segwriter.h"
+#include "trace/writer.h"
 
 #define PAD8(n) (((n) + 7u) & ~(size_t)7u)
 #define MAX_CPUS 4096

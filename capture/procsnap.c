@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "schema/events.h"
-#include "capture/segwriter.h"
+#include "trace/writer.h"
 #include "capture/procsnap.h"
 
 #define PAD8(n) (((n) + 7u) & ~(size_t)7u)

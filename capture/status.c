@@ -3,7 +3,7 @@
 #include <stdio.h>
 
 #include "capture/log.h"
-#include "capture/segwriter.h"
+#include "trace/writer.h"
 #include "capture/status.h"
 
 static void human_bytes(uint64_t b, char *buf, size_t len)

@@ -44,7 +44,7 @@
 #include "schema/adapters.h"
 #include "schema/events.h"
 #include "capture/log.h"
-#include "capture/segwriter.h"
+#include "trace/writer.h"
 #include "capture/usdt.h"
 
 #define PAD8(n) (((n) + 7u) & ~(size_t)7u)

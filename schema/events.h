@@ -7,7 +7,7 @@
  * payload exactly as laid out here, little-endian (see schema/format.md);
  * only fixed-width fields, explicit padding, and every size pinned below.
  * Changing any size or offset here breaks compatibility with existing
- * traces: bump CW_FORMAT_MAJOR in schema/format.h when you do.
+ * traces: bump CW_FORMAT_MAJOR in trace/format.h when you do.
  *
  * Record types are grouped into classes of 16: class = type >> 4. A reader
  * that meets a type it does not know skips it by cw_hdr.size and counts it,

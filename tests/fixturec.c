@@ -60,8 +60,8 @@
 #include <zlib.h>
 
 #include "schema/events.h"
-#include "schema/format.h"
-#include "capture/segwriter.h"
+#include "trace/format.h"
+#include "trace/writer.h"
 #include "analyze/text.h"
 
 struct env {

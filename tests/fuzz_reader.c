@@ -13,7 +13,7 @@
  * Not part of `make test`. Build and run (clang 14, libclang-rt-dev):
  *
  *   make fuzz     (or by hand: clang -g -O1 -fsanitize=fuzzer,address,undefined
- *                 -D_GNU_SOURCE -I. tests/fuzz_reader.c analyze/segreader.c
+ *                 -D_GNU_SOURCE -I. tests/fuzz_reader.c trace/reader.c
  *                 analyze/dump.c analyze/text.c -llz4 -lz -o build/fuzz_reader)
  *   mkdir -p build/fuzz-corpus && cp fixtures/ *.cwt build/fuzz-corpus/ (prefix each with
  *       a mode byte, or let the fuzzer find one)
@@ -29,8 +29,8 @@
 #include <zlib.h>
 
 #include "schema/events.h"
-#include "schema/format.h"
-#include "analyze/segreader.h"
+#include "trace/format.h"
+#include "trace/reader.h"
 #include "analyze/dump.h"
 
 static void quiet(void *ctx, enum cw_diag_level level, const char *msg)

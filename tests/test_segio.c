@@ -17,9 +17,9 @@
 #include <zlib.h>
 
 #include "schema/events.h"
-#include "schema/format.h"
-#include "capture/segwriter.h"
-#include "analyze/segreader.h"
+#include "trace/format.h"
+#include "trace/writer.h"
+#include "trace/reader.h"
 #include "analyze/dump.h"
 
 static int failed_checks;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Segment writer: see segwriter.h for the interface and schema/format.md
+ * Segment writer: see writer.h for the interface and schema/format.md
  * for the bytes it produces.
  *
  * Records are copied into one growing buffer (no per-record allocation).
@@ -30,8 +30,8 @@
 #include <zlib.h>
 
 #include "schema/events.h"
-#include "schema/format.h"
-#include "capture/segwriter.h"
+#include "trace/format.h"
+#include "trace/writer.h"
 
 #define CW_REC_MAX_SIZE 65535u
 /* cpu is a u16: one last-timestamp slot per possible value. */
@@ -277,7 +277,7 @@ static void to_columns(uint8_t *dst, const uint8_t *src, size_t nrows, size_t rl
 
 /*
  * Encode the pending records columnar into w->tmp; the layout is in
- * schema/format.h and format.md. @return the encoded length; 0 when the
+ * trace/format.h and format.md. @return the encoded length; 0 when the
  * records do not fit the layout (more than CW_COL_MAX_GROUPS groups, or an
  * encoding longer than CW_SEG_MAX_RAW, which only pathological segments
  * reach) and the caller writes plain records instead; or -ENOMEM.

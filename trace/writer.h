@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Segment writer: buffers records, seals them into LZ4-compressed,
- * checksummed segments (schema/format.h) and appends them to a file.
+ * checksummed segments (trace/format.h) and appends them to a file.
  * Shared by causeway-capture and the fixture compiler, so fixtures are
  * written by exactly the code that writes real traces. Links lz4 and zlib
  * only.
  */
-#ifndef CAUSEWAY_SEGWRITER_H
-#define CAUSEWAY_SEGWRITER_H
+#ifndef CAUSEWAY_TRACE_WRITER_H
+#define CAUSEWAY_TRACE_WRITER_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -92,4 +92,4 @@ void cw_writer__stats(const struct cw_writer *w, struct cw_writer_stats *st);
 /* Frees the writer; pending records are dropped (seal first). NULL ok. */
 void cw_writer__free(struct cw_writer *w);
 
-#endif /* CAUSEWAY_SEGWRITER_H */
+#endif /* CAUSEWAY_TRACE_WRITER_H */

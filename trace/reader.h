@@ -7,8 +7,8 @@
  * skipped, and reading resynchronises on the next valid segment header.
  * Links lz4 and zlib only.
  */
-#ifndef CAUSEWAY_SEGREADER_H
-#define CAUSEWAY_SEGREADER_H
+#ifndef CAUSEWAY_TRACE_READER_H
+#define CAUSEWAY_TRACE_READER_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -75,4 +75,4 @@ const struct cw_hdr *cw_segment__next_record(const struct cw_segment *seg, size_
 void cw_reader__stats(const struct cw_reader *r, struct cw_reader_stats *st);
 void cw_reader__free(struct cw_reader *r);
 
-#endif /* CAUSEWAY_SEGREADER_H */
+#endif /* CAUSEWAY_TRACE_READER_H */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Segment reader: see segreader.h for the interface and schema/format.md
+ * Segment reader: see reader.h for the interface and schema/format.md
  * for the format and its validity, truncation and resynchronisation rules,
  * which this file enforces.
  *
@@ -25,8 +25,8 @@
 #include <zlib.h>
 
 #include "schema/events.h"
-#include "schema/format.h"
-#include "analyze/segreader.h"
+#include "trace/format.h"
+#include "trace/reader.h"
 
 /* Resynchronisation reads the file in chunks of this size. */
 #define SCAN_CHUNK (64u << 10)
