@@ -1,4 +1,8 @@
 # causeway — build, test and demo. `make V=1` shows the commands.
+#   make check   the analyzer, causeway-eval, the fixture compiler and the
+#                unit tests, and the tests that need no BPF: no clang,
+#                llvm or bpftool, no root, no network, no apt-get
+#   make test    everything, from the packages up (CI: .ci/run)
 .DELETE_ON_ERROR:
 .SUFFIXES:
 # Keep the BPF objects: they are intermediates of the skeletons.
@@ -60,7 +64,7 @@ WORKLOADS := $(patsubst tests/workloads/%.c,$(BUILD)/workloads/%,$(wildcard test
 
 HEADERS := $(wildcard schema/*.h trace/*.h capture/*.h analyze/*.h lib/*.h tests/*.h)
 
-.PHONY: all clean test test-unit test-fixtures test-san test-live deps demo demo-postgres bench bench-tools fuzz
+.PHONY: all clean check test test-unit test-fixtures test-san test-live deps demo demo-postgres bench bench-tools fuzz
 all: $(BUILD)/causeway-analyze $(BUILD)/causeway-capture $(BUILD)/causeway-eval $(TOOLS) $(WORKLOADS) \
 	$(TEST_PROGS) $(BUILD)/bench/truthload
 
@@ -176,9 +180,20 @@ $(BUILD)/bench/truthload: $(wildcard bench/truth/truthload*.c bench/truth/*.h) i
 deps:
 	$(Q)tests/deps.sh
 
-# make test: from nothing — packages, a clean build, every test, the
-# whole suite again under AddressSanitizer and UBSan, and the reader's
-# fuzz target for FUZZ_SECONDS (60).
+# make check: what needs no BPF toolchain, root, network or packages to
+# install: the units, the fixtures, the analyzer's command line, the
+# evaluator and the faults tests that load no BPF (tests/run.sh --no-live).
+# Nothing here may depend on $(BPF_SKELS) or vmlinux.h: the analyzer,
+# causeway-eval, the tools and the unit tests link only analyze/, trace/
+# and lib/ objects.
+CHECK_PROGS := $(BUILD)/causeway-analyze $(BUILD)/causeway-eval $(TOOLS) $(TEST_PROGS)
+check: $(CHECK_PROGS)
+	$(Q)tests/run.sh $(BUILD) --no-live --only unit,fixtures,cli,eval,faults
+
+# make test: from nothing — packages, a clean build, every test (what
+# make check runs, the live BPF captures, the faults tests that capture,
+# hostile), the whole suite again under AddressSanitizer and UBSan, and
+# the reader's fuzz target for FUZZ_SECONDS (60).
 test: deps
 	$(Q)rm -rf build build-san
 	$(Q)$(MAKE) --no-print-directory all

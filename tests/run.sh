@@ -1,6 +1,9 @@
 #!/bin/bash
 # Runs causeway's tests against one build directory.
-#   tests/run.sh BUILD [--no-live] [--only KIND] [--live NAME[,NAME...]]
+#   tests/run.sh BUILD [--no-live] [--only KIND[,KIND...]] [--live NAME[,NAME...]]
+# --only runs those kinds (default: all but fuzz); --no-live runs no test
+# that loads BPF: not the live kind, nor the faults tests of FAULTS_LIVE
+# (make check: no BPF toolchain, no root).
 # unit:     every BUILD/tests/test_* program
 # fixtures: every fixtures/*.events, compiled, analyzed and compared with
 #           fixtures/*.expect (UPDATE=1 rewrites the .expect files)
@@ -16,16 +19,21 @@
 # faults:   every tests/faults/*.sh: killed captures, interrupted and
 #           racing analyzers, outputs pointed at inputs and symlinks, a
 #           full disk, hostile mapping paths (docs/model.md §7; root for the
-#           captures, which skip with 77 only where BPF cannot load)
+#           captures, which skip with 77 only where BPF cannot load);
+#           those of FAULTS_LIVE run captures, the others need no BPF
 # fuzz:     tests/fuzz.sh, the reader's libFuzzer target for FUZZ_SECONDS
 #           (60) on the fixture corpus, under ASan and UBSan
 # hostile:  tests/hostile.sh, peak RSS under small hostile traces (4M new
 #           tids, 4M lossy accounting records) with --max-live 1000;
 #           skipped (77) for a sanitizer build, whose RSS is its own
 set -u
-BUILD=${1:?usage: tests/run.sh BUILD [--no-live] [--only KIND] [--live NAMES]}
+BUILD=${1:?usage: tests/run.sh BUILD [--no-live] [--only KINDS] [--live NAMES]}
 shift
+KINDS="unit fixtures cli eval live faults fuzz hostile"
 DEFAULT_KINDS="unit fixtures cli eval live faults hostile"
+# The faults tests that run causeway-capture (BPF programs, root): live
+# tests in all but their kind, so --no-live leaves them out too.
+FAULTS_LIVE="kill diskfull"
 # The live tests of the async edge classes run last, simplest first: each
 # leans on the sched class (live/spawn, live/wake) and on the capture's
 # lifetime tests, whose failures explain theirs. The context plane's
@@ -41,6 +49,9 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
+for k in ${only//,/ }; do
+	case " $KINDS " in *" $k "*) ;; *) echo "run.sh: unknown kind $k (kinds: $KINDS)" >&2; exit 2 ;; esac
+done
 BUILD=$(cd "$BUILD" && pwd)
 top=$(cd "$(dirname "$0")/.." && pwd)
 passed=0 failed=0 skipped=0 failures=()
@@ -55,7 +66,8 @@ result() { # name rc
 
 want() {
 	if [ -n "$only" ]; then
-		[ "$only" = "$1" ]
+		case ",$only," in *",$1,"*) return 0 ;; esac
+		return 1
 	else
 		case " $DEFAULT_KINDS " in *" $1 "*) return 0 ;; esac
 		return 1
@@ -119,11 +131,22 @@ if want live && [ $live = 1 ]; then
 fi
 
 if want faults; then
+	for n in $FAULTS_LIVE; do
+		[ -e "$top/tests/faults/$n.sh" ] ||
+			result "faults/$n (listed in FAULTS_LIVE, no such test)" 1
+	done
+	left=()
 	for t in "$top"/tests/faults/*.sh; do
 		[ -e "$t" ] || continue
+		if [ $live = 0 ]; then
+			case " $FAULTS_LIVE " in *" $(basename "$t" .sh) "*)
+				left+=("faults/$(basename "$t" .sh)"); continue ;;
+			esac
+		fi
 		KIND=faults bash "$t" "$BUILD"
 		result "faults/$(basename "$t" .sh)" $?
 	done
+	[ ${#left[@]} = 0 ] || echo "not run (--no-live, they load BPF): ${left[*]}"
 fi
 
 if want fuzz; then
