@@ -10,8 +10,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <sys/mount.h>
 #include <sys/statvfs.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <lz4.h>
 #include <zlib.h>
@@ -617,10 +619,11 @@ static void append_random(struct cw_writer *w, int n, uint64_t ts, uint8_t **all
  * the part it wrote (ftruncate to the segment's start), so the file holds
  * whole segments only and reads without damage, and the same seal, once
  * there is room, appends to a clean file. The disk is a 64 KiB tmpfs the
- * test mounts itself, as root (here and in CI): a test that cannot mount
- * fails, it does not skip.
+ * test mounts itself: as root (make test, CI), or, for another user (make
+ * check), in a user and mount namespace of its own (write_error_userns).
+ * A test that cannot mount fails, it does not skip.
  */
-static void test_write_error(void)
+static void write_error_tmpfs(void)
 {
 	struct cw_writer_opts o = { 0, 0 };
 	char dir[] = "/tmp/test_segio.full.XXXXXX", path[64];
@@ -632,7 +635,6 @@ static void test_write_error(void)
 	uint64_t end1;
 	int fd = -1;
 
-	test_write_error_devfull();
 	if (!mkdtemp(dir)) {
 		fprintf(stderr, "  mkdtemp: %s\n", strerror(errno));
 		failed_checks++;
@@ -640,7 +642,7 @@ static void test_write_error(void)
 	}
 	if (mount("cw-test-full", dir, "tmpfs", MS_NOSUID | MS_NODEV, "size=64k,mode=0700")) {
 		fprintf(stderr, "  cannot mount a 64 KiB tmpfs at %s: %s; this test needs root "
-				"(CAP_SYS_ADMIN) to fill a disk\n", dir, strerror(errno));
+				"(CAP_SYS_ADMIN, or a user namespace) to fill a disk\n", dir, strerror(errno));
 		failed_checks++;
 		rmdir(dir);
 		return;
@@ -685,6 +687,67 @@ cleanup:
 		fprintf(stderr, "  umount %s: %s\n", dir, strerror(errno));
 	rmdir(dir);
 	free(all);
+}
+
+static int write_file(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC), ok;
+
+	if (fd < 0)
+		return -1;
+	ok = write(fd, text, strlen(text)) == (ssize_t)strlen(text);
+	close(fd);
+	return ok ? 0 : -1;
+}
+
+/*
+ * Not root: a child enters a new user namespace, where it is root over a
+ * mount namespace of its own, and mounts the tmpfs there (tmpfs may be
+ * mounted in a user namespace); the test's own process keeps its
+ * credentials. The child's failed checks come back as its exit status.
+ */
+static void write_error_userns(void)
+{
+	uid_t uid = geteuid();
+	gid_t gid = getegid();
+	char map[64];
+	int status;
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	CHECK(pid >= 0);
+	if (pid < 0)
+		return;
+	if (pid == 0) {
+		if (unshare(CLONE_NEWUSER | CLONE_NEWNS)) {
+			fprintf(stderr, "  not root, and no user namespace to mount a tmpfs in: "
+					"unshare: %s\n", strerror(errno));
+			_exit(1);
+		}
+		snprintf(map, sizeof(map), "0 %u 1", (unsigned)uid);
+		CHECK(write_file("/proc/self/setgroups", "deny") == 0);
+		CHECK(write_file("/proc/self/uid_map", map) == 0);
+		snprintf(map, sizeof(map), "0 %u 1", (unsigned)gid);
+		CHECK(write_file("/proc/self/gid_map", map) == 0);
+		/* Nothing mounted here may reach the parent's namespace. */
+		CHECK(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0);
+		if (!failed_checks)
+			write_error_tmpfs();
+		fflush(NULL);
+		_exit(failed_checks ? 1 : 0);
+	}
+	CHECK(waitpid(pid, &status, 0) == pid);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+static void test_write_error(void)
+{
+	test_write_error_devfull();
+	if (geteuid() == 0)
+		write_error_tmpfs();
+	else
+		write_error_userns();
 }
 
 static void test_header_crc(void)
