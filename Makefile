@@ -293,7 +293,7 @@ DURATION ?= 600
 fuzz: $(BUILD)/fuzz_reader $(BUILD)/tests/fixturec
 	$(Q)FUZZ_SECONDS=$(DURATION) tests/fuzz.sh $(BUILD)
 
-FUZZ_SRCS := tests/fuzz_reader.c trace/reader.c analyze/dump.c analyze/text.c
+FUZZ_SRCS := tests/fuzz_reader.c trace/reader.c trace/format.c analyze/dump.c analyze/text.c
 $(BUILD)/fuzz_reader: $(FUZZ_SRCS) $(HEADERS)
 	$(call msg,LINK,$@)
 	$(Q)mkdir -p $(@D)

@@ -57,7 +57,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #include "schema/events.h"
 #include "trace/format.h"
@@ -231,7 +230,7 @@ static void directive(struct cw_tok *tok, int n)
 		if (pread(env.fd, hb, sizeof(hb), (off_t)env.last_off) != (ssize_t)sizeof(hb))
 			fail(2, "!set-major: the last segment header is not in the file");
 		cw_put16(hb + 8, (uint16_t)v);
-		cw_put32(hb + 60, (uint32_t)crc32(0L, hb, 60));
+		cw_seg_hdr__reseal(hb);
 		rw_byte(env.last_off, 0, hb, sizeof(hb));
 	} else if (!strcmp(d, "!truncate")) {
 		off_t end = lseek(env.fd, 0, SEEK_END);

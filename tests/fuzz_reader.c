@@ -13,7 +13,7 @@
  * Not part of `make test`. Build and run (clang 14, libclang-rt-dev):
  *
  *   make fuzz     (or by hand: clang -g -O1 -fsanitize=fuzzer,address,undefined
- *                 -D_GNU_SOURCE -I. tests/fuzz_reader.c trace/reader.c
+ *                 -D_GNU_SOURCE -I. tests/fuzz_reader.c trace/reader.c trace/format.c
  *                 analyze/dump.c analyze/text.c -llz4 -lz -o build/fuzz_reader)
  *   mkdir -p build/fuzz-corpus && cp fixtures/ *.cwt build/fuzz-corpus/ (prefix each with
  *       a mode byte, or let the fuzzer find one)
@@ -26,7 +26,6 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #include "schema/events.h"
 #include "trace/format.h"
@@ -50,8 +49,8 @@ static void repair(uint8_t *p, size_t n)
 		hl = cw_get16(p + i + 56);
 		sl = cw_get32(p + i + 48);
 		if (hl >= CW_SEG_HDR_LEN && i + hl + sl <= n)
-			cw_put32(p + i + 52, (uint32_t)crc32(0L, p + i + hl, (uInt)sl));
-		cw_put32(p + i + 60, (uint32_t)crc32(0L, p + i, 60));
+			cw_put32(p + i + 52, cw_crc32(p + i + hl, sl));
+		cw_seg_hdr__reseal(p + i);
 	}
 }
 

@@ -16,7 +16,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <lz4.h>
-#include <zlib.h>
 
 #include "schema/events.h"
 #include "trace/format.h"
@@ -910,7 +909,7 @@ static void test_newer_major(void)
 	CHECK(pread(fd, hb, sizeof(hb), 0) == CW_SEG_HDR_LEN);
 	cw_put16(hb + 8, 2);
 	cw_put16(hb + 10, 3);
-	cw_put32(hb + 60, (uint32_t)crc32(0L, hb, 60));
+	cw_seg_hdr__reseal(hb);
 	CHECK(pwrite(fd, hb, sizeof(hb), 0) == CW_SEG_HDR_LEN);
 	CHECK(read_all(tmp_path, &ro) == -EPROTO);
 	CHECK(ro.segs == 0);
@@ -927,7 +926,7 @@ static void test_newer_major(void)
 
 	/* a newer minor is read */
 	cw_put16(hb + 8, 1);
-	cw_put32(hb + 60, (uint32_t)crc32(0L, hb, 60));
+	cw_seg_hdr__reseal(hb);
 	CHECK(pwrite(fd, hb, sizeof(hb), 0) == CW_SEG_HDR_LEN);
 	CHECK(read_all(tmp_path, &ro) == 3 && ro.d.n == 0);
 	free(ro.data);
@@ -968,21 +967,22 @@ static void put_seg(int fd, uint16_t type, uint16_t flags, uint64_t seq, uint32_
 		    uint32_t raw_len, uint32_t stored_len, const void *payload, size_t plen,
 		    uint64_t first_ts, uint64_t last_ts)
 {
-	uint8_t hb[CW_SEG_HDR_LEN] = { 0 };
+	struct cw_seg_hdr h = {
+		.major = CW_FORMAT_MAJOR,
+		.seg_type = type,
+		.seg_flags = flags,
+		.seq = seq,
+		.first_ts = first_ts,
+		.last_ts = last_ts,
+		.nrec = nrec,
+		.raw_len = raw_len,
+		.stored_len = stored_len,
+		.payload_crc = cw_crc32(payload, plen),
+		.hdr_len = CW_SEG_HDR_LEN,
+	};
+	uint8_t hb[CW_SEG_HDR_LEN];
 
-	memcpy(hb, CW_MAGIC, CW_MAGIC_LEN);
-	cw_put16(hb + 8, CW_FORMAT_MAJOR);
-	cw_put16(hb + 12, type);
-	cw_put16(hb + 14, flags);
-	cw_put64(hb + 16, seq);
-	cw_put64(hb + 24, first_ts);
-	cw_put64(hb + 32, last_ts);
-	cw_put32(hb + 40, nrec);
-	cw_put32(hb + 44, raw_len);
-	cw_put32(hb + 48, stored_len);
-	cw_put32(hb + 52, (uint32_t)crc32(0L, payload, (uInt)plen));
-	cw_put16(hb + 56, CW_SEG_HDR_LEN);
-	cw_put32(hb + 60, (uint32_t)crc32(0L, hb, 60));
+	cw_seg_hdr__encode(&h, hb);
 	append_bytes(fd, hb, sizeof(hb));
 	append_bytes(fd, payload, plen);
 }

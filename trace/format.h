@@ -27,10 +27,14 @@
  *
  * The payload follows the header immediately (at hdr_len) and is
  * stored_len bytes long; the next segment starts right after it.
+ *
+ * The header's codec (cw_seg_hdr__*, format.c) is the one the writer, the
+ * reader, the fixture compiler and the tests share.
  */
 #ifndef CAUSEWAY_FORMAT_H
 #define CAUSEWAY_FORMAT_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -138,5 +142,30 @@ static inline uint64_t cw_get64(const uint8_t *p)
 {
 	return (uint64_t)cw_get32(p) | (uint64_t)cw_get32(p + 4) << 32;
 }
+
+/* CRC-32 (zlib's crc32, polynomial 0xedb88320) of @len bytes at @p: the
+ * checksum of both the header and the payload. */
+uint32_t cw_crc32(const void *p, size_t len);
+
+/*
+ * Encode @h into the CW_SEG_HDR_LEN bytes at @b: the magic, every field
+ * but hdr_crc as @h has it, reserved 0, and hdr_crc computed over bytes
+ * 0..59 (h->hdr_crc is ignored).
+ */
+void cw_seg_hdr__encode(const struct cw_seg_hdr *h, uint8_t *b);
+
+/* Decode the CW_SEG_HDR_LEN bytes at @b; checks nothing (see valid). */
+void cw_seg_hdr__decode(const uint8_t *b, struct cw_seg_hdr *h);
+
+/*
+ * @return 1 when the CW_SEG_HDR_LEN bytes at @b begin with the magic and
+ * hold their own checksum, the minimum for a position to count as a
+ * segment header at all; else 0. The fields are not bounded here.
+ */
+int cw_seg_hdr__valid(const uint8_t *b);
+
+/* Recompute hdr_crc of the header at @b after a field was changed in
+ * place (tests and the fixture compiler forge headers so). */
+void cw_seg_hdr__reseal(uint8_t *b);
 
 #endif /* CAUSEWAY_FORMAT_H */

@@ -22,7 +22,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <lz4.h>
-#include <zlib.h>
 
 #include "schema/events.h"
 #include "trace/format.h"
@@ -183,31 +182,6 @@ fail:
 	return NULL;
 }
 
-/* Magic and header checksum: the minimum for a position to count as a
- * segment header at all. */
-static int hdr_valid(const uint8_t *b)
-{
-	return !memcmp(b, CW_MAGIC, CW_MAGIC_LEN) &&
-	       cw_get32(b + 60) == (uint32_t)crc32(0L, b, 60);
-}
-
-static void hdr_decode(const uint8_t *b, struct cw_seg_hdr *h)
-{
-	h->major = cw_get16(b + 8);
-	h->minor = cw_get16(b + 10);
-	h->seg_type = cw_get16(b + 12);
-	h->seg_flags = cw_get16(b + 14);
-	h->seq = cw_get64(b + 16);
-	h->first_ts = cw_get64(b + 24);
-	h->last_ts = cw_get64(b + 32);
-	h->nrec = cw_get32(b + 40);
-	h->raw_len = cw_get32(b + 44);
-	h->stored_len = cw_get32(b + 48);
-	h->payload_crc = cw_get32(b + 52);
-	h->hdr_len = cw_get16(b + 56);
-	h->hdr_crc = cw_get32(b + 60);
-}
-
 /* A position where fewer than 64 bytes remain and those bytes begin like
  * the magic: the header of a segment the capture did not finish. */
 static int is_partial_header(const uint8_t *b, uint64_t remain)
@@ -257,7 +231,7 @@ static int find_header(struct cw_reader *r, uint64_t from, uint64_t *out)
 						return -EIO;
 					b = hb;
 				}
-				if (hdr_valid(b)) {
+				if (cw_seg_hdr__valid(b)) {
 					*out = q;
 					return 0;
 				}
@@ -610,7 +584,7 @@ static int read_payload(struct cw_reader *r, const struct cw_seg_hdr *h, struct 
 		return (int)got;
 	if ((size_t)got != h->stored_len)
 		return -EIO;
-	if ((uint32_t)crc32(0L, r->sbuf, h->stored_len) != h->payload_crc)
+	if (cw_crc32(r->sbuf, h->stored_len) != h->payload_crc)
 		return damaged(r, h, end, "payload checksum mismatch");
 
 	data = r->sbuf;
@@ -732,7 +706,7 @@ static int step(struct cw_reader *r, struct cw_segment *seg)
 		return resync(r, r->pos, r->pos);
 	}
 
-	if (!hdr_valid(hb)) {
+	if (!cw_seg_hdr__valid(hb)) {
 		if (!memcmp(hb, CW_MAGIC, CW_MAGIC_LEN)) {
 			diag(r, CW_DIAG_WARN, "segment at offset %llu: header checksum mismatch; skipped",
 			     (unsigned long long)r->pos);
@@ -741,7 +715,7 @@ static int step(struct cw_reader *r, struct cw_segment *seg)
 		return resync(r, r->pos, r->pos);
 	}
 
-	hdr_decode(hb, &h);
+	cw_seg_hdr__decode(hb, &h);
 	if (h.major > CW_FORMAT_MAJOR) {
 		diag(r, CW_DIAG_ERROR,
 		     "trace format %u.%u is newer than this analyzer (%d.%d): upgrade causeway",

@@ -27,7 +27,6 @@
 #include <string.h>
 #include <unistd.h>
 #include <lz4.h>
-#include <zlib.h>
 
 #include "schema/events.h"
 #include "trace/format.h"
@@ -398,6 +397,7 @@ static int seal_as(struct cw_writer *w, uint16_t seg_type)
 {
 	uint16_t flags = 0;
 	uint64_t prev = 0;
+	struct cw_seg_hdr sh;
 	const uint8_t *payload;
 	uint8_t *hdr;
 	size_t in_len = 0, stored, pos, done = 0;
@@ -460,21 +460,21 @@ static int seal_as(struct cw_writer *w, uint16_t seg_type)
 	}
 
 	hdr = w->out;
-	memset(hdr, 0, CW_SEG_HDR_LEN);
-	memcpy(hdr, CW_MAGIC, CW_MAGIC_LEN);
-	cw_put16(hdr + 8, CW_FORMAT_MAJOR);
-	cw_put16(hdr + 10, CW_FORMAT_MINOR);
-	cw_put16(hdr + 12, seg_type);
-	cw_put16(hdr + 14, flags);
-	cw_put64(hdr + 16, w->seq);
-	cw_put64(hdr + 24, w->nrec ? w->first_ts : 0);
-	cw_put64(hdr + 32, w->nrec ? w->last_ts : 0);
-	cw_put32(hdr + 40, w->nrec);
-	cw_put32(hdr + 44, (uint32_t)in_len);
-	cw_put32(hdr + 48, (uint32_t)stored);
-	cw_put32(hdr + 52, (uint32_t)crc32(0L, payload, (uInt)stored));
-	cw_put16(hdr + 56, CW_SEG_HDR_LEN);
-	cw_put32(hdr + 60, (uint32_t)crc32(0L, hdr, 60));
+	sh = (struct cw_seg_hdr){
+		.major = CW_FORMAT_MAJOR,
+		.minor = CW_FORMAT_MINOR,
+		.seg_type = seg_type,
+		.seg_flags = flags,
+		.seq = w->seq,
+		.first_ts = w->nrec ? w->first_ts : 0,
+		.last_ts = w->nrec ? w->last_ts : 0,
+		.nrec = w->nrec,
+		.raw_len = (uint32_t)in_len,
+		.stored_len = (uint32_t)stored,
+		.payload_crc = cw_crc32(payload, stored),
+		.hdr_len = CW_SEG_HDR_LEN,
+	};
+	cw_seg_hdr__encode(&sh, hdr);
 	/* append() keeps the worst case within the limit; this only guards
 	 * the segments it does not see coming (an empty META or FINAL). */
 	if (w->limit && w->st.file_bytes + CW_SEG_HDR_LEN + stored > w->limit)
