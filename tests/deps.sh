@@ -3,7 +3,7 @@
 # missing. Run as root on Debian 12 (make test and make demo call this).
 set -eu
 PKGS="make gcc clang llvm libbpf-dev bpftool libelf-dev libdw-dev liblz4-dev
-libsqlite3-dev liburing-dev sqlite3 pkg-config zlib1g-dev linux-perf procps time
+libsqlite3-dev liburing-dev sqlite3 pkg-config zlib1g-dev linux-perf procps time strace
 systemtap-sdt-dev postgresql-15 gnuplot-nox bc python3"
 missing=""
 for p in $PKGS; do
