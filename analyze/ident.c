@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "ident.h"
+#include "lib/hash.h"
 #include "lru.h"
 
 #define DEFAULT_MAX_LIVE (1u << 20)
@@ -36,7 +37,7 @@ struct obj_slab {
 };
 
 struct cw_scope {
-	struct cw_scope *hnext;
+	struct cw_hnode hn;
 	struct cw_scope *dead_next; /* on the dead list while unused */
 	uint64_t hash;
 	uint32_t refs;
@@ -45,7 +46,7 @@ struct cw_scope {
 };
 
 struct hint {
-	struct hint *hnext;
+	struct cw_hnode hn;
 	uint64_t key;
 	uint32_t pid;
 	uint8_t type;
@@ -58,9 +59,7 @@ struct cw_ident {
 	size_t max_live;
 	struct cw_join_stats *st;
 
-	struct cw_obj **tab; /* buckets of live objects */
-	size_t tab_cap;	     /* power of two */
-	size_t nlive;
+	struct cw_htab tab; /* live objects; tab.n of them */
 	struct cw_obj *lru_head, *lru_tail; /* head: least recently named */
 	struct cw_obj *retired;		    /* released in this record, not yet written */
 	struct cw_obj *free_objs;
@@ -71,27 +70,16 @@ struct cw_ident {
 	cw_edge_hook_fn *edge_hook;
 	void *edge_hook_ctx;
 
-	struct cw_scope **scopes;
-	size_t scopes_cap, nscopes;
+	struct cw_htab scopes;
 	struct cw_scope *dead_scopes;
 	struct cw_scope *host;
 
-	struct hint **hints;
-	size_t hints_cap, nhints;
+	struct cw_htab hints;
 };
-
-static uint64_t mix(uint64_t h)
-{
-	h ^= h >> 33;
-	h *= 0xff51afd7ed558ccdull;
-	h ^= h >> 33;
-	h *= 0xc4ceb9fe1a85ec53ull;
-	return h ^ (h >> 33);
-}
 
 static uint64_t obj_hash(uint8_t type, const struct cw_scope *scope, uint64_t key)
 {
-	return mix(key ^ (uint64_t)type << 56 ^ scope->hash);
+	return cw_mix64(key ^ (uint64_t)type << 56 ^ scope->hash);
 }
 
 static uint64_t str_hash(const char *s)
@@ -100,57 +88,32 @@ static uint64_t str_hash(const char *s)
 
 	while (*s)
 		h = (h ^ (uint8_t)*s++) * 0x100000001b3ull;
-	return mix(h);
+	return cw_mix64(h);
 }
 
-/* Double a chained table of @cap buckets whose entries are linked through
- * the pointer at @next_off and hashed by @hash. */
-static int rehash(void ***tab, size_t *cap, size_t next_off, uint64_t (*hash)(const void *))
+/* Every table starts at this many buckets and doubles. */
+#define FIRST_BUCKETS 1024
+
+static uint64_t obj_rehash(const struct cw_hnode *n)
 {
-	size_t ncap = *cap ? *cap * 2 : 1024;
-	void **nt = calloc(ncap, sizeof(*nt));
-
-	if (!nt)
-		return -ENOMEM;
-	for (size_t i = 0; i < *cap; i++) {
-		void *e = (*tab)[i];
-
-		while (e) {
-			void **link = (void **)((char *)e + next_off);
-			void *next = *link;
-			size_t b = hash(e) & (ncap - 1);
-
-			*link = nt[b];
-			nt[b] = e;
-			e = next;
-		}
-	}
-	free(*tab);
-	*tab = nt;
-	*cap = ncap;
-	return 0;
-}
-
-static uint64_t obj_rehash(const void *p)
-{
-	const struct cw_obj *o = p;
+	const struct cw_obj *o = cw_hentry(n, struct cw_obj, hn);
 
 	return obj_hash(o->n.type, o->scope, o->n.key);
 }
 
-static uint64_t scope_rehash(const void *p)
+static uint64_t scope_rehash(const struct cw_hnode *n)
 {
-	return ((const struct cw_scope *)p)->hash;
+	return cw_hentry(n, struct cw_scope, hn)->hash;
 }
 
 static uint64_t hint_hash(uint8_t type, uint64_t key)
 {
-	return mix(key ^ (uint64_t)type << 56);
+	return cw_mix64(key ^ (uint64_t)type << 56);
 }
 
-static uint64_t hint_rehash(const void *p)
+static uint64_t hint_rehash(const struct cw_hnode *n)
 {
-	const struct hint *h = p;
+	const struct hint *h = cw_hentry(n, struct hint, hn);
 
 	return hint_hash(h->type, h->key);
 }
@@ -161,9 +124,7 @@ static struct cw_scope *scope_find(const struct cw_ident *id, const char *name, 
 {
 	struct cw_scope *s;
 
-	if (!id->scopes_cap)
-		return NULL;
-	for (s = id->scopes[h & (id->scopes_cap - 1)]; s; s = s->hnext)
+	cw_htab_for_each_possible(&id->scopes, s, hn, h)
 		if (s->hash == h && !strcmp(s->name, name))
 			return s;
 	return NULL;
@@ -177,18 +138,15 @@ static struct cw_scope *scope_intern(struct cw_ident *id, const char *name)
 
 	if (s)
 		return s;
-	if (id->nscopes >= id->scopes_cap &&
-	    rehash((void ***)&id->scopes, &id->scopes_cap, offsetof(struct cw_scope, hnext),
-		   scope_rehash))
+	if (id->scopes.n >= id->scopes.cap &&
+	    cw_htab__grow(&id->scopes, FIRST_BUCKETS, scope_rehash, 0))
 		return NULL;
 	s = calloc(1, sizeof(*s) + len + 1);
 	if (!s)
 		return NULL;
 	memcpy(s->name, name, len + 1);
 	s->hash = h;
-	s->hnext = id->scopes[h & (id->scopes_cap - 1)];
-	id->scopes[h & (id->scopes_cap - 1)] = s;
-	id->nscopes++;
+	cw_htab__add(&id->scopes, &s->hn, h);
 	/* Unused until an object takes it: freed at the end of the record
 	 * unless one does. */
 	s->on_dead = 1;
@@ -245,14 +203,7 @@ static void scopes_collect(struct cw_ident *id)
 		s->on_dead = 0;
 		if (s->refs || s->permanent)
 			continue;
-		for (struct cw_scope **p = &id->scopes[s->hash & (id->scopes_cap - 1)]; *p;
-		     p = &(*p)->hnext) {
-			if (*p == s) {
-				*p = s->hnext;
-				break;
-			}
-		}
-		id->nscopes--;
+		cw_htab__del(&id->scopes, &s->hn, s->hash);
 		free(s);
 	}
 	id->dead_scopes = NULL;
@@ -270,10 +221,10 @@ void cw_ident__touch(struct cw_ident *id, struct cw_obj *o)
 struct cw_obj *cw_ident__live(struct cw_ident *id, uint8_t type, const struct cw_scope *scope,
 			      uint64_t key)
 {
-	struct cw_obj *o = id->tab[obj_hash(type, scope, key) & (id->tab_cap - 1)];
+	struct cw_obj *o;
 
 	/* The scope is interned: pointer equality is scope equality. */
-	for (; o; o = o->hnext)
+	cw_htab_for_each_possible(&id->tab, o, hn, obj_hash(type, scope, key))
 		if (o->n.key == key && o->n.type == type && o->scope == scope)
 			return o;
 	return NULL;
@@ -288,18 +239,10 @@ struct cw_obj *cw_ident__live(struct cw_ident *id, uint8_t type, const struct cw
  */
 int cw_ident__release(struct cw_ident *id, struct cw_obj *o)
 {
-	struct cw_obj **p = &id->tab[obj_rehash(o) & (id->tab_cap - 1)];
-
 	if (o->retired)
 		return 0;
-	for (; *p; p = &(*p)->hnext) {
-		if (*p == o) {
-			*p = o->hnext;
-			break;
-		}
-	}
+	cw_htab__del(&id->tab, &o->hn, obj_rehash(&o->hn));
 	lru_unlink(id, o);
-	id->nlive--;
 	o->retired = 1;
 	o->lru_next = id->retired;
 	id->retired = o;
@@ -350,7 +293,6 @@ struct cw_obj *cw_ident__new_gen(struct cw_ident *id, uint8_t type, const struct
 {
 	struct cw_scope *scope = (struct cw_scope *)cscope;
 	struct cw_obj *o = cw_ident__live(id, type, scope, key);
-	size_t b;
 
 	*err = 0;
 	if (o && (*err = cw_ident__release(id, o)))
@@ -360,9 +302,8 @@ struct cw_obj *cw_ident__new_gen(struct cw_ident *id, uint8_t type, const struct
 	 * chains stay about one long, and a doubling there would only double
 	 * the table's bytes per live object (and leave the old table's pages
 	 * resident: 24 bytes per object at the default bound, not 8). */
-	if (id->nlive >= id->tab_cap && id->tab_cap < id->max_live &&
-	    (*err = rehash((void ***)&id->tab, &id->tab_cap, offsetof(struct cw_obj, hnext),
-			   obj_rehash)))
+	if (id->tab.n >= id->tab.cap && id->tab.cap < id->max_live &&
+	    (*err = cw_htab__grow(&id->tab, FIRST_BUCKETS, obj_rehash, 0)))
 		return NULL;
 	o = id->free_objs;
 	if (o)
@@ -384,11 +325,8 @@ struct cw_obj *cw_ident__new_gen(struct cw_ident *id, uint8_t type, const struct
 	o->est_ns = ts;
 	o->scope = scope;
 	scope->refs++;
-	b = obj_hash(type, scope, key) & (id->tab_cap - 1);
-	o->hnext = id->tab[b];
-	id->tab[b] = o;
+	cw_htab__add(&id->tab, &o->hn, obj_hash(type, scope, key));
 	lru_append(id, o);
-	id->nlive++;
 	return o;
 }
 
@@ -518,44 +456,35 @@ void cw_obj__set_name(struct cw_obj *o, const char *s, size_t max)
 
 /* ---- hints ---------------------------------------------------------------- */
 
-static struct hint **hint_find(struct cw_ident *id, uint8_t type, uint64_t key)
+static struct hint *hint_find(struct cw_ident *id, uint8_t type, uint64_t key)
 {
-	struct hint **p;
+	struct hint *h;
 
-	if (!id->hints_cap)
-		return NULL;
-	for (p = &id->hints[hint_hash(type, key) & (id->hints_cap - 1)]; *p; p = &(*p)->hnext)
-		if ((*p)->key == key && (*p)->type == type)
-			return p;
+	cw_htab_for_each_possible(&id->hints, h, hn, hint_hash(type, key))
+		if (h->key == key && h->type == type)
+			return h;
 	return NULL;
 }
 
 int cw_ident__hint_set(struct cw_ident *id, uint8_t type, uint64_t key, uint32_t pid,
 		       const char *name, size_t name_len)
 {
-	struct hint **p = hint_find(id, type, key), *h;
-	size_t b;
+	struct hint *h = hint_find(id, type, key);
 
-	if (p) {
-		h = *p;
-	} else {
-		if (id->nhints >= id->max_live) {
+	if (!h) {
+		if (id->hints.n >= id->max_live) {
 			id->st->hints_dropped++;
 			return 0;
 		}
-		if (id->nhints >= id->hints_cap &&
-		    rehash((void ***)&id->hints, &id->hints_cap, offsetof(struct hint, hnext),
-			   hint_rehash))
+		if (id->hints.n >= id->hints.cap &&
+		    cw_htab__grow(&id->hints, FIRST_BUCKETS, hint_rehash, 0))
 			return -ENOMEM;
 		h = calloc(1, sizeof(*h));
 		if (!h)
 			return -ENOMEM;
 		h->type = type;
 		h->key = key;
-		b = hint_hash(type, key) & (id->hints_cap - 1);
-		h->hnext = id->hints[b];
-		id->hints[b] = h;
-		id->nhints++;
+		cw_htab__add(&id->hints, &h->hn, hint_hash(type, key));
 	}
 	h->pid = pid;
 	name_len = strnlen(name, name_len);
@@ -569,29 +498,25 @@ int cw_ident__hint_set(struct cw_ident *id, uint8_t type, uint64_t key, uint32_t
 int cw_ident__hint_take(struct cw_ident *id, uint8_t type, uint64_t key, uint32_t *pid,
 			char name[CW_NAME_LEN])
 {
-	struct hint **p = hint_find(id, type, key), *h;
+	struct hint *h = hint_find(id, type, key);
 
-	if (!p)
+	if (!h)
 		return 0;
-	h = *p;
-	*p = h->hnext;
+	cw_htab__del(&id->hints, &h->hn, hint_hash(type, key));
 	*pid = h->pid;
 	memcpy(name, h->name, CW_NAME_LEN);
 	free(h);
-	id->nhints--;
 	return 1;
 }
 
 void cw_ident__hint_drop(struct cw_ident *id, uint8_t type, uint64_t key)
 {
-	struct hint **p = hint_find(id, type, key), *h;
+	struct hint *h = hint_find(id, type, key);
 
-	if (!p)
+	if (!h)
 		return;
-	h = *p;
-	*p = h->hnext;
+	cw_htab__del(&id->hints, &h->hn, hint_hash(type, key));
 	free(h);
-	id->nhints--;
 }
 
 /* ---- life ------------------------------------------------------------------ */
@@ -606,7 +531,7 @@ struct cw_ident *cw_ident__new(const struct cw_ident_opts *opts)
 	id->breaks = opts->breaks;
 	id->st = opts->st;
 	id->max_live = opts->max_live ? opts->max_live : DEFAULT_MAX_LIVE;
-	if (rehash((void ***)&id->tab, &id->tab_cap, offsetof(struct cw_obj, hnext), obj_rehash) ||
+	if (cw_htab__grow(&id->tab, FIRST_BUCKETS, obj_rehash, 0) ||
 	    !(id->host = scope_intern(id, "host"))) {
 		cw_ident__free(id);
 		errno = ENOMEM;
@@ -620,7 +545,7 @@ int cw_ident__enforce(struct cw_ident *id)
 {
 	int err = 0;
 
-	while (id->nlive > id->max_live) {
+	while (id->tab.n > id->max_live) {
 		id->st->evicted++;
 		cw_ident__release(id, id->lru_head);
 	}
@@ -645,7 +570,11 @@ int cw_ident__finish(struct cw_ident *id)
 
 void cw_ident__free(struct cw_ident *id)
 {
+	struct cw_scope *s;
+	struct cw_hnode *tmp;
+	struct hint *h;
 	struct cw_obj *o;
+	size_t i;
 
 	if (!id)
 		return;
@@ -660,24 +589,12 @@ void cw_ident__free(struct cw_ident *id)
 		id->slabs = s->next;
 		free(s);
 	}
-	for (size_t i = 0; i < id->scopes_cap; i++) {
-		struct cw_scope *s, *sn;
-
-		for (s = id->scopes[i]; s; s = sn) {
-			sn = s->hnext;
-			free(s);
-		}
-	}
-	for (size_t i = 0; i < id->hints_cap; i++) {
-		struct hint *h, *hn;
-
-		for (h = id->hints[i]; h; h = hn) {
-			hn = h->hnext;
-			free(h);
-		}
-	}
-	free(id->scopes);
-	free(id->hints);
-	free(id->tab);
+	cw_htab_for_each_safe(&id->scopes, i, s, tmp, hn)
+		free(s);
+	cw_htab_for_each_safe(&id->hints, i, h, tmp, hn)
+		free(h);
+	cw_htab__free(&id->scopes);
+	cw_htab__free(&id->hints);
+	cw_htab__free(&id->tab);
 	free(id);
 }

@@ -30,6 +30,7 @@
 
 #include <stdint.h>
 #include "join.h"
+#include "lib/htab.h"
 
 struct cw_ident;
 struct cw_scope;
@@ -99,7 +100,8 @@ struct cw_obj {
 	struct cw_carry carry;
 
 	/* private to ident.c */
-	struct cw_obj *lru_prev, *lru_next, *hnext;
+	struct cw_obj *lru_prev, *lru_next;
+	struct cw_hnode hn; /* in the table of live objects */
 	struct cw_scope *scope;
 };
 
