@@ -94,6 +94,7 @@
 #include <string.h>
 #include "carry.h"
 #include "classes.h"
+#include "lib/hash.h"
 #include "lru.h"
 #include "../schema/names.h"
 
@@ -169,7 +170,7 @@ static const char *const nopunt_reasons[3] = { "punt not in trace", "punt not in
 					       "punt not in trace: " S_RING_BREAK };
 
 struct ring {
-	struct ring *hnext;
+	struct cw_hnode hn;
 	struct ring *lru_prev, *lru_next; /* head: least recently named */
 	struct req *reqs;		  /* the live generation's requests */
 	uint64_t ptr;
@@ -177,19 +178,13 @@ struct ring {
 	uint8_t live; /* a generation is live: created (seen or not), not freed */
 };
 
-/* The side table's two hash chains. Doubly linked: many live requests
- * may share a user_data (0, say), and forgetting one must not walk the
- * others. */
-enum { BY_PTR, BY_UD };
-
-struct link {
-	struct req *next;
-	struct req **pprev; /* the pointer to this entry */
-};
-
-/* A live request, as the class knows it (see the top of the file). */
+/* A live request, as the class knows it (see the top of the file). It
+ * is in two tables: by pointer (ptr != 0 only) and by user_data. The
+ * second has back links: many live requests may share a user_data (0,
+ * say), and forgetting one must not walk the others. */
 struct req {
-	struct link chain[2];	   /* BY_PTR (ptr != 0 only), BY_UD */
+	struct cw_hnode by_ptr;
+	struct cw_hlnode by_ud;
 	struct req *rprev, *rnext; /* the ring's list */
 	struct ring *ring;
 	uint64_t ptr, ud;
@@ -204,13 +199,13 @@ struct req {
 };
 
 struct uring {
-	struct ring **rtab;
-	size_t rcap, nrings, rmax;
+	struct cw_htab rtab; /* rings by pointer */
+	size_t rmax;
 	struct ring *lru_head, *lru_tail;
 	uint64_t gen_floor;
 
-	struct req **ptab, **utab;
-	size_t qcap, nreqs, sweep_at;
+	struct cw_htab ptab, utab; /* utab.n: the live requests */
+	size_t sweep_at;
 
 	/* per (CPU, context level): the request whose final completion
 	 * there is held for the wakes it raises */
@@ -218,25 +213,16 @@ struct uring {
 	size_t nhold;
 };
 
-static uint64_t mix(uint64_t h)
-{
-	h ^= h >> 33;
-	h *= 0xff51afd7ed558ccdull;
-	h ^= h >> 33;
-	h *= 0xc4ceb9fe1a85ec53ull;
-	return h ^ (h >> 33);
-}
-
 /* ---- the side table of live requests ------------------------------------ */
 
 static uint64_t hash_ptr(const struct ring *r, uint64_t ptr)
 {
-	return mix(ptr ^ mix(r->ptr ^ r->gen));
+	return cw_mix64(ptr ^ cw_mix64(r->ptr ^ r->gen));
 }
 
 static uint64_t hash_ud(const struct ring *r, uint64_t ud)
 {
-	return mix(ud ^ mix(r->ptr ^ r->gen) ^ 0x9e3779b97f4a7c15ull);
+	return cw_mix64(ud ^ cw_mix64(r->ptr ^ r->gen) ^ 0x9e3779b97f4a7c15ull);
 }
 
 /* The private scope of request @ptr of @r (see the top of the file); the
@@ -260,28 +246,12 @@ static struct cw_obj *req_obj(struct cw_cls *c, const struct req *e)
 	return o && o->n.id == e->node ? o : NULL;
 }
 
-static void chain_push(struct req **head, struct req *e, int k)
-{
-	e->chain[k].next = *head;
-	if (*head)
-		(*head)->chain[k].pprev = &e->chain[k].next;
-	*head = e;
-	e->chain[k].pprev = head;
-}
-
-static void chain_unlink(struct req *e, int k)
-{
-	*e->chain[k].pprev = e->chain[k].next;
-	if (e->chain[k].next)
-		e->chain[k].next->chain[k].pprev = e->chain[k].pprev;
-}
-
 /* Forget @e (not its object). */
 static void req_unlink(struct uring *u, struct req *e)
 {
 	if (e->ptr)
-		chain_unlink(e, BY_PTR);
-	chain_unlink(e, BY_UD);
+		cw_htab__del(&u->ptab, &e->by_ptr, hash_ptr(e->ring, e->ptr));
+	cw_htab__unlink(&u->utab, &e->by_ud);
 	if (e->rprev)
 		e->rprev->rnext = e->rnext;
 	else
@@ -290,7 +260,6 @@ static void req_unlink(struct uring *u, struct req *e)
 		e->rnext->rprev = e->rprev;
 	if (e->hold >= 0)
 		u->hold[e->hold] = NULL;
-	u->nreqs--;
 	free(e);
 }
 
@@ -322,42 +291,34 @@ static struct req *req_by_ptr(const struct uring *u, const struct ring *r, uint6
 {
 	struct req *e;
 
-	if (!ptr || !u->qcap)
+	if (!ptr)
 		return NULL;
-	for (e = u->ptab[hash_ptr(r, ptr) & (u->qcap - 1)]; e; e = e->chain[BY_PTR].next)
+	cw_htab_for_each_possible(&u->ptab, e, by_ptr, hash_ptr(r, ptr))
 		if (e->ring == r && e->ptr == ptr)
 			return e;
 	return NULL;
 }
 
+static uint64_t req_rehash_ptr(const struct cw_hnode *n)
+{
+	const struct req *e = cw_hentry(n, struct req, by_ptr);
+
+	return hash_ptr(e->ring, e->ptr);
+}
+
+static uint64_t req_rehash_ud(const struct cw_hnode *n)
+{
+	const struct req *e = cw_hentry(n, struct req, by_ud.n);
+
+	return hash_ud(e->ring, e->ud);
+}
+
+/* Both tables grow together, at one live request per bucket. */
 static int req_tables_grow(struct uring *u)
 {
-	size_t ncap = u->qcap ? u->qcap * 2 : 1024;
-	struct req **np = calloc(ncap, sizeof(*np)), **nu = calloc(ncap, sizeof(*nu));
+	int err = cw_htab__grow(&u->utab, 1024, req_rehash_ud, 1);
 
-	if (!np || !nu) {
-		free(np);
-		free(nu);
-		return -ENOMEM;
-	}
-	/* Every entry is on a user_data chain; those with a pointer are on a
-	 * pointer chain too. */
-	for (size_t i = 0; i < u->qcap; i++) {
-		struct req *e, *next;
-
-		for (e = u->utab[i]; e; e = next) {
-			next = e->chain[BY_UD].next;
-			chain_push(&nu[hash_ud(e->ring, e->ud) & (ncap - 1)], e, BY_UD);
-			if (e->ptr)
-				chain_push(&np[hash_ptr(e->ring, e->ptr) & (ncap - 1)], e, BY_PTR);
-		}
-	}
-	free(u->ptab);
-	free(u->utab);
-	u->ptab = np;
-	u->utab = nu;
-	u->qcap = ncap;
-	return 0;
+	return err ? err : cw_htab__grow(&u->ptab, 1024, req_rehash_ptr, 0);
 }
 
 /* Forget the entries whose objects the live bound pushed out, so that
@@ -374,7 +335,7 @@ static void req_sweep(struct cw_cls *c)
 			req_check(c, e);
 		}
 	}
-	u->sweep_at = u->nreqs * 2 > SWEEP_MIN ? u->nreqs * 2 : SWEEP_MIN;
+	u->sweep_at = u->utab.n * 2 > SWEEP_MIN ? u->utab.n * 2 : SWEEP_MIN;
 }
 
 static const char *orphan_reason(struct cw_cls *c, const struct cw_hdr *h)
@@ -400,7 +361,7 @@ static struct cw_obj *req_new(struct cw_cls *c, struct ring *r, uint64_t ptr, ui
 	*err = 0;
 	if (e && (*err = req_release(c, e, 0)))
 		return NULL;
-	if (u->nreqs >= u->qcap && (*err = req_tables_grow(u)))
+	if (u->utab.n >= u->utab.cap && (*err = req_tables_grow(u)))
 		return NULL;
 	req_scope_name(r, ptr, name);
 	if (!(s = cw_ident__scope(c->id, name)) || !(e = calloc(1, sizeof(*e)))) {
@@ -428,9 +389,9 @@ static struct cw_obj *req_new(struct cw_cls *c, struct ring *r, uint64_t ptr, ui
 		r->reqs->rprev = e;
 	r->reqs = e;
 	if (ptr)
-		chain_push(&u->ptab[hash_ptr(r, ptr) & (u->qcap - 1)], e, BY_PTR);
-	chain_push(&u->utab[hash_ud(r, ud) & (u->qcap - 1)], e, BY_UD);
-	if (++u->nreqs > u->sweep_at)
+		cw_htab__add(&u->ptab, &e->by_ptr, hash_ptr(r, ptr));
+	cw_htab__add(&u->utab, &e->by_ud.n, hash_ud(r, ud));
+	if (u->utab.n > u->sweep_at)
 		req_sweep(c);
 	*ep = e;
 	return o;
@@ -442,12 +403,15 @@ static struct ring *ring_find(const struct uring *u, uint64_t ptr)
 {
 	struct ring *r;
 
-	if (!u->rcap)
-		return NULL;
-	for (r = u->rtab[mix(ptr) & (u->rcap - 1)]; r; r = r->hnext)
+	cw_htab_for_each_possible(&u->rtab, r, hn, cw_mix64(ptr))
 		if (r->ptr == ptr)
 			return r;
 	return NULL;
+}
+
+static uint64_t ring_rehash(const struct cw_hnode *n)
+{
+	return cw_mix64(cw_hentry(n, struct ring, hn)->ptr);
 }
 
 CW_LRU_FUNCS(ring_lru, struct uring, struct ring)
@@ -474,7 +438,7 @@ static int ring_end(struct cw_cls *c, struct ring *r, int evicted)
 static int ring_evict(struct cw_cls *c)
 {
 	struct uring *u = c->state;
-	struct ring *r = u->lru_head, **p;
+	struct ring *r = u->lru_head;
 	int err = 0;
 
 	if (r->live) {
@@ -484,13 +448,7 @@ static int ring_evict(struct cw_cls *c)
 	if (r->gen + 1 > u->gen_floor)
 		u->gen_floor = r->gen + 1;
 	ring_lru_unlink(u, r);
-	for (p = &u->rtab[mix(r->ptr) & (u->rcap - 1)]; *p; p = &(*p)->hnext) {
-		if (*p == r) {
-			*p = r->hnext;
-			break;
-		}
-	}
-	u->nrings--;
+	cw_htab__del(&u->rtab, &r->hn, cw_mix64(r->ptr));
 	free(r);
 	return err;
 }
@@ -500,30 +458,11 @@ static struct ring *ring_add(struct cw_cls *c, uint64_t ptr, int *err)
 {
 	struct uring *u = c->state;
 	struct ring *r;
-	size_t b;
 
-	if (u->nrings >= u->rmax && (*err = ring_evict(c)))
+	if (u->rtab.n >= u->rmax && (*err = ring_evict(c)))
 		return NULL;
-	if (u->nrings >= u->rcap) {
-		size_t ncap = u->rcap ? u->rcap * 2 : 64;
-		struct ring **nt = calloc(ncap, sizeof(*nt)), *x, *next;
-
-		if (!nt) {
-			*err = -ENOMEM;
-			return NULL;
-		}
-		for (size_t i = 0; i < u->rcap; i++) {
-			for (x = u->rtab[i]; x; x = next) {
-				next = x->hnext;
-				b = mix(x->ptr) & (ncap - 1);
-				x->hnext = nt[b];
-				nt[b] = x;
-			}
-		}
-		free(u->rtab);
-		u->rtab = nt;
-		u->rcap = ncap;
-	}
+	if (u->rtab.n >= u->rtab.cap && (*err = cw_htab__grow(&u->rtab, 64, ring_rehash, 0)))
+		return NULL;
 	if (!(r = calloc(1, sizeof(*r)))) {
 		*err = -ENOMEM;
 		return NULL;
@@ -531,11 +470,8 @@ static struct ring *ring_add(struct cw_cls *c, uint64_t ptr, int *err)
 	r->ptr = ptr;
 	r->gen = u->gen_floor;
 	r->live = 1;
-	b = mix(ptr) & (u->rcap - 1);
-	r->hnext = u->rtab[b];
-	u->rtab[b] = r;
+	cw_htab__add(&u->rtab, &r->hn, cw_mix64(ptr));
 	ring_lru_append(u, r);
-	u->nrings++;
 	return r;
 }
 
@@ -749,15 +685,16 @@ static unsigned candidates(struct cw_cls *c, const struct ring *r, uint64_t ud, 
 			   struct cw_obj **one_o, uint64_t *sub, uint32_t *sub_tid)
 {
 	struct uring *u = c->state;
-	struct req *e, *next;
+	struct cw_hnode *next;
+	struct req *e;
 	unsigned n = 0;
 
-	if (!u->qcap)
-		return 0;
-	for (e = u->utab[hash_ud(r, ud) & (u->qcap - 1)]; e && n < CAND_MAX; e = next) {
+	/* req_check may forget @e: the walk has read the next one. */
+	cw_htab_for_each_possible_safe(&u->utab, e, next, by_ud.n, hash_ud(r, ud)) {
 		struct cw_obj *o;
 
-		next = e->chain[BY_UD].next;
+		if (n >= CAND_MAX)
+			break;
 		if (e->ring != r || e->ud != ud)
 			continue;
 		if (!(o = req_check(c, e)) || o->ended)
@@ -1113,9 +1050,9 @@ static void uring_fini(void *state)
 		}
 		free(r);
 	}
-	free(u->rtab);
-	free(u->ptab);
-	free(u->utab);
+	cw_htab__free(&u->rtab);
+	cw_htab__free(&u->ptab);
+	cw_htab__free(&u->utab);
 	free(u->hold);
 	free(u);
 }
