@@ -73,6 +73,8 @@
 #include "carry.h"
 #include "classes.h"
 #include "ksyms.h"
+#include "lib/hash.h"
+#include "lib/htab.h"
 #include "maps.h"
 #include "symbol.h"
 
@@ -90,15 +92,15 @@
 /* ---- bounded dedup tables --------------------------------------------- */
 
 struct dent {
-	struct dent *next;
+	struct cw_hnode hn;
 	uint64_t hash, id;
 	uint32_t len; /* of key[] */
 	uint8_t key[];
 };
 
 struct dedup {
-	struct dent **tab;
-	size_t cap, n, max_n, bytes;
+	struct cw_htab tab; /* tab.n entries */
+	size_t max_n, bytes;
 	uint64_t resets;
 };
 
@@ -123,21 +125,27 @@ static uint64_t key_hash(const void *p, size_t n)
 
 static void dedup_clear(struct dedup *d)
 {
-	for (size_t i = 0; i < d->cap; i++) {
-		while (d->tab[i]) {
-			struct dent *e = d->tab[i];
+	struct cw_hnode *tmp;
+	struct dent *e;
+	size_t i;
 
-			d->tab[i] = e->next;
-			free(e);
-		}
-	}
-	d->n = d->bytes = 0;
+	cw_htab_for_each_safe(&d->tab, i, e, tmp, hn)
+		free(e);
+	cw_htab__empty(&d->tab);
+	d->bytes = 0;
+}
+
+static uint64_t dent_rehash(const struct cw_hnode *n)
+{
+	return cw_hentry(n, struct dent, hn)->hash;
 }
 
 /* The id @key was given, or 0 when it is not in the table. */
 static uint64_t dedup_find(const struct dedup *d, const void *key, uint32_t len, uint64_t h)
 {
-	for (struct dent *e = d->cap ? d->tab[h & (d->cap - 1)] : NULL; e; e = e->next)
+	struct dent *e;
+
+	cw_htab_for_each_possible(&d->tab, e, hn, h)
 		if (e->hash == h && e->len == len && !memcmp(e->key, key, len))
 			return e->id;
 	return 0;
@@ -150,45 +158,23 @@ static int dedup_put(struct dedup *d, const void *key, uint32_t len, uint64_t h,
 {
 	struct dent *e;
 
-	if (d->n >= d->max_n || d->bytes + len > DEDUP_MAX_BYTES) {
+	if (d->tab.n >= d->max_n || d->bytes + len > DEDUP_MAX_BYTES) {
 		dedup_clear(d);
 		d->resets++;
 	}
-	if (!d->cap) {
-		d->cap = 1024;
-		if (!(d->tab = calloc(d->cap, sizeof(*d->tab))))
-			return -ENOMEM;
-	}
+	if (!d->tab.cap && cw_htab__grow(&d->tab, 1024, dent_rehash, 0))
+		return -ENOMEM;
 	if (!(e = malloc(sizeof(*e) + len)))
 		return -ENOMEM;
 	e->hash = h;
 	e->id = id;
 	e->len = len;
 	memcpy(e->key, key, len);
-	e->next = d->tab[h & (d->cap - 1)];
-	d->tab[h & (d->cap - 1)] = e;
-	d->n++;
+	cw_htab__add(&d->tab, &e->hn, h);
 	d->bytes += sizeof(*e) + len;
 	/* Grow to one entry per bucket; the bound caps it. */
-	if (d->n > d->cap && d->cap < d->max_n) {
-		size_t ncap = d->cap * 2;
-		struct dent **nt = calloc(ncap, sizeof(*nt));
-
-		if (!nt)
-			return -ENOMEM;
-		for (size_t i = 0; i < d->cap; i++) {
-			while (d->tab[i]) {
-				struct dent *x = d->tab[i];
-
-				d->tab[i] = x->next;
-				x->next = nt[x->hash & (ncap - 1)];
-				nt[x->hash & (ncap - 1)] = x;
-			}
-		}
-		free(d->tab);
-		d->tab = nt;
-		d->cap = ncap;
-	}
+	if (d->tab.n > d->tab.cap && d->tab.cap < d->max_n)
+		return cw_htab__grow(&d->tab, 0, dent_rehash, 0);
 	return 0;
 }
 
@@ -205,19 +191,20 @@ static int dedup_get(struct dedup *d, const void *key, uint32_t len, uint64_t id
 
 static void dedup_free(struct dedup *d)
 {
-	if (d->tab)
-		dedup_clear(d);
-	free(d->tab);
+	dedup_clear(d);
+	cw_htab__free(&d->tab);
 }
 
 /* ---- pending off-CPU samples ------------------------------------------ */
 
 struct pending {
-	struct pending *hnext, *older, *newer;
+	struct cw_hnode hn;
+	struct pending *older, *newer;
 	uint32_t tid;
 	struct cw_sample_row row; /* weight and wake still to come */
 };
 
+/* The table of pending samples by tid grows to this many buckets. */
 #define PENDING_BUCKETS 65536
 
 /* The new image's mappings precede its exec record by the time the
@@ -242,9 +229,9 @@ struct sample {
 	struct dedup raws;
 	uint64_t next_frame, next_stack;
 
-	struct pending *ptab[PENDING_BUCKETS];
+	struct cw_htab ptab; /* ptab.n pending */
 	struct pending *oldest, *newest;
-	size_t npending, max_pending;
+	size_t max_pending;
 
 	struct recent_map recent[RECENT_MAPS]; /* a ring, oldest at next */
 	size_t next_recent;
@@ -256,18 +243,24 @@ struct sample {
 	uint8_t key[4 * MAX_STR + 64];
 };
 
-static struct pending **pending_find(struct sample *s, uint32_t tid)
+static struct pending *pending_find(struct sample *s, uint32_t tid)
 {
-	struct pending **p = &s->ptab[(tid * 0x9e3779b1u) >> 16];
+	struct pending *e;
 
-	while (*p && (*p)->tid != tid)
-		p = &(*p)->hnext;
-	return p;
+	cw_htab_for_each_possible(&s->ptab, e, hn, cw_mix64(tid))
+		if (e->tid == tid)
+			return e;
+	return NULL;
+}
+
+static uint64_t pending_rehash(const struct cw_hnode *n)
+{
+	return cw_mix64(cw_hentry(n, struct pending, hn)->tid);
 }
 
 static void pending_unlink(struct sample *s, struct pending *e)
 {
-	*pending_find(s, e->tid) = e->hnext;
+	cw_htab__del(&s->ptab, &e->hn, cw_mix64(e->tid));
 	if (e->older)
 		e->older->newer = e->newer;
 	else
@@ -276,7 +269,6 @@ static void pending_unlink(struct sample *s, struct pending *e)
 		e->newer->older = e->older;
 	else
 		s->newest = e->older;
-	s->npending--;
 }
 
 static int write_sample(struct cw_cls *c, const struct cw_sample_row *row)
@@ -582,7 +574,7 @@ static int on_sample(struct cw_cls *c, const struct cw_hdr *h)
 	struct sample *s = c->state;
 	struct cw_sample_row row = { 0 };
 	struct cw_obj *t;
-	struct pending **pp, *e;
+	struct pending *e;
 	int err, matched, late;
 
 	if (!sample_ok(r))
@@ -595,8 +587,8 @@ static int on_sample(struct cw_cls *c, const struct cw_hdr *h)
 		return err;
 	/* The thread was seen again while a wait of its tid was open: that
 	 * wait's switch-in was lost (or the tid is another task now). */
-	pp = pending_find(s, r->task.tid);
-	if (*pp && (*pp)->row.ts <= h->ts && (err = close_unresolved(c, *pp, h->ts)))
+	e = pending_find(s, r->task.tid);
+	if (e && e->row.ts <= h->ts && (err = close_unresolved(c, e, h->ts)))
 		return err;
 	row.thread = t->n.id;
 	/* What runs on the thread is known as of the newest record joined;
@@ -627,35 +619,35 @@ static int on_sample(struct cw_cls *c, const struct cw_hdr *h)
 		c->st->offcpu_unresolved++;
 		return write_sample(c, &row);
 	}
-	pp = pending_find(s, r->task.tid);
-	if (*pp) {
+	e = pending_find(s, r->task.tid);
+	if (e) {
 		/* A late record (past the reorder window): the thread ran
 		 * again before the newer wait began, unseen. One wait per
 		 * tid is ever open. */
-		row.weight = (*pp)->row.ts - h->ts;
+		row.weight = e->row.ts - h->ts;
 		settle_wait(&row, NULL);
 		c->st->offcpu_unresolved++;
 		return write_sample(c, &row);
 	}
-	if (s->npending >= s->max_pending) {
+	if (s->ptab.n >= s->max_pending) {
 		c->st->offcpu_pushed++;
 		if ((err = close_unresolved(c, s->oldest, h->ts)))
 			return err;
 	}
+	if (s->ptab.n >= s->ptab.cap && s->ptab.cap < PENDING_BUCKETS &&
+	    (err = cw_htab__grow(&s->ptab, 1024, pending_rehash, 0)))
+		return err;
 	if (!(e = calloc(1, sizeof(*e))))
 		return -ENOMEM;
 	e->tid = r->task.tid;
 	e->row = row;
-	pp = pending_find(s, r->task.tid); /* the pushed-out one may have been in it */
-	e->hnext = *pp;
-	*pp = e;
+	cw_htab__add(&s->ptab, &e->hn, cw_mix64(e->tid));
 	e->older = s->newest;
 	if (s->newest)
 		s->newest->newer = e;
 	else
 		s->oldest = e;
 	s->newest = e;
-	s->npending++;
 	return 0;
 }
 
@@ -677,7 +669,7 @@ static int on_switch(struct cw_cls *c, const struct cw_hdr *h)
 		return err;
 	if (t && h->ts > t->run_ts)
 		t->run_ts = h->ts;
-	e = *pending_find(s, r->next.tid);
+	e = pending_find(s, r->next.tid);
 	/* A late record (past the reorder window) from before the block
 	 * says nothing about its end. */
 	if (!e || h->ts < e->row.ts)
@@ -843,6 +835,7 @@ static void sample_fini(void *state)
 	dedup_free(&s->frames);
 	dedup_free(&s->stacks);
 	dedup_free(&s->raws);
+	cw_htab__free(&s->ptab);
 	for (size_t i = 0; i < RECENT_MAPS; i++)
 		free(s->recent[i].rec);
 	cw_sym__free(s->sym);

@@ -182,6 +182,14 @@ static inline int cw_htab__grow(struct cw_htab *t, size_t first, cw_htab_hash_fn
 	return 0;
 }
 
+/* Forget every entry (the caller has walked them out), keep the buckets. */
+static inline void cw_htab__empty(struct cw_htab *t)
+{
+	for (size_t i = 0; i < t->cap; i++)
+		t->b[i] = NULL;
+	t->n = 0;
+}
+
 /* Free the buckets (not the entries: walk them out first). */
 static inline void cw_htab__free(struct cw_htab *t)
 {
