@@ -50,6 +50,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include "classes.h"
+#include "lib/hash.h"
+#include "lib/htab.h"
 #include "origin.h"
 
 #define SCOPE_WQ "wq"
@@ -61,11 +63,11 @@ static const char R_NO_QUEUE[] = "orphan: queue not in trace";
 static const char R_QUEUE_BREAK[] = "orphan: its queue could be in a coverage break";
 static const char R_EXEC_BREAK[] = "orphan: its execute start could be in a coverage break";
 
-#define RUN_BUCKETS 1024
 #define MAX_RUNNING 65536
 
+/* What each worker thread is executing, by its node id. */
 struct running {
-	struct running *next;
+	struct cw_hnode hn;
 	uint64_t worker; /* thread node id */
 	uint64_t work;	 /* work_struct */
 	uint64_t node;	 /* the executing generation's node id */
@@ -73,47 +75,54 @@ struct running {
 };
 
 struct wq {
-	struct running *tab[RUN_BUCKETS];
-	size_t n;
+	struct cw_htab tab; /* of struct running */
 };
 
-static struct running **running_find(struct wq *w, uint64_t worker)
+static struct running *running_find(struct wq *w, uint64_t worker)
 {
-	struct running **p = &w->tab[(worker * 0x9e3779b97f4a7c15ull) >> 54];
+	struct running *e;
 
-	while (*p && (*p)->worker != worker)
-		p = &(*p)->next;
-	return p;
+	cw_htab_for_each_possible(&w->tab, e, hn, cw_mix64(worker))
+		if (e->worker == worker)
+			return e;
+	return NULL;
+}
+
+static uint64_t running_rehash(const struct cw_hnode *n)
+{
+	return cw_mix64(cw_hentry(n, struct running, hn)->worker);
 }
 
 static int running_set(struct wq *w, uint64_t worker, uint64_t work, uint64_t node,
 		       uint64_t since)
 {
-	struct running **p = running_find(w, worker);
+	struct running *e = running_find(w, worker);
+	int err;
 
-	if (!*p) {
-		if (w->n >= MAX_RUNNING)
+	if (!e) {
+		if (w->tab.n >= MAX_RUNNING)
 			return 0;
-		if (!(*p = calloc(1, sizeof(**p))))
+		if (w->tab.n >= w->tab.cap && (err = cw_htab__grow(&w->tab, 1024, running_rehash, 0)))
+			return err;
+		if (!(e = calloc(1, sizeof(*e))))
 			return -ENOMEM;
-		(*p)->worker = worker;
-		w->n++;
+		e->worker = worker;
+		cw_htab__add(&w->tab, &e->hn, cw_mix64(worker));
 	}
-	(*p)->work = work;
-	(*p)->node = node;
-	(*p)->since = since;
+	e->work = work;
+	e->node = node;
+	e->since = since;
 	return 0;
 }
 
 static void running_drop(struct wq *w, uint64_t worker)
 {
-	struct running **p = running_find(w, worker), *e = *p;
+	struct running *e = running_find(w, worker);
 
 	if (!e)
 		return;
-	*p = e->next;
+	cw_htab__del(&w->tab, &e->hn, cw_mix64(worker));
 	free(e);
-	w->n--;
 }
 
 /* The live generations of one work_struct: slot 0 is scope 'wq', slot 1
@@ -328,7 +337,7 @@ static struct cw_obj *wq_cause(struct cw_cls *c, const struct cw_cause *k, const
 static struct cw_obj *wq_running(struct cw_cls *c, const struct cw_obj *thread,
 				 const struct cw_hdr *h, int rank)
 {
-	struct running *e = *running_find(c->state, thread->n.id);
+	struct running *e = running_find(c->state, thread->n.id);
 	struct slots s;
 
 	(void)rank;
@@ -356,15 +365,13 @@ static void *wq_init(struct cw_ident *id, int *err)
 static void wq_fini(void *state)
 {
 	struct wq *w = state;
+	struct cw_hnode *tmp;
+	struct running *e;
+	size_t i;
 
-	for (size_t b = 0; b < RUN_BUCKETS; b++) {
-		while (w->tab[b]) {
-			struct running *e = w->tab[b];
-
-			w->tab[b] = e->next;
-			free(e);
-		}
-	}
+	cw_htab_for_each_safe(&w->tab, i, e, tmp, hn)
+		free(e);
+	cw_htab__free(&w->tab);
 	free(w);
 }
 
