@@ -29,6 +29,7 @@
 
 #include <bpf/libbpf.h>
 
+#include "capture/clock.h"
 #include "capture/drain.h"
 #include "trace/writer.h"
 
@@ -276,15 +277,6 @@ static int ring_consume(struct drain_ring *r)
 	return r->d->err ? r->d->err : ret;
 }
 
-/* The clock of the records' ts (bpf_ktime_get_ns). */
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 int drain__poll(struct drain *d, int timeout_ms)
 {
 	int e, s = 0, err;
@@ -295,7 +287,7 @@ int drain__poll(struct drain *d, int timeout_ms)
 	 * descriptors of the two managers are themselves pollable. */
 	if (timeout_ms && poll(d->pfd, (nfds_t)d->npfd, timeout_ms) < 0 && errno != EINTR)
 		return -errno;
-	d->horizon = now_ns();
+	d->horizon = clock__now();
 	if (!stage_full(&d->samples_st))
 		s = ring_consume(&d->samples);
 	else

@@ -5,6 +5,7 @@
 
 #include "trace/format.h"
 #include "capture/account.h"
+#include "capture/clock.h"
 #include "capture/command.h"
 #include "capture/drain.h"
 #include "capture/flusher.h"
@@ -19,7 +20,6 @@
 
 /* The longest the loop sleeps before looking again. */
 #define POLL_MS 100
-#define NS_PER_SEC 1000000000ull
 
 const char *const stop_names[STOP_MAX] = {
 	[STOP_NONE] = "none",		 [STOP_SIGNAL] = "signal",
@@ -27,14 +27,6 @@ const char *const stop_names[STOP_MAX] = {
 	[STOP_TARGETS] = "targets-exited", [STOP_MAX_SIZE] = "max-size",
 	[STOP_ERROR] = "error",
 };
-
-uint64_t loop__now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * NS_PER_SEC + (uint64_t)ts.tv_nsec;
-}
 
 /* -EFBIG is the file reaching --max-size, not a failure. */
 static enum stop_reason write_failed(const struct loop *l, int err)
@@ -92,7 +84,7 @@ enum stop_reason loop__run(struct loop *l)
 			return STOP_SIGNAL;
 		if (l->cmd && command__exited(l->cmd))
 			return STOP_COMMAND;
-		now = loop__now();
+		now = clock__now();
 		if (l->duration_ns && now - l->start_ns >= l->duration_ns)
 			return STOP_DURATION;
 		if (now < next_tick)

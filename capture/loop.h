@@ -44,8 +44,6 @@ struct loop {
 	bool status_shown;    /* out: a status line was printed */
 };
 
-uint64_t loop__now(void);
-
 /* Run until something ends the capture. @return why. */
 enum stop_reason loop__run(struct loop *l);
 

@@ -34,6 +34,7 @@
 #include "bpf/config.h"
 #include "capture/account.h"
 #include "capture/classes.h"
+#include "capture/clock.h"
 #include "capture/command.h"
 #include "capture/drain.h"
 #include "capture/flusher.h"
@@ -352,7 +353,7 @@ int main(int argc, char **argv)
 				goto cleanup;
 			}
 	}
-	loop.start_ns = loop__now();
+	loop.start_ns = clock__now();
 	/* Snapshot after attaching: a task forked meanwhile is either in
 	 * the snapshot or seen forking, never neither. */
 	snap = proc_snap__new(getpid());
@@ -465,7 +466,7 @@ int main(int argc, char **argv)
 		command__stop(cmd);
 
 	/* The close has its reserve under --max-size. */
-	mf.end_ns = loop__now();
+	mf.end_ns = clock__now();
 	cw_writer__set_limit(w, env.max_size);
 	err = account__flush_gaps(acct, w, tracer__gaps_fd(tracer));
 	err = err ?: account__flush(acct, w, mf.end_ns);

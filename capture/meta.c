@@ -15,6 +15,7 @@
 #include "schema/events.h"
 #include "trace/format.h"
 #include "trace/writer.h"
+#include "capture/clock.h"
 #include "capture/ksyms.h"
 #include "capture/mapsnap.h"
 #include "capture/procsnap.h"
@@ -63,14 +64,6 @@ int meta__put_kv_u64(struct cw_writer *w, uint64_t ts, const char *key, uint64_t
 	return meta__put_kv(w, ts, key, s);
 }
 
-
-static uint64_t clock_ns(clockid_t c)
-{
-	struct timespec ts;
-
-	clock_gettime(c, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 static int read_line(const char *path, char *buf, size_t len)
 {
@@ -146,8 +139,8 @@ int meta__write_start(struct cw_writer *w, const struct meta_start *m, const str
 
 	uname(&u);
 	/* Back to back, so the analyzer can map capture time to wall time. */
-	mono = clock_ns(CLOCK_MONOTONIC);
-	real = clock_ns(CLOCK_REALTIME);
+	mono = clock__now();
+	real = clock__ns(CLOCK_REALTIME);
 
 	err = err ?: meta__put_kv(w, ts, "kernel_release", u.release);
 	err = err ?: meta__put_kv(w, ts, "hostname", u.nodename);

@@ -16,6 +16,7 @@
 
 #include "schema/events.h"
 #include "trace/writer.h"
+#include "capture/clock.h"
 #include "capture/procsnap.h"
 
 #define PAD8(n) (((n) + 7u) & ~(size_t)7u)
@@ -31,14 +32,6 @@ struct proc_snap {
 	struct snap_task *t;
 	size_t n, cap;
 };
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 /* "tid (comm) S ppid ...": comm may hold spaces and ')', so split at the
  * last ')'. */
@@ -117,7 +110,7 @@ static void snap_process(struct proc_snap *s, uint32_t pid)
 			continue; /* exited meanwhile */
 		t.tid = (uint32_t)tid;
 		t.pid = pid;
-		t.ts = now_ns();
+		t.ts = clock__now();
 		/* the first pushed thread owns the exe string */
 		t.exe = first ? exe_copy : NULL;
 		if (snap_push(s, &t))

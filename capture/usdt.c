@@ -43,6 +43,7 @@
 
 #include "schema/adapters.h"
 #include "schema/events.h"
+#include "capture/clock.h"
 #include "capture/log.h"
 #include "trace/writer.h"
 #include "capture/usdt.h"
@@ -168,14 +169,6 @@ static bool first_sight(struct usdt *u, dev_t dev, ino_t ino)
 	return true;
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* Queue the record of probe @id, attached now. */
 static int queue_record(struct usdt *u, uint32_t id, const struct note_probe *p, uint8_t str_arg,
 			const char *path)
@@ -191,7 +184,7 @@ static int queue_record(struct usdt *u, uint32_t id, const struct note_probe *p,
 	r->hdr.type = CW_REC_META_USDT;
 	r->hdr.size = (uint16_t)len;
 	r->hdr.cpu = 0xffff;
-	r->hdr.ts = now_ns();
+	r->hdr.ts = clock__now();
 	r->id = id;
 	r->nargs = p->nargs;
 	r->str_arg = str_arg;
