@@ -73,6 +73,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "classes.h"
+#include "lib/htab.h"
 
 enum op {
 	OP_SPAWN,
@@ -195,7 +196,7 @@ static const char R_ACROSS_BREAK[] = "join across coverage break";
 #define NAME_MAX_ 1600 /* "KIND " + 5 components of at most 255 bytes or 20 digits */
 
 struct probe {
-	struct probe *next;
+	struct cw_hnode hn;
 	uint32_t id, pid;
 	uint8_t nargs, str_arg;
 	int16_t row; /* in rows[], -1: no adapter maps it */
@@ -238,7 +239,7 @@ struct wait {
 };
 
 struct thr {
-	struct thr *next;
+	struct cw_hnode hn;
 	uint64_t thread; /* node id */
 	uint32_t pid;
 	uint8_t depth, nwaits;
@@ -246,20 +247,22 @@ struct thr {
 	struct wait w[MAX_WAITS];
 };
 
+/* Both tables keep the buckets they are made with: the waits still open
+ * at the end are written in the thread table's order. */
 struct adapter {
-	struct probe *probes[PROBE_BUCKETS];
-	size_t nprobes;
+	struct cw_htab probes; /* by id */
 	uint32_t version; /* bumped by every probe added that shows births */
-	struct thr *thr[THREAD_BUCKETS];
-	size_t nthr, max_thr;
+	struct cw_htab thr; /* by thread node id */
+	size_t max_thr;
 	size_t since_sweep, sweep_freed; /* refusals since the last sweep; what it freed */
 	size_t nwaiting; /* open waits in all entries: 0 makes a wake cost nothing */
 };
 
-/* A bucket of a table of 2^bits buckets (Fibonacci hashing). */
-static size_t bucket(uint64_t x, unsigned bits)
+/* The hash of @x in a table of 2^bits buckets, which never grows:
+ * Fibonacci hashing, already within the buckets. */
+static uint64_t bucket(uint64_t x, unsigned bits)
 {
-	return (size_t)((x * 0x9e3779b97f4a7c15ull) >> (64 - bits));
+	return (x * 0x9e3779b97f4a7c15ull) >> (64 - bits);
 }
 
 /* FNV-1a: a resource's composite identity into its key. */
@@ -275,13 +278,14 @@ static uint64_t hash_bytes(const void *p, size_t n)
 
 /* ---- the probe table -------------------------------------------------- */
 
-static struct probe **probe_slot(struct adapter *a, uint32_t id)
+static struct probe *probe_find(struct adapter *a, uint32_t id)
 {
-	struct probe **p = &a->probes[bucket(id, PROBE_BITS)];
+	struct probe *p;
 
-	while (*p && (*p)->id != id)
-		p = &(*p)->next;
-	return p;
+	cw_htab_for_each_possible(&a->probes, p, hn, bucket(id, PROBE_BITS))
+		if (p->id == id)
+			return p;
+	return NULL;
 }
 
 static int row_of(const char *prov, size_t plen, const char *name, size_t nlen)
@@ -298,7 +302,7 @@ static int on_probe(struct cw_cls *c, const struct cw_hdr *h)
 	const struct cw_usdt_probe *r = (const void *)h;
 	const char *s = (const char *)(r + 1);
 	struct adapter *a = c->state;
-	struct probe **slot, *p;
+	struct probe *p;
 
 	if ((size_t)r->provider_len + r->name_len + r->path_len > h->size - sizeof(*r) ||
 	    r->nargs > CW_USDT_MAX_ARGS ||
@@ -307,10 +311,9 @@ static int on_probe(struct cw_cls *c, const struct cw_hdr *h)
 		c->st->bad_records++;
 		return 0;
 	}
-	slot = probe_slot(a, r->id);
 	/* Ids are unique in a trace: a second record for one is not
 	 * believed over the first, whose hits may already be joined. */
-	if (*slot || a->nprobes >= MAX_PROBES) {
+	if (probe_find(a, r->id) || a->probes.n >= MAX_PROBES) {
 		c->st->usdt_probes_dropped++;
 		return 0;
 	}
@@ -324,8 +327,7 @@ static int on_probe(struct cw_cls *c, const struct cw_hdr *h)
 	p->row = (int16_t)row_of(s, r->provider_len, s + r->provider_len, r->name_len);
 	p->attach_ns = h->ts;
 	p->path_hash = hash_bytes(s + r->provider_len + r->name_len, r->path_len);
-	*slot = p;
-	a->nprobes++;
+	cw_htab__add(&a->probes, &p->hn, bucket(p->id, PROBE_BITS));
 	/* only a probe that shows births changes what birth_probe finds */
 	if (p->row >= 0 && (rows[p->row].op == OP_SPAWN || rows[p->row].op == OP_REQ_BEGIN))
 		a->version++;
@@ -340,19 +342,20 @@ static int on_probe(struct cw_cls *c, const struct cw_hdr *h)
  */
 static int birth_probe(struct adapter *a, struct probe *p, uint8_t birth_op, uint64_t *ts)
 {
+	struct cw_hnode *tmp;
+	struct probe *q;
+	size_t b;
+
 	if (p->birth_ver != a->version) {
 		p->birth_found = 0;
-		for (size_t b = 0; b < PROBE_BUCKETS; b++) {
-			for (const struct probe *q = a->probes[b]; q; q = q->next) {
-				if (q->row < 0 || rows[q->row].op != birth_op ||
-				    rows[q->row].provider != rows[p->row].provider ||
-				    q->path_hash != p->path_hash ||
-				    (q->pid && p->pid && q->pid != p->pid))
-					continue;
-				if (!p->birth_found || q->attach_ns < p->birth_ns)
-					p->birth_ns = q->attach_ns;
-				p->birth_found = 1;
-			}
+		cw_htab_for_each_safe(&a->probes, b, q, tmp, hn) {
+			if (q->row < 0 || rows[q->row].op != birth_op ||
+			    rows[q->row].provider != rows[p->row].provider ||
+			    q->path_hash != p->path_hash || (q->pid && p->pid && q->pid != p->pid))
+				continue;
+			if (!p->birth_found || q->attach_ns < p->birth_ns)
+				p->birth_ns = q->attach_ns;
+			p->birth_found = 1;
 		}
 		p->birth_ver = a->version;
 	}
@@ -362,18 +365,14 @@ static int birth_probe(struct adapter *a, struct probe *p, uint8_t birth_op, uin
 
 /* ---- threads: what runs on them, what they wait for -------------------- */
 
-static struct thr **thr_slot(struct adapter *a, uint64_t thread)
-{
-	struct thr **p = &a->thr[bucket(thread, THREAD_BITS)];
-
-	while (*p && (*p)->thread != thread)
-		p = &(*p)->next;
-	return p;
-}
-
 static struct thr *thr_find(struct adapter *a, uint64_t thread)
 {
-	return *thr_slot(a, thread);
+	struct thr *e;
+
+	cw_htab_for_each_possible(&a->thr, e, hn, bucket(thread, THREAD_BITS))
+		if (e->thread == thread)
+			return e;
+	return NULL;
 }
 
 static void frame_prune(struct cw_cls *c, struct thr *e);
@@ -383,20 +382,16 @@ static void frame_prune(struct cw_cls *c, struct thr *e);
 static void thr_sweep(struct cw_cls *c)
 {
 	struct adapter *a = c->state;
+	struct cw_hnode *tmp;
+	struct thr *e;
+	size_t b;
 
-	for (size_t b = 0; b < THREAD_BUCKETS; b++) {
-		for (struct thr **p = &a->thr[b]; *p;) {
-			struct thr *e = *p;
-
-			frame_prune(c, e);
-			if (e->depth || e->nwaits) {
-				p = &e->next;
-				continue;
-			}
-			*p = e->next;
-			free(e);
-			a->nthr--;
-		}
+	cw_htab_for_each_safe(&a->thr, b, e, tmp, hn) {
+		frame_prune(c, e);
+		if (e->depth || e->nwaits)
+			continue;
+		cw_htab__del(&a->thr, &e->hn, bucket(e->thread, THREAD_BITS));
+		free(e);
 	}
 	a->since_sweep = 0;
 }
@@ -405,48 +400,43 @@ static void thr_sweep(struct cw_cls *c)
 static struct thr *thr_get(struct cw_cls *c, const struct cw_obj *thread, int *err)
 {
 	struct adapter *a = c->state;
-	struct thr **slot = thr_slot(a, thread->n.id);
+	struct thr *e = thr_find(a, thread->n.id);
 
 	*err = 0;
-	if (*slot)
-		return *slot;
+	if (e)
+		return e;
 	/* A full table is swept when the last sweep freed a quarter of it
 	 * (then entries worth a quarter of a sweep were made since), or
 	 * after a quarter of its size in refusals: a hostile trace cannot
 	 * make every refusal cost a sweep. */
-	if (a->nthr >= a->max_thr && (a->sweep_freed >= a->max_thr / 4 ||
-				      ++a->since_sweep > a->max_thr / 4)) {
-		size_t before = a->nthr;
+	if (a->thr.n >= a->max_thr && (a->sweep_freed >= a->max_thr / 4 ||
+				       ++a->since_sweep > a->max_thr / 4)) {
+		size_t before = a->thr.n;
 
 		thr_sweep(c);
-		a->sweep_freed = before - a->nthr;
-		slot = thr_slot(a, thread->n.id);
+		a->sweep_freed = before - a->thr.n;
 	}
-	if (a->nthr >= a->max_thr) {
+	if (a->thr.n >= a->max_thr) {
 		c->st->adapter_dropped++;
 		return NULL;
 	}
-	if (!(*slot = calloc(1, sizeof(**slot)))) {
+	if (!(e = calloc(1, sizeof(*e)))) {
 		*err = -ENOMEM;
 		return NULL;
 	}
-	(*slot)->thread = thread->n.id;
-	(*slot)->pid = (uint32_t)thread->n.pid;
-	a->nthr++;
-	return *slot;
+	e->thread = thread->n.id;
+	e->pid = (uint32_t)thread->n.pid;
+	cw_htab__add(&a->thr, &e->hn, bucket(e->thread, THREAD_BITS));
+	return e;
 }
 
 /* An entry with nothing open holds no memory. */
 static void thr_gc(struct adapter *a, struct thr *e)
 {
-	struct thr **slot;
-
 	if (e->depth || e->nwaits)
 		return;
-	slot = thr_slot(a, e->thread);
-	*slot = e->next;
+	cw_htab__del(&a->thr, &e->hn, bucket(e->thread, THREAD_BITS));
 	free(e);
-	a->nthr--;
 }
 
 static void scope_name(char *buf, size_t len, uint32_t pid)
@@ -952,7 +942,7 @@ static int on_usdt(struct cw_cls *c, const struct cw_hdr *h)
 	char sname[24];
 	int err, matched;
 
-	x.p = *probe_slot(c->state, x.u->probe);
+	x.p = probe_find(c->state, x.u->probe);
 	if (!x.p) {
 		c->st->usdt_unknown_probe++;
 		return 0;
@@ -1068,21 +1058,27 @@ static int on_wake(struct cw_cls *c, const struct cw_hdr *h)
 static int adapter_finish(struct cw_cls *c)
 {
 	struct adapter *a = c->state;
+	struct cw_hnode *tmp;
+	struct thr *e;
+	size_t b;
 	int err = 0;
 
-	for (size_t b = 0; b < THREAD_BUCKETS && !err; b++)
-		for (struct thr *e = a->thr[b]; e && !err; e = e->next)
-			for (int i = 0; i < e->nwaits && !err; i++)
-				err = write_wait(c, &e->w[i], NULL, -1);
+	cw_htab_for_each_safe(&a->thr, b, e, tmp, hn)
+		for (int i = 0; i < e->nwaits && !err; i++)
+			err = write_wait(c, &e->w[i], NULL, -1);
 	return err;
 }
+
+static void adapter_fini(void *state);
 
 static void *adapter_init(struct cw_ident *id, int *err)
 {
 	struct adapter *a = calloc(1, sizeof(*a));
 	size_t live = cw_ident__max_live(id);
 
-	if (!a) {
+	if (!a || cw_htab__grow(&a->probes, PROBE_BUCKETS, NULL, 0) ||
+	    cw_htab__grow(&a->thr, THREAD_BUCKETS, NULL, 0)) {
+		adapter_fini(a);
 		*err = -ENOMEM;
 		return NULL;
 	}
@@ -1094,23 +1090,19 @@ static void *adapter_init(struct cw_ident *id, int *err)
 static void adapter_fini(void *state)
 {
 	struct adapter *a = state;
+	struct cw_hnode *tmp;
+	struct probe *p;
+	struct thr *e;
+	size_t b;
 
-	for (size_t b = 0; b < PROBE_BUCKETS; b++) {
-		while (a->probes[b]) {
-			struct probe *p = a->probes[b];
-
-			a->probes[b] = p->next;
-			free(p);
-		}
-	}
-	for (size_t b = 0; b < THREAD_BUCKETS; b++) {
-		while (a->thr[b]) {
-			struct thr *e = a->thr[b];
-
-			a->thr[b] = e->next;
-			free(e);
-		}
-	}
+	if (!a)
+		return;
+	cw_htab_for_each_safe(&a->probes, b, p, tmp, hn)
+		free(p);
+	cw_htab_for_each_safe(&a->thr, b, e, tmp, hn)
+		free(e);
+	cw_htab__free(&a->probes);
+	cw_htab__free(&a->thr);
 	free(a);
 }
 
