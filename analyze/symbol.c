@@ -48,6 +48,7 @@
 #include "symbol.h"
 #include "unwind.h"
 #include "../lib/esc.h"
+#include "../lib/hash.h"
 
 #define DEFAULT_SESSIONS 64
 #define MAX_OBJECTS 65536
@@ -125,14 +126,6 @@ struct cw_sym {
 	uint64_t noticed[CW_SYM_MAX_NOTICES * 2];
 	size_t nnoticed;
 };
-
-static uint64_t mix(uint64_t h)
-{
-	h ^= h >> 33;
-	h *= 0xff51afd7ed558ccdull;
-	h ^= h >> 33;
-	return h;
-}
 
 static uint64_t hash_bytes(const void *p, size_t len)
 {
@@ -826,7 +819,7 @@ static int unresolved(struct cw_sym *s, const struct cw_mapping *m, const struct
 
 static size_t cache_slot(const struct obj *o, uint64_t off, int is_return)
 {
-	return mix((uint64_t)(uintptr_t)o ^ (off * 0x9e3779b97f4a7c15ull) ^ (uint64_t)is_return) &
+	return cw_mix64((uint64_t)(uintptr_t)o ^ (off * 0x9e3779b97f4a7c15ull) ^ (uint64_t)is_return) &
 	       (CACHE_SLOTS - 1);
 }
 

@@ -22,6 +22,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include "eval.h"
+#include "lib/hash.h"
 
 double now_seconds(void)
 {
@@ -35,10 +36,7 @@ double now_seconds(void)
 
 static size_t slot_of(uint64_t k, size_t cap)
 {
-	k ^= k >> 33;
-	k *= 0xff51afd7ed558ccdull;
-	k ^= k >> 33;
-	return (size_t)k & (cap - 1);
+	return (size_t)cw_mix64(k) & (cap - 1);
 }
 
 /* v holds 2 * cap words: the values, then the occupancy of each slot (0
