@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * Address spaces (maps.h): one sorted array of disjoint mappings per
- * process, found through an open-addressing hash on the pid, so a lookup
- * is one probe and one binary search. The spaces sit on a list in the
+ * process, found through a hash table on the pid (lib/htab.h), so a
+ * lookup is one probe and one binary search. The spaces sit on a list in the
  * order they were last named (any call that takes the pid), so the bound
  * can drop the least recently named one in O(1). Paths are interned: a
  * library mapped by a thousand processes is stored once, and the frames
@@ -16,6 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "maps.h"
+#include "lib/hash.h"
+#include "lib/htab.h"
 
 #define DEFAULT_MAX_MAPPINGS (1u << 20)
 /* One process's executable mappings: a real one has a few hundred. An
@@ -30,6 +32,7 @@
 #define ANON_PATH "[anon]"
 
 struct space {
+	struct cw_hnode hn;
 	uint32_t pid;
 	struct cw_mapping *v;
 	size_t n, cap;
@@ -40,16 +43,14 @@ struct space {
 struct cw_maps {
 	size_t max, total;
 	uint64_t dropped, version;
-	/* pid -> space, linear probing; deletions shift back so no tombstones */
-	struct space **tab;
-	size_t tab_cap, nspaces;
+	struct cw_htab tab; /* pid -> space */
 	struct space *head, *tail;
 	struct cw_strtab *paths;
 };
 
-static uint32_t hash_pid(uint32_t pid)
+static uint64_t space_rehash(const struct cw_hnode *n)
 {
-	return pid * 2654435761u;
+	return cw_mix64(cw_hentry(n, struct space, hn)->pid);
 }
 
 static uint64_t hash_str(const char *s, size_t len)
@@ -68,10 +69,8 @@ struct cw_maps *cw_maps__new(size_t max_mappings)
 	if (!m)
 		return NULL;
 	m->max = max_mappings ? max_mappings : DEFAULT_MAX_MAPPINGS;
-	m->tab_cap = 64;
-	m->tab = calloc(m->tab_cap, sizeof(*m->tab));
 	m->paths = cw_strtab__new(MAX_PATH_BYTES);
-	if (!m->tab || !m->paths) {
+	if (cw_htab__grow(&m->tab, 64, space_rehash, 0) || !m->paths) {
 		cw_maps__free(m);
 		errno = ENOMEM;
 		return NULL;
@@ -81,16 +80,18 @@ struct cw_maps *cw_maps__new(size_t max_mappings)
 
 void cw_maps__free(struct cw_maps *m)
 {
+	struct cw_hnode *tmp;
+	struct space *sp;
+	size_t i;
+
 	if (!m)
 		return;
-	for (size_t i = 0; m->tab && i < m->tab_cap; i++) {
-		if (m->tab[i]) {
-			free(m->tab[i]->v);
-			free(m->tab[i]);
-		}
+	cw_htab_for_each_safe(&m->tab, i, sp, tmp, hn) {
+		free(sp->v);
+		free(sp);
 	}
 	cw_strtab__free(m->paths);
-	free(m->tab);
+	cw_htab__free(&m->tab);
 	free(m);
 }
 
@@ -102,9 +103,16 @@ struct chunk {
 	char data[];
 };
 
+/* An interned string, in a chunk: its node, its hash, its bytes. */
+struct istr {
+	struct cw_hnode hn;
+	uint64_t hash;
+	char s[];
+};
+
 struct cw_strtab {
-	const char **strs; /* open addressing on the string's hash */
-	size_t cap, n, bytes, max_bytes;
+	struct cw_htab strs;
+	size_t bytes, max_bytes; /* of the strings, not their headers */
 	struct chunk *chunks;
 };
 
@@ -115,9 +123,7 @@ struct cw_strtab *cw_strtab__new(size_t max_bytes)
 	if (!t)
 		return NULL;
 	t->max_bytes = max_bytes ? max_bytes : SIZE_MAX;
-	t->cap = 256;
-	t->strs = calloc(t->cap, sizeof(*t->strs));
-	if (!t->strs) {
+	if (cw_htab__grow(&t->strs, 256, NULL, 0)) {
 		free(t);
 		return NULL;
 	}
@@ -134,14 +140,16 @@ void cw_strtab__free(struct cw_strtab *t)
 		t->chunks = c->next;
 		free(c);
 	}
-	free(t->strs);
+	cw_htab__free(&t->strs);
 	free(t);
 }
 
-static char *arena_alloc(struct cw_strtab *t, size_t len)
+/* @len bytes, aligned for a struct istr. */
+static void *arena_alloc(struct cw_strtab *t, size_t len)
 {
 	struct chunk *c = t->chunks;
 
+	len = (len + _Alignof(struct istr) - 1) & ~(_Alignof(struct istr) - 1);
 	if (!c || c->size - c->used < len) {
 		size_t size = len > 65536 ? len : 65536;
 
@@ -164,69 +172,46 @@ static char *arena_alloc(struct cw_strtab *t, size_t len)
 	return c->data + c->used - len;
 }
 
-static int strs_grow(struct cw_strtab *t)
+static uint64_t istr_rehash(const struct cw_hnode *n)
 {
-	size_t cap = t->cap * 2;
-	const char **v = calloc(cap, sizeof(*v));
-
-	if (!v)
-		return -ENOMEM;
-	for (size_t i = 0; i < t->cap; i++) {
-		const char *s = t->strs[i];
-		size_t j;
-
-		if (!s)
-			continue;
-		for (j = hash_str(s, strlen(s)) & (cap - 1); v[j]; j = (j + 1) & (cap - 1))
-			;
-		v[j] = s;
-	}
-	free(t->strs);
-	t->strs = v;
-	t->cap = cap;
-	return 0;
+	return cw_hentry(n, struct istr, hn)->hash;
 }
 
 const char *cw_strtab__intern(struct cw_strtab *t, const char *s, size_t len)
 {
-	size_t j;
-	char *p;
+	uint64_t h = cw_mix64(hash_str(s, len));
+	struct istr *e;
 
-	if (t->n * 2 >= t->cap && strs_grow(t)) {
-		errno = ENOMEM;
-		return NULL;
-	}
-	for (j = hash_str(s, len) & (t->cap - 1); t->strs[j]; j = (j + 1) & (t->cap - 1)) {
-		if (!strncmp(t->strs[j], s, len) && t->strs[j][len] == '\0')
-			return t->strs[j];
-	}
+	cw_htab_for_each_possible(&t->strs, e, hn, h)
+		if (e->hash == h && !strncmp(e->s, s, len) && e->s[len] == '\0')
+			return e->s;
 	if (len + 1 > t->max_bytes - t->bytes) {
 		errno = ENOSPC;
 		return NULL;
 	}
-	p = arena_alloc(t, len + 1);
-	if (!p) {
+	if ((t->strs.n >= t->strs.cap && cw_htab__grow(&t->strs, 0, istr_rehash, 0)) ||
+	    !(e = arena_alloc(t, sizeof(*e) + len + 1))) {
 		errno = ENOMEM;
 		return NULL;
 	}
-	memcpy(p, s, len);
-	p[len] = '\0';
-	t->strs[j] = p;
-	t->n++;
+	memcpy(e->s, s, len);
+	e->s[len] = '\0';
+	e->hash = h;
+	cw_htab__add(&t->strs, &e->hn, h);
 	t->bytes += len + 1;
-	return p;
+	return e->s;
 }
 
 /* --- spaces ------------------------------------------------------------- */
 
-static size_t slot_of(const struct cw_maps *m, uint32_t pid)
+static struct space *space_of(const struct cw_maps *m, uint32_t pid)
 {
-	size_t j;
+	struct space *sp;
 
-	for (j = hash_pid(pid) & (m->tab_cap - 1); m->tab[j] && m->tab[j]->pid != pid;
-	     j = (j + 1) & (m->tab_cap - 1))
-		;
-	return j;
+	cw_htab_for_each_possible(&m->tab, sp, hn, cw_mix64(pid))
+		if (sp->pid == pid)
+			return sp;
+	return NULL;
 }
 
 static void list_unlink(struct cw_maps *m, struct space *sp)
@@ -262,7 +247,7 @@ static void touch(struct cw_maps *m, struct space *sp)
 
 static struct space *lookup(struct cw_maps *m, uint32_t pid)
 {
-	struct space *sp = m->tab[slot_of(m, pid)];
+	struct space *sp = space_of(m, pid);
 
 	if (sp)
 		touch(m, sp);
@@ -271,46 +256,11 @@ static struct space *lookup(struct cw_maps *m, uint32_t pid)
 
 static void remove_space(struct cw_maps *m, struct space *sp)
 {
-	size_t i = slot_of(m, sp->pid), j = i;
-
-	/* backward-shift deletion keeps every probe chain unbroken */
-	m->tab[i] = NULL;
-	for (;;) {
-		size_t home;
-
-		j = (j + 1) & (m->tab_cap - 1);
-		if (!m->tab[j])
-			break;
-		home = hash_pid(m->tab[j]->pid) & (m->tab_cap - 1);
-		if (((j - home) & (m->tab_cap - 1)) >= ((j - i) & (m->tab_cap - 1))) {
-			m->tab[i] = m->tab[j];
-			m->tab[j] = NULL;
-			i = j;
-		}
-	}
+	cw_htab__del(&m->tab, &sp->hn, cw_mix64(sp->pid));
 	list_unlink(m, sp);
 	m->total -= sp->n;
-	m->nspaces--;
 	free(sp->v);
 	free(sp);
-}
-
-static int tab_grow(struct cw_maps *m)
-{
-	size_t old = m->tab_cap;
-	struct space **t = m->tab;
-
-	m->tab = calloc(old * 2, sizeof(*m->tab));
-	if (!m->tab) {
-		m->tab = t;
-		return -ENOMEM;
-	}
-	m->tab_cap = old * 2;
-	for (size_t i = 0; i < old; i++)
-		if (t[i])
-			m->tab[slot_of(m, t[i]->pid)] = t[i];
-	free(t);
-	return 0;
 }
 
 static struct space *get_or_add(struct cw_maps *m, uint32_t pid)
@@ -319,14 +269,13 @@ static struct space *get_or_add(struct cw_maps *m, uint32_t pid)
 
 	if (sp)
 		return sp;
-	if ((m->nspaces + 1) * 2 > m->tab_cap && tab_grow(m))
+	if (m->tab.n >= m->tab.cap && cw_htab__grow(&m->tab, 0, space_rehash, 0))
 		return NULL;
 	sp = calloc(1, sizeof(*sp));
 	if (!sp)
 		return NULL;
 	sp->pid = pid;
-	m->tab[slot_of(m, pid)] = sp;
-	m->nspaces++;
+	cw_htab__add(&m->tab, &sp->hn, cw_mix64(pid));
 	list_push(m, sp);
 	return sp;
 }
@@ -472,7 +421,7 @@ int cw_maps__fork(struct cw_maps *m, uint32_t parent, uint32_t child)
 
 void cw_maps__exit(struct cw_maps *m, uint32_t pid)
 {
-	struct space *sp = m->tab[slot_of(m, pid)];
+	struct space *sp = space_of(m, pid);
 
 	if (sp)
 		remove_space(m, sp);
