@@ -42,6 +42,8 @@
 #include "schema/events.h"
 #include "capture/account.h"
 #include "capture/log.h"
+#include "lib/hash.h"
+#include "lib/htab.h"
 #include "capture/perfev.h"
 #include "trace/writer.h"
 
@@ -109,11 +111,10 @@ struct task_ev {
 	uint32_t pid, ppid;
 };
 
-/* Processes followed through their forks: an open-addressing set of
- * pids (0 is empty; pid 0 is never a process that maps anything). */
+/* Processes followed through their forks: a set of pids (pid 0 is never
+ * added: it is no process that maps anything). */
 struct pidset {
-	uint32_t *slot;
-	size_t cap, n;
+	struct cw_htab t; /* of struct pident */
 };
 
 struct perfev_maps {
@@ -261,58 +262,66 @@ static size_t to_mmap(struct perfev_maps *m, const uint8_t *rec, size_t len, int
 	return olen;
 }
 
-static size_t pid_hash(uint32_t pid, size_t cap)
+struct pident {
+	struct cw_hnode hn;
+	uint32_t pid;
+};
+
+static struct pident *pidset_find(const struct pidset *ps, uint32_t pid)
 {
-	return (pid * 2654435761u) & (cap - 1);
+	struct pident *e;
+
+	cw_htab_for_each_possible(&ps->t, e, hn, cw_mix64(pid))
+		if (e->pid == pid)
+			return e;
+	return NULL;
 }
 
 static bool pidset_has(const struct pidset *ps, uint32_t pid)
 {
-	if (!ps->n)
-		return false;
-	for (size_t i = pid_hash(pid, ps->cap); ps->slot[i]; i = (i + 1) & (ps->cap - 1))
-		if (ps->slot[i] == pid)
-			return true;
-	return false;
+	return pidset_find(ps, pid) != NULL;
+}
+
+static uint64_t pident_rehash(const struct cw_hnode *n)
+{
+	return cw_mix64(cw_hentry(n, struct pident, hn)->pid);
 }
 
 static int pidset_add(struct pidset *ps, uint32_t pid)
 {
-	size_t i;
+	struct pident *e;
+	int err;
 
 	if (!pid || pidset_has(ps, pid))
 		return 0;
-	if (2 * (ps->n + 1) > ps->cap) {
-		struct pidset g = { .cap = ps->cap ? 2 * ps->cap : 64 };
-
-		g.slot = calloc(g.cap, sizeof(*g.slot));
-		if (!g.slot)
-			return -ENOMEM;
-		for (size_t j = 0; j < ps->cap; j++)
-			if (ps->slot[j])
-				pidset_add(&g, ps->slot[j]);
-		free(ps->slot);
-		*ps = g;
-	}
-	for (i = pid_hash(pid, ps->cap); ps->slot[i]; i = (i + 1) & (ps->cap - 1))
-		;
-	ps->slot[i] = pid;
-	ps->n++;
+	if (ps->t.n >= ps->t.cap && (err = cw_htab__grow(&ps->t, 64, pident_rehash, 0)))
+		return err;
+	if (!(e = calloc(1, sizeof(*e))))
+		return -ENOMEM;
+	e->pid = pid;
+	cw_htab__add(&ps->t, &e->hn, cw_mix64(pid));
 	return 0;
 }
 
-/* Rebuild without @pid: open addressing cannot simply clear a slot. */
 static void pidset_del(struct pidset *ps, uint32_t pid)
 {
-	struct pidset g = { 0 };
+	struct pident *e = pidset_find(ps, pid);
 
-	if (!pidset_has(ps, pid))
+	if (!e)
 		return;
-	for (size_t j = 0; j < ps->cap; j++)
-		if (ps->slot[j] && ps->slot[j] != pid && pidset_add(&g, ps->slot[j]))
-			return; /* out of memory: keep it, a mapping too many */
-	free(ps->slot);
-	*ps = g;
+	cw_htab__del(&ps->t, &e->hn, cw_mix64(pid));
+	free(e);
+}
+
+static void pidset_free(struct pidset *ps)
+{
+	struct cw_hnode *tmp;
+	struct pident *e;
+	size_t i;
+
+	cw_htab_for_each_safe(&ps->t, i, e, tmp, hn)
+		free(e);
+	cw_htab__free(&ps->t);
 }
 
 static bool followed(struct perfev_maps *m, uint32_t pid)
@@ -497,7 +506,7 @@ void perfev_maps__free(struct perfev_maps *m)
 		close(m->rings[i].fd);
 	}
 	free(m->rings);
-	free(m->followed.slot);
+	pidset_free(&m->followed);
 	free(m->forks);
 	free(m->exits);
 	free(m);
