@@ -1090,17 +1090,11 @@ static void *adapter_init(struct cw_ident *id, int *err)
 static void adapter_fini(void *state)
 {
 	struct adapter *a = state;
-	struct cw_hnode *tmp;
-	struct probe *p;
-	struct thr *e;
-	size_t b;
 
 	if (!a)
 		return;
-	cw_htab_for_each_safe(&a->probes, b, p, tmp, hn)
-		free(p);
-	cw_htab_for_each_safe(&a->thr, b, e, tmp, hn)
-		free(e);
+	cw_htab__free_entries(&a->probes, offsetof(struct probe, hn));
+	cw_htab__free_entries(&a->thr, offsetof(struct thr, hn));
 	cw_htab__free(&a->probes);
 	cw_htab__free(&a->thr);
 	free(a);

@@ -125,13 +125,7 @@ static uint64_t key_hash(const void *p, size_t n)
 
 static void dedup_clear(struct dedup *d)
 {
-	struct cw_hnode *tmp;
-	struct dent *e;
-	size_t i;
-
-	cw_htab_for_each_safe(&d->tab, i, e, tmp, hn)
-		free(e);
-	cw_htab__empty(&d->tab);
+	cw_htab__free_entries(&d->tab, offsetof(struct dent, hn));
 	d->bytes = 0;
 }
 

@@ -365,12 +365,8 @@ static void *wq_init(struct cw_ident *id, int *err)
 static void wq_fini(void *state)
 {
 	struct wq *w = state;
-	struct cw_hnode *tmp;
-	struct running *e;
-	size_t i;
 
-	cw_htab_for_each_safe(&w->tab, i, e, tmp, hn)
-		free(e);
+	cw_htab__free_entries(&w->tab, offsetof(struct running, hn));
 	cw_htab__free(&w->tab);
 	free(w);
 }

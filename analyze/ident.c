@@ -570,11 +570,7 @@ int cw_ident__finish(struct cw_ident *id)
 
 void cw_ident__free(struct cw_ident *id)
 {
-	struct cw_scope *s;
-	struct cw_hnode *tmp;
-	struct hint *h;
 	struct cw_obj *o;
-	size_t i;
 
 	if (!id)
 		return;
@@ -589,10 +585,8 @@ void cw_ident__free(struct cw_ident *id)
 		id->slabs = s->next;
 		free(s);
 	}
-	cw_htab_for_each_safe(&id->scopes, i, s, tmp, hn)
-		free(s);
-	cw_htab_for_each_safe(&id->hints, i, h, tmp, hn)
-		free(h);
+	cw_htab__free_entries(&id->scopes, offsetof(struct cw_scope, hn));
+	cw_htab__free_entries(&id->hints, offsetof(struct hint, hn));
 	cw_htab__free(&id->scopes);
 	cw_htab__free(&id->hints);
 	cw_htab__free(&id->tab);

@@ -315,12 +315,7 @@ static void pidset_del(struct pidset *ps, uint32_t pid)
 
 static void pidset_free(struct pidset *ps)
 {
-	struct cw_hnode *tmp;
-	struct pident *e;
-	size_t i;
-
-	cw_htab_for_each_safe(&ps->t, i, e, tmp, hn)
-		free(e);
+	cw_htab__free_entries(&ps->t, offsetof(struct pident, hn));
 	cw_htab__free(&ps->t);
 }
 

@@ -182,11 +182,19 @@ static inline int cw_htab__grow(struct cw_htab *t, size_t first, cw_htab_hash_fn
 	return 0;
 }
 
-/* Forget every entry (the caller has walked them out), keep the buckets. */
-static inline void cw_htab__empty(struct cw_htab *t)
+/* free() every entry (its node @off bytes into it, an offsetof), and
+ * forget them; the buckets are kept. */
+static inline void cw_htab__free_entries(struct cw_htab *t, size_t off)
 {
-	for (size_t i = 0; i < t->cap; i++)
+	for (size_t i = 0; i < t->cap; i++) {
+		struct cw_hnode *e = t->b[i], *next;
+
+		for (; e; e = next) {
+			next = e->next;
+			free((char *)e - off);
+		}
 		t->b[i] = NULL;
+	}
 	t->n = 0;
 }
 
