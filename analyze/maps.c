@@ -389,12 +389,11 @@ int cw_maps__mmap(struct cw_maps *m, const struct cw_mmap *rec)
 	return 0;
 }
 
+/* An exec empties the space: the same as its end (a mapping after it
+ * makes a new one). */
 void cw_maps__exec(struct cw_maps *m, uint32_t pid)
 {
-	struct space *sp = lookup(m, pid);
-
-	if (sp)
-		remove_space(m, sp);
+	cw_maps__exit(m, pid);
 }
 
 int cw_maps__fork(struct cw_maps *m, uint32_t parent, uint32_t child)
