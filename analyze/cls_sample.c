@@ -851,18 +851,17 @@ static void sample_fini(void *state)
 }
 
 static const struct cw_handler handlers[] = {
-	{ CW_REC_META_MMAP, sizeof(struct cw_mmap), on_mmap },
-	{ CW_REC_SAMPLE_CPU, sizeof(struct cw_sample), on_sample_rec },
-	{ CW_REC_SAMPLE_OFFCPU, sizeof(struct cw_sample), on_sample_rec },
+	{ CW_REC_META_MMAP, on_mmap },
+	{ CW_REC_SAMPLE_CPU, on_sample_rec },
+	{ CW_REC_SAMPLE_OFFCPU, on_sample_rec },
 	{ 0 },
 };
 
-/* The owner's minimum sizes: what the sched class accepts. */
 static const struct cw_handler watches[] = {
-	{ CW_REC_SWITCH, offsetof(struct cw_switch, prev_start), on_switch },
-	{ CW_REC_EXEC, offsetof(struct cw_exec, task_start), on_exec_maps },
-	{ CW_REC_FORK, offsetof(struct cw_fork, parent_start), on_fork_maps },
-	{ CW_REC_EXIT, offsetof(struct cw_exit, task_start), on_group_exit },
+	{ CW_REC_SWITCH, on_switch },
+	{ CW_REC_EXEC, on_exec_maps },
+	{ CW_REC_FORK, on_fork_maps },
+	{ CW_REC_EXIT, on_group_exit },
 	{ 0 },
 };
 

@@ -31,6 +31,7 @@
 
 #include "capture/drain.h"
 #include "trace/writer.h"
+#include "schema/records.h"
 
 /* What the callback returns to end a batch: no libbpf call returns it. */
 #define MORE (-EINPROGRESS)
@@ -59,7 +60,9 @@ struct drain {
 	struct cw_writer *w;
 	uint64_t events, rejected;
 	int err;		/* the writer's error that ended the call */
-	uint16_t size_of[256];	/* record type -> exact size or CW_REC_VARIABLE; 0: not ours */
+	/* record type -> CW_RW_BPF or CW_RW_BPF_VAR: a type BPF writes, of a
+	 * class recorded; 0: not passed on */
+	uint8_t writer[CW_REC_NTYPES];
 	struct pollfd pfd[2];
 	int npfd;
 	struct stage samples_st, edges_st;
@@ -94,11 +97,12 @@ static bool record_ok(struct drain *d, const void *data, size_t size)
 {
 	const struct cw_hdr *h = data;
 
-	if (size < sizeof(*h) || h->size != size || h->type >= 256 || !d->size_of[h->type])
+	if (size < sizeof(*h) || h->size != size || h->type >= CW_REC_NTYPES ||
+	    !d->writer[h->type])
 		return false;
-	if (d->size_of[h->type] == CW_REC_VARIABLE)
+	if (d->writer[h->type] == CW_RW_BPF_VAR)
 		return sample_ok(data, size);
-	return d->size_of[h->type] == size;
+	return cw_rec_info(h->type)->size == size;
 }
 
 static int put(struct drain *d, const void *data, size_t size)
@@ -237,17 +241,18 @@ struct drain *drain__new(int ring_fd, int sample_fd, struct cw_writer *w,
 	if (!d)
 		return NULL;
 	d->w = w;
-	for (size_t i = 0; i < cw_nclasses; i++) {
-		const struct cw_class_desc *c = &cw_classes[i];
+	/* The types BPF writes (schema/records.def) of the classes recorded,
+	 * and the metadata's gap, since every class's reservations report
+	 * their failures (cw_reserve). */
+	for (unsigned t = 0; t < CW_REC_NTYPES; t++) {
+		const struct cw_rec_info *ri = cw_rec_info(t);
+		unsigned cls = CW_CLASS_OF(t);
 
-		if (sel->c[c->id].status != CW_CLS_OK)
+		if (!ri || ri->writer == CW_RW_USER)
 			continue;
-		for (const struct cw_rec_desc *r = c->records; r->type; r++)
-			if (r->type < 256)
-				d->size_of[r->type] = r->size;
+		if (cls == CW_CLASS_META || (cls < CW_CLASS_MAX && sel->c[cls].status == CW_CLS_OK))
+			d->writer[t] = ri->writer;
 	}
-	/* Every class's reservations report their failures (cw_reserve). */
-	d->size_of[CW_REC_GAP] = sizeof(struct cw_gap);
 	err = ring_open(d, &d->edges, ring_fd, on_edge);
 	if (!err && sample_fd >= 0)
 		err = ring_open(d, &d->samples, sample_fd, on_sample);
