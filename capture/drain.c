@@ -70,27 +70,6 @@ struct drain {
 	uint64_t sample_newest; /* the newest sample staged */
 };
 
-static uint32_t pad8(uint32_t n)
-{
-	return (n + 7u) & ~7u;
-}
-
-/*
- * A sample (schema/events.h) is as long as its stacks: its size must be
- * exactly what its counts say, and the counts within what BPF can write.
- */
-static bool sample_ok(const void *data, size_t size)
-{
-	const struct cw_sample *s = data;
-
-	if (size < sizeof(*s) || s->nkernel > CW_SAMPLE_MAX_FRAMES ||
-	    s->nuser > CW_SAMPLE_MAX_FRAMES || s->nregs > CW_SAMPLE_NREGS_X86_64 ||
-	    s->stack_len > CW_SAMPLE_MAX_STACK || (s->stack_len && !s->nregs))
-		return false;
-	return size == sizeof(*s) + 8u * ((uint32_t)s->nkernel + s->nuser + s->nregs) +
-			       pad8(s->stack_len);
-}
-
 /* BPF wrote it, but a record that does not describe itself, or one no
  * recorded class declares, is never passed on. */
 static bool record_ok(struct drain *d, const void *data, size_t size)
@@ -101,7 +80,7 @@ static bool record_ok(struct drain *d, const void *data, size_t size)
 	    !d->writer[h->type])
 		return false;
 	if (d->writer[h->type] == CW_RW_BPF_VAR)
-		return sample_ok(data, size);
+		return cw_sample_ok(data, size);
 	return cw_rec_info(h->type)->size == size;
 }
 
