@@ -22,8 +22,12 @@ const char *const cw_node_type_names[CW_NODE_NTYPES] = {
 	"work_item", "timer", "resource", "request", "packet",
 };
 const char *const cw_edge_type_names[CW_EDGE_NTYPES] = {
-	"spawn", "wake", "submit", "punt", "complete", "queue", "execute",
-	"arm", "fire", "resume", "acquire", "release", "begin", "end",
+#define CW_EDGE(id, name, carries) [CW_EDGE_##id] = name,
+#include "../schema/edges.def"
+};
+const uint8_t cw_edge_type_carries[CW_EDGE_NTYPES] = {
+#define CW_EDGE(id, name, carries) [CW_EDGE_##id] = carries,
+#include "../schema/edges.def"
 };
 const char *const cw_source_names[] = { "kernel", "runtime", "application", "inferred" };
 const char *const cw_confidence_names[CW_CONF_N] = { "observed", "reconstructed", "unknown" };
