@@ -89,6 +89,15 @@ $(BUILD)/tables_sql.h: schema/tables.sql
 	$(Q){ echo 'static const char cw_tables_sql[] ='; \
 	  sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' $<; echo ';'; } > $@
 
+# format.md too, for tests/test_records.c to check its record tables
+# against schema/records.def.
+$(BUILD)/format_md.h: schema/format.md
+	$(call msg,GEN,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q){ echo 'static const char cw_format_md[] ='; \
+	  sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' $<; echo ';'; } > $@
+$(BUILD)/tests/test_records: $(BUILD)/format_md.h
+
 $(BUILD)/lib/%.o: lib/%.c $(HEADERS)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
