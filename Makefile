@@ -62,7 +62,7 @@ TOOLS := $(BUILD)/tests/fixturec $(BUILD)/bench/gentrace
 WORKLOADS := $(patsubst tests/workloads/%.c,$(BUILD)/workloads/%,$(wildcard tests/workloads/*.c)) \
 	$(patsubst tests/workloads/lib/%.c,$(BUILD)/workloads/lib%.so,$(wildcard tests/workloads/lib/*.c))
 
-HEADERS := $(wildcard schema/*.h trace/*.h capture/*.h analyze/*.h lib/*.h tests/*.h)
+HEADERS := $(wildcard schema/*.h schema/*.def trace/*.h capture/*.h analyze/*.h lib/*.h tests/*.h)
 
 .PHONY: all clean check test test-unit test-fixtures test-san test-live deps demo demo-postgres bench bench-tools fuzz
 all: $(BUILD)/causeway-analyze $(BUILD)/causeway-capture $(BUILD)/causeway-eval $(TOOLS) $(WORKLOADS) \
@@ -88,6 +88,15 @@ $(BUILD)/tables_sql.h: schema/tables.sql
 	$(Q)mkdir -p $(@D)
 	$(Q){ echo 'static const char cw_tables_sql[] ='; \
 	  sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' $<; echo ';'; } > $@
+
+# format.md too, for tests/test_records.c to check its record tables
+# against schema/records.def.
+$(BUILD)/format_md.h: schema/format.md
+	$(call msg,GEN,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q){ echo 'static const char cw_format_md[] ='; \
+	  sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' $<; echo ';'; } > $@
+$(BUILD)/tests/test_records: $(BUILD)/format_md.h
 
 $(BUILD)/lib/%.o: lib/%.c $(HEADERS)
 	$(call msg,CC,$@)
@@ -117,7 +126,7 @@ $(BUILD)/vmlinux.h:
 	$(Q)test -r /sys/kernel/btf/vmlinux || { echo "cannot build BPF programs: /sys/kernel/btf/vmlinux is missing (kernel built without CONFIG_DEBUG_INFO_BTF)" >&2; exit 1; }
 	$(Q)$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $@
 
-$(BUILD)/bpf/%.bpf.o: bpf/%.bpf.c $(BUILD)/vmlinux.h schema/events.h $(wildcard bpf/*.h)
+$(BUILD)/bpf/%.bpf.o: bpf/%.bpf.c $(BUILD)/vmlinux.h schema/events.h $(wildcard schema/*.def bpf/*.h)
 	$(call msg,BPF,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@

@@ -7,27 +7,10 @@
 #include "carry.h"
 
 /* The handoffs that carry work from a cause to its effect (docs/model.md §4's
- * directions). Not resume: a task's thread runs it only between poll
- * begin and end, which the adapter's interval says (observed); not
- * begin, end, acquire or release, which name requests and resources,
- * not what works for them. Not complete: its dst is the context the
- * completion ran in, which was running anyway (the reaper's task work,
- * an io-wq worker); what a completion hands over is the wake it raises,
- * whose src is the io_request. */
+ * directions): schema/edges.def says which, and why the others do not. */
 static int carries(uint8_t type)
 {
-	switch (type) {
-	case CW_EDGE_SPAWN:
-	case CW_EDGE_WAKE:
-	case CW_EDGE_SUBMIT:
-	case CW_EDGE_PUNT:
-	case CW_EDGE_QUEUE:
-	case CW_EDGE_EXECUTE:
-	case CW_EDGE_ARM:
-	case CW_EDGE_FIRE:
-		return 1;
-	}
-	return 0;
+	return type < CW_EDGE_NTYPES && cw_edge_type_carries[type];
 }
 
 static void set_origin(struct cw_carry *k, const struct cw_obj *req)

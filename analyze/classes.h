@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Analyzer classes: one file per class of records (cls_*.c), each a
- * table of {record type, minimum size, handler} plus optional state and a
+ * table of {record type, handler} plus optional state and a
  * metadata hook. join.c dispatches records to them; a class speaks only
  * to the identity layer (ident.h) and, through it, to the sink.
  *
@@ -25,9 +25,13 @@ struct cw_cls {
 	struct cw_join *j;
 };
 
+/* A record shorter than its type's minimum (schema/records.def, its
+ * struct or the layout before the fields a minor version appended) is
+ * counted as malformed and reaches no handler: a handler reads the
+ * fields of the older layout freely, the appended ones through
+ * CW_REC_HAS. */
 struct cw_handler {
-	uint16_t type;	   /* CW_REC_*; 0 ends a table */
-	uint16_t min_size; /* a shorter record is counted as malformed, never read */
+	uint16_t type; /* CW_REC_*; 0 ends a table */
 	int (*fn)(struct cw_cls *c, const struct cw_hdr *h);
 };
 
@@ -55,7 +59,7 @@ struct cw_aclass {
 				uint8_t *conf, const char **reason, int *err);
 	/*
 	 * Record types another class owns that this one also wants to see
-	 * ({type, minimum size, handler}, 0 ends it). A watcher runs after
+	 * ({type, handler}, 0 ends it). A watcher runs after
 	 * the owner's handler, so it sees the identity layer as the owner
 	 * left it (the thread a fork made, the generation an exit ended),
 	 * and only for records the owner accepted.

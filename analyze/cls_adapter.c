@@ -1101,15 +1101,15 @@ static void adapter_fini(void *state)
 }
 
 static const struct cw_handler handlers[] = {
-	{ CW_REC_META_USDT, sizeof(struct cw_usdt_probe), on_probe },
-	{ CW_REC_USDT, sizeof(struct cw_usdt), on_usdt },
-	{ CW_REC_USDT_STR, sizeof(struct cw_usdt_str), on_usdt },
+	{ CW_REC_META_USDT, on_probe },
+	{ CW_REC_USDT, on_usdt },
+	{ CW_REC_USDT_STR, on_usdt },
 	{ 0 },
 };
 
 static const struct cw_handler watches[] = {
-	{ CW_REC_WAKING, offsetof(struct cw_wake, waker_start), on_wake },
-	{ CW_REC_WAKING_CAUSED, sizeof(struct cw_wake_caused), on_wake },
+	{ CW_REC_WAKING, on_wake },
+	{ CW_REC_WAKING_CAUSED, on_wake },
 	{ 0 },
 };
 

@@ -23,7 +23,7 @@ static int on_futex(struct cw_cls *c, const struct cw_hdr *h)
 }
 
 static const struct cw_handler handlers[] = {
-	{ CW_REC_FUTEX, sizeof(struct cw_futex), on_futex },
+	{ CW_REC_FUTEX, on_futex },
 	{ 0 },
 };
 

@@ -1058,17 +1058,17 @@ static void uring_fini(void *state)
 }
 
 static const struct cw_handler handlers[] = {
-	{ CW_REC_URING_CREATE, sizeof(struct cw_uring_create), on_create },
-	{ CW_REC_URING_SUBMIT, sizeof(struct cw_uring_req), on_submit },
-	{ CW_REC_URING_PUNT, sizeof(struct cw_uring_req), on_punt },
-	{ CW_REC_URING_POLL_ARM, sizeof(struct cw_uring_req), on_poll_arm },
-	{ CW_REC_URING_TASK_ADD, sizeof(struct cw_uring_req), on_named },
-	{ CW_REC_URING_LINK, sizeof(struct cw_uring_link), on_link },
-	{ CW_REC_URING_FAIL_LINK, sizeof(struct cw_uring_req), on_named },
-	{ CW_REC_URING_COMPLETE, sizeof(struct cw_uring_complete), on_complete },
-	{ CW_REC_URING_OVERFLOW, sizeof(struct cw_uring_overflow), on_overflow },
-	{ CW_REC_URING_FREE, sizeof(struct cw_uring_free), on_free },
-	{ CW_REC_URING_WORK, sizeof(struct cw_uring_req), on_work },
+	{ CW_REC_URING_CREATE, on_create },
+	{ CW_REC_URING_SUBMIT, on_submit },
+	{ CW_REC_URING_PUNT, on_punt },
+	{ CW_REC_URING_POLL_ARM, on_poll_arm },
+	{ CW_REC_URING_TASK_ADD, on_named },
+	{ CW_REC_URING_LINK, on_link },
+	{ CW_REC_URING_FAIL_LINK, on_named },
+	{ CW_REC_URING_COMPLETE, on_complete },
+	{ CW_REC_URING_OVERFLOW, on_overflow },
+	{ CW_REC_URING_FREE, on_free },
+	{ CW_REC_URING_WORK, on_work },
 	{ 0 },
 };
 

@@ -22,9 +22,9 @@ static int on_pass1(struct cw_cls *c, const struct cw_hdr *h)
 }
 
 static const struct cw_handler handlers[] = {
-	{ CW_REC_ACCOUNT, offsetof(struct cw_account, lost_unmarked), on_account },
-	{ CW_REC_GAP, sizeof(struct cw_gap), on_pass1 },
-	{ CW_REC_META_KSYMS, sizeof(struct cw_meta_blob), on_pass1 },
+	{ CW_REC_ACCOUNT, on_account },
+	{ CW_REC_GAP, on_pass1 },
+	{ CW_REC_META_KSYMS, on_pass1 },
 	{ 0 },
 };
 

@@ -205,8 +205,8 @@ static struct cw_obj *net_cause(struct cw_cls *c, const struct cw_cause *k, cons
 }
 
 static const struct cw_handler handlers[] = {
-	{ CW_REC_NET_XMIT, sizeof(struct cw_net_pkt), on_xmit },
-	{ CW_REC_NET_RX, sizeof(struct cw_net_pkt), on_rx },
+	{ CW_REC_NET_XMIT, on_xmit },
+	{ CW_REC_NET_RX, on_rx },
 	{ 0 },
 };
 

@@ -5,13 +5,11 @@
  * off-CPU samples, and watches the sched records that change an address
  * space (exec, fork, a group's exit) or end a wait (a switch-in).
  *
- * Records. A sample is checked whole before any of it is read: its size
- * must be exactly 64 + 8 * (nkernel + nuser + nregs) + stack_len rounded
- * up to 8, the counts within CW_SAMPLE_MAX_FRAMES and CW_SAMPLE_MAX_STACK,
- * nregs 0 or CW_SAMPLE_NREGS_X86_64 (a stack copy only with registers, a
- * user frame-pointer stack only without them), keep in (0, 2^32], and a
- * CPU sample's period not 0. Anything else is counted (bad_records) and
- * not read.
+ * Records. A sample is checked whole before any of it is read, by the
+ * rule the capture's drain applies too (cw_sample_ok, schema/records.h:
+ * its size exactly what its counts say, the counts within their limits,
+ * one user-stack mode, keep in (0, 2^32], a CPU sample's period not 0).
+ * Anything else is counted (bad_records) and not read.
  *
  * Thread and node. A sample names its task with a witness; the sample
  * ring carries only traced tasks, so the sample proves the thread
@@ -70,6 +68,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include "../schema/records.h"
 #include "carry.h"
 #include "classes.h"
 #include "ksyms.h"
@@ -480,25 +479,6 @@ static int stack_of(struct cw_cls *c, const struct cw_sample *r, uint64_t *stack
 
 /* ---- records ------------------------------------------------------------- */
 
-static int sample_ok(const struct cw_sample *r)
-{
-	size_t want = sizeof(*r) + 8 * ((size_t)r->nkernel + r->nuser + r->nregs) +
-		      (((size_t)r->stack_len + 7) & ~(size_t)7);
-
-	if (r->hdr.size != want || r->nkernel > CW_SAMPLE_MAX_FRAMES ||
-	    r->nuser > CW_SAMPLE_MAX_FRAMES || r->stack_len > CW_SAMPLE_MAX_STACK)
-		return 0;
-	if (r->nregs != 0 && r->nregs != CW_SAMPLE_NREGS_X86_64)
-		return 0;
-	/* dwarf mode carries registers and a stack copy, frame-pointer mode
-	 * user[]: never both, never a copy without registers */
-	if ((r->nregs && r->nuser) || (!r->nregs && r->stack_len))
-		return 0;
-	if (!r->keep || r->keep > CW_KEEP_ALL)
-		return 0;
-	return r->hdr.type != CW_REC_SAMPLE_CPU || r->period;
-}
-
 static int bad(struct cw_cls *c)
 {
 	c->st->bad_records++;
@@ -571,7 +551,7 @@ static int on_sample(struct cw_cls *c, const struct cw_hdr *h)
 	struct pending *e;
 	int err, matched, late;
 
-	if (!sample_ok(r))
+	if (!cw_sample_ok(r, r->hdr.size))
 		return bad(c);
 	if (!r->task.tid)
 		return 0; /* the idle task is no thread: it waits for nothing */
@@ -838,18 +818,17 @@ static void sample_fini(void *state)
 }
 
 static const struct cw_handler handlers[] = {
-	{ CW_REC_META_MMAP, sizeof(struct cw_mmap), on_mmap },
-	{ CW_REC_SAMPLE_CPU, sizeof(struct cw_sample), on_sample_rec },
-	{ CW_REC_SAMPLE_OFFCPU, sizeof(struct cw_sample), on_sample_rec },
+	{ CW_REC_META_MMAP, on_mmap },
+	{ CW_REC_SAMPLE_CPU, on_sample_rec },
+	{ CW_REC_SAMPLE_OFFCPU, on_sample_rec },
 	{ 0 },
 };
 
-/* The owner's minimum sizes: what the sched class accepts. */
 static const struct cw_handler watches[] = {
-	{ CW_REC_SWITCH, offsetof(struct cw_switch, prev_start), on_switch },
-	{ CW_REC_EXEC, offsetof(struct cw_exec, task_start), on_exec_maps },
-	{ CW_REC_FORK, offsetof(struct cw_fork, parent_start), on_fork_maps },
-	{ CW_REC_EXIT, offsetof(struct cw_exit, task_start), on_group_exit },
+	{ CW_REC_SWITCH, on_switch },
+	{ CW_REC_EXEC, on_exec_maps },
+	{ CW_REC_FORK, on_fork_maps },
+	{ CW_REC_EXIT, on_group_exit },
 	{ 0 },
 };
 

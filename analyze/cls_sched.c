@@ -607,19 +607,19 @@ static void sched_fini(void *state)
 	free(s);
 }
 
-/* Minimum sizes are the 1.0 layouts: the witnesses after them are
- * optional (WITNESS reads them only when present). */
+/* The witnesses are read only when present (WITNESS): the records'
+ * minimum sizes are the 1.0 layouts (schema/records.def). */
 static const struct cw_handler handlers[] = {
-	{ CW_REC_META_TASK, sizeof(struct cw_meta_task), on_task_snapshot },
-	{ CW_REC_SWITCH, offsetof(struct cw_switch, prev_start), on_switch },
-	{ CW_REC_WAKING, offsetof(struct cw_wake, waker_start), on_waking },
-	{ CW_REC_WAKING_CAUSED, sizeof(struct cw_wake_caused), on_waking },
-	{ CW_REC_WAKEUP, offsetof(struct cw_wake, waker_start), on_touch_wakee },
-	{ CW_REC_WAKEUP_NEW, offsetof(struct cw_wake, waker_start), on_touch_wakee },
-	{ CW_REC_FORK, offsetof(struct cw_fork, parent_start), on_fork },
-	{ CW_REC_EXEC, offsetof(struct cw_exec, task_start), on_exec },
-	{ CW_REC_EXIT, offsetof(struct cw_exit, task_start), on_task_exit },
-	{ CW_REC_RENAME, offsetof(struct cw_rename, task_start), on_rename },
+	{ CW_REC_META_TASK, on_task_snapshot },
+	{ CW_REC_SWITCH, on_switch },
+	{ CW_REC_WAKING, on_waking },
+	{ CW_REC_WAKING_CAUSED, on_waking },
+	{ CW_REC_WAKEUP, on_touch_wakee },
+	{ CW_REC_WAKEUP_NEW, on_touch_wakee },
+	{ CW_REC_FORK, on_fork },
+	{ CW_REC_EXEC, on_exec },
+	{ CW_REC_EXIT, on_task_exit },
+	{ CW_REC_RENAME, on_rename },
 	{ 0 },
 };
 

@@ -335,10 +335,10 @@ static void timer_fini(void *state)
 }
 
 static const struct cw_handler handlers[] = {
-	{ CW_REC_TIMER_START, sizeof(struct cw_timer_start), on_start },
-	{ CW_REC_TIMER_EXPIRE, sizeof(struct cw_timer_event), on_expire },
-	{ CW_REC_TIMER_EXPIRE_EXIT, sizeof(struct cw_timer_event), on_expire_exit },
-	{ CW_REC_TIMER_CANCEL, sizeof(struct cw_timer_event), on_cancel },
+	{ CW_REC_TIMER_START, on_start },
+	{ CW_REC_TIMER_EXPIRE, on_expire },
+	{ CW_REC_TIMER_EXPIRE_EXIT, on_expire_exit },
+	{ CW_REC_TIMER_CANCEL, on_cancel },
 	{ 0 },
 };
 

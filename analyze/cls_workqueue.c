@@ -372,10 +372,10 @@ static void wq_fini(void *state)
 }
 
 static const struct cw_handler handlers[] = {
-	{ CW_REC_WQ_QUEUE, sizeof(struct cw_wq_queue), on_queue },
-	{ CW_REC_WQ_ACTIVATE, sizeof(struct cw_wq_work), on_activate },
-	{ CW_REC_WQ_EXEC_START, sizeof(struct cw_wq_work), on_exec_start },
-	{ CW_REC_WQ_EXEC_END, sizeof(struct cw_wq_work), on_exec_end },
+	{ CW_REC_WQ_QUEUE, on_queue },
+	{ CW_REC_WQ_ACTIVATE, on_activate },
+	{ CW_REC_WQ_EXEC_START, on_exec_start },
+	{ CW_REC_WQ_EXEC_END, on_exec_end },
 	{ 0 },
 };
 

@@ -281,6 +281,24 @@ static int exec_sql(struct cw_db *db, const char *sql, char *errbuf, size_t errl
 	return 0;
 }
 
+/* The edge_types table: schema/edges.def, for the views to walk. */
+static int write_edge_types(struct cw_db *db, char *errbuf, size_t errlen)
+{
+	sqlite3_stmt *s = NULL;
+	int rc = sqlite3_prepare_v2(db->h, "INSERT INTO edge_types(type,carries) VALUES(?,?)", -1,
+				    &s, NULL);
+
+	for (int t = 0; rc == SQLITE_OK && t < CW_EDGE_NTYPES; t++) {
+		sqlite3_bind_text(s, 1, cw_edge_type_names[t], -1, SQLITE_STATIC);
+		sqlite3_bind_int(s, 2, cw_edge_type_carries[t]);
+		rc = sqlite3_step(s) == SQLITE_DONE ? sqlite3_reset(s) : SQLITE_ERROR;
+	}
+	if (rc != SQLITE_OK)
+		snprintf(errbuf, errlen, "database: edge_types: %s", sqlite3_errmsg(db->h));
+	sqlite3_finalize(s);
+	return rc == SQLITE_OK ? 0 : -EIO;
+}
+
 struct cw_db *cw_db__create(const char *path, char *errbuf, size_t errlen)
 {
 	struct cw_db *db = calloc(1, sizeof(*db));
@@ -310,6 +328,8 @@ struct cw_db *cw_db__create(const char *path, char *errbuf, size_t errlen)
 			goto fail;
 		}
 	}
+	if (write_edge_types(db, errbuf, errlen))
+		goto fail;
 	free(ddl);
 	return db;
 nomem:

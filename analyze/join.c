@@ -3,7 +3,7 @@
  * The join engine: dispatches time-ordered records to the class handlers
  * (cls_*.c), which name objects through the identity layer (ident.c).
  * This file knows no class: it checks each record's size against its
- * handler's minimum, keeps the trace's time range, hands metadata
+ * type's minimum (schema/records.def), keeps the trace's time range, hands metadata
  * key/values to every class, and enforces the live-state bound between
  * records. The rules of docs/model.md §5 are in ident.h (identity,
  * generations, orphans, bound) and in each class file (what its events
@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include "../schema/records.h"
 #include "classes.h"
 #include "carry.h"
 #include "ksyms.h"
@@ -21,8 +22,12 @@ const char *const cw_node_type_names[CW_NODE_NTYPES] = {
 	"work_item", "timer", "resource", "request", "packet",
 };
 const char *const cw_edge_type_names[CW_EDGE_NTYPES] = {
-	"spawn", "wake", "submit", "punt", "complete", "queue", "execute",
-	"arm", "fire", "resume", "acquire", "release", "begin", "end",
+#define CW_EDGE(id, name, carries) [CW_EDGE_##id] = name,
+#include "../schema/edges.def"
+};
+const uint8_t cw_edge_type_carries[CW_EDGE_NTYPES] = {
+#define CW_EDGE(id, name, carries) [CW_EDGE_##id] = carries,
+#include "../schema/edges.def"
 };
 const char *const cw_source_names[] = { "kernel", "runtime", "application", "inferred" };
 const char *const cw_confidence_names[CW_CONF_N] = { "observed", "reconstructed", "unknown" };
@@ -41,8 +46,8 @@ static const struct cw_aclass *const aclasses[] = {
 };
 #define NACLASSES (sizeof(aclasses) / sizeof(aclasses[0]))
 
-/* Record types are class << 4 | n with 16 classes at most: 256 slots. */
-#define NTYPES 256
+/* Record types are class << 4 | n with 16 classes at most. */
+#define NTYPES CW_REC_NTYPES
 
 /* Classes that watch one record type besides its owner: the sample class
  * watches four sched records; a few more may come. */
@@ -50,6 +55,7 @@ static const struct cw_aclass *const aclasses[] = {
 
 struct route {
 	const struct cw_handler *h;
+	uint16_t min_size; /* schema/records.def's: a shorter record is malformed */
 	uint8_t cls;
 	uint8_t nwatch;
 	struct {
@@ -149,9 +155,14 @@ struct cw_join *cw_join__new(const struct cw_sink *sink, const struct cw_join_op
 		if (ac->init && !(j->cls[c].state = ac->init(j->id, &err)))
 			goto fail;
 		for (const struct cw_handler *h = ac->handlers; h && h->type; h++) {
-			if (h->type >= NTYPES || j->routes[h->type].h)
-				abort(); /* two classes claim one type: a build error */
+			const struct cw_rec_info *ri = cw_rec_info(h->type);
+
+			/* a type records.def does not list, or two classes
+			 * claiming one: a build error */
+			if (!ri || j->routes[h->type].h)
+				abort();
 			j->routes[h->type].h = h;
+			j->routes[h->type].min_size = ri->min_size;
 			j->routes[h->type].cls = (uint8_t)c;
 		}
 		for (uint8_t rank = 1; on && ac->running && rank < CW_RUN_MAX; rank++)
@@ -299,7 +310,7 @@ int cw_join__record(struct cw_join *j, const struct cw_hdr *h)
 		j->st.unknown_records++;
 		return 0;
 	}
-	if (h->size < r->h->min_size) {
+	if (h->size < r->min_size) {
 		j->st.bad_records++;
 		return 0;
 	}
@@ -317,8 +328,7 @@ int cw_join__record(struct cw_join *j, const struct cw_hdr *h)
 	}
 	err = r->h->fn(&j->cls[r->cls], h);
 	for (unsigned w = 0; w < r->nwatch && !err; w++)
-		if (h->size >= r->watch[w].h->min_size)
-			err = r->watch[w].h->fn(&j->cls[r->watch[w].cls], h);
+		err = r->watch[w].h->fn(&j->cls[r->watch[w].cls], h);
 	/*
 	 * Enforce the bound between records, never inside one: the objects
 	 * a record names were just touched, so they are the last to go, and

@@ -25,21 +25,10 @@ enum cw_node_type {
 	CW_NODE_NTYPES,
 };
 
+/* The edge types: schema/edges.def. */
 enum cw_edge_type {
-	CW_EDGE_SPAWN,
-	CW_EDGE_WAKE,
-	CW_EDGE_SUBMIT,
-	CW_EDGE_PUNT,
-	CW_EDGE_COMPLETE,
-	CW_EDGE_QUEUE,
-	CW_EDGE_EXECUTE,
-	CW_EDGE_ARM,
-	CW_EDGE_FIRE,
-	CW_EDGE_RESUME,
-	CW_EDGE_ACQUIRE,
-	CW_EDGE_RELEASE,
-	CW_EDGE_BEGIN,
-	CW_EDGE_END,
+#define CW_EDGE(id, name, carries) CW_EDGE_##id,
+#include "../schema/edges.def"
 	CW_EDGE_NTYPES,
 };
 
@@ -48,6 +37,8 @@ enum cw_confidence { CW_CONF_OBSERVED, CW_CONF_RECONSTRUCTED, CW_CONF_UNKNOWN, C
 
 extern const char *const cw_node_type_names[CW_NODE_NTYPES];
 extern const char *const cw_edge_type_names[CW_EDGE_NTYPES];
+/* 1 where the edge type carries attribution (schema/edges.def). */
+extern const uint8_t cw_edge_type_carries[CW_EDGE_NTYPES];
 extern const char *const cw_source_names[];
 extern const char *const cw_confidence_names[CW_CONF_N];
 

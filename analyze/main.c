@@ -32,6 +32,7 @@
 #include "trace/reader.h"
 #include "../lib/outfile.h"
 #include "trace/format.h"
+#include "../schema/names.h"
 
 #define PROG "causeway-analyze"
 /* The same as causeway-capture's: one version for the pair. */
@@ -46,20 +47,6 @@ static struct env {
 	size_t max_live;
 	uint32_t classes; /* -e: bit per CW_CLASS_*; 0: all */
 } env;
-
-/* The edge classes -e can name, by the capture's -e names (the adapter
- * class is "usdt" there). Metadata and samples are not among them: they
- * are always joined. */
-static const struct {
-	const char *name;
-	unsigned cls;
-} edge_classes[] = {
-	{ "sched", CW_CLASS_SCHED },	     { "io_uring", CW_CLASS_IO_URING },
-	{ "workqueue", CW_CLASS_WORKQUEUE }, { "timer", CW_CLASS_TIMER },
-	{ "futex", CW_CLASS_FUTEX },	     { "net", CW_CLASS_NET },
-	{ "usdt", CW_CLASS_ADAPTER },
-};
-#define NEDGE_CLASSES (sizeof(edge_classes) / sizeof(edge_classes[0]))
 
 /*
  * A signal ends the run at once, wherever it is: the join and the index
@@ -120,6 +107,8 @@ static int commit_db(struct cw_outfile *of)
 
 static void usage(FILE *f)
 {
+	char classes[128];
+
 	fprintf(f,
 		"usage: " PROG " TRACE [-o OUT.db] [--force] [-e LIST] [--no-symbols] [-q]\n"
 		"       " PROG " --dump TRACE      print the records as fixture text\n"
@@ -136,50 +125,51 @@ static void usage(FILE *f)
 		"                      is then its leaf only (unwinding needs the CFI).\n"
 		"                      Kernel frames are still named from the trace's\n"
 		"                      kallsyms snapshot\n"
-		"  -e, --events LIST   join only these edge classes (comma list of sched,\n"
-		"                      io_uring,workqueue,timer,futex,net,usdt); the records\n"
-		"                      of the others are skipped as if the capture had not\n"
-		"                      recorded them, and the causes they would name stay\n"
-		"                      unknown. Metadata and samples are always joined\n"
-		"                      (default: all)\n"
+		"  -e, --events LIST   join only these edge classes, a comma list of\n"
+		"                      %s\n"
+		"                      (default: all); the records of the others are skipped\n"
+		"                      as if the capture had not recorded them, and the\n"
+		"                      causes they would name stay unknown. Metadata and\n"
+		"                      samples are always joined\n"
 		"  -q, --quiet         no progress bar and no summary\n"
 		"      --max-live N    bound on live join state (default 1048576)\n"
 		"Exit: 0 database written (also from a damaged trace), 1 none could be,\n"
-		"2 bad arguments or a refused output, 128+N ended by signal N (no database).\n");
+		"2 bad arguments or a refused output, 128+N ended by signal N (no database).\n",
+		cw_class_edge_list(classes, sizeof(classes)));
 }
 
-/* -e LIST into env.classes. @return 0 or -EINVAL after a message. */
+/* -e LIST into env.classes: the edge classes of schema/classes.def, by
+ * the names the capture's -e takes. @return 0 or -EINVAL after a message. */
 static int parse_events(const char *list)
 {
-	char *copy = strdup(list), *tok, *save = NULL;
+	char *copy = strdup(list), *tok, *save = NULL, known[128];
 	int err = 0;
 
 	if (!copy) {
 		fprintf(stderr, PROG ": out of memory\n");
 		return -ENOMEM;
 	}
+	cw_class_edge_list(known, sizeof(known));
 	env.classes = 0;
 	for (tok = strtok_r(copy, ",", &save); tok && !err; tok = strtok_r(NULL, ",", &save)) {
-		size_t i = 0;
+		int cls = cw_class_find_edge(tok, 0);
+		/* a class -e cannot leave out, by its name */
+		int kind = cw_class_kind((unsigned)cw_name_find(cw_class_names, CW_CLASS_MAX, tok));
 
-		while (i < NEDGE_CLASSES && strcmp(tok, edge_classes[i].name))
-			i++;
-		if (i < NEDGE_CLASSES) {
-			env.classes |= 1u << edge_classes[i].cls;
-		} else if (!strcmp(tok, "sample") || !strcmp(tok, "meta")) {
+		if (cls >= 0) {
+			env.classes |= 1u << cls;
+		} else if (kind == CW_CK_CONTEXT || kind == CW_CK_META) {
 			fprintf(stderr, PROG ": -e: '%s' is not an edge class and cannot be left out: "
 				"%s always joined\n", tok,
-				*tok == 's' ? "samples are" : "the metadata is");
+				kind == CW_CK_CONTEXT ? "samples are" : "the metadata is");
 			err = -EINVAL;
 		} else {
-			fprintf(stderr, PROG ": -e: unknown edge class '%s' (known: sched,io_uring,"
-				"workqueue,timer,futex,net,usdt)\n", tok);
+			fprintf(stderr, PROG ": -e: unknown edge class '%s' (known: %s)\n", tok, known);
 			err = -EINVAL;
 		}
 	}
 	if (!err && !env.classes) {
-		fprintf(stderr, PROG ": -e: empty class list (known: sched,io_uring,workqueue,"
-			"timer,futex,net,usdt)\n");
+		fprintf(stderr, PROG ": -e: empty class list (known: %s)\n", known);
 		err = -EINVAL;
 	}
 	free(copy);
@@ -192,10 +182,11 @@ static char *classes_string(char *buf, size_t len)
 	size_t off = 0;
 
 	buf[0] = '\0';
-	for (size_t i = 0; i < NEDGE_CLASSES && off < len; i++)
-		if (!env.classes || env.classes >> edge_classes[i].cls & 1)
+	for (size_t i = 0; i < CW_ARRAY_SIZE(cw_class_table) && off < len; i++)
+		if (cw_class_table[i].kind == CW_CK_EDGE &&
+		    (!env.classes || env.classes >> cw_class_table[i].id & 1))
 			off += (size_t)snprintf(buf + off, len - off, "%s%s", off ? "," : "",
-						edge_classes[i].name);
+						cw_class_table[i].ename);
 	return buf;
 }
 

@@ -4,8 +4,10 @@
  * that builds records from lines, and the formatter that prints records
  * as lines. A table row says where a field lives (offsetof on the
  * schema/events.h struct, so a layout change moves the text form with it)
- * and how it is spelled; names of record types, contexts, rings and
- * classes come from schema/names.h.
+ * and how it is spelled, one table per struct of schema/events.h; which
+ * record types there are, and the struct of each, is schema/records.def.
+ * Names of record types, contexts, rings and classes come from
+ * schema/names.h.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -73,13 +75,13 @@ struct rectype {
 #define F_HDR F_TS, F_CPU, F_CTX, F_FLAGS
 #define F_END { NULL, 0, 0, 0, 0, 0 }
 
-static const struct field kv_fields[] = {
+static const struct field cw_meta_kv_fields[] = {
 	F_HDR,
 	F("key", FK_VAR, cw_meta_kv, key_len, 0, 0),
 	F("value", FK_VAR, cw_meta_kv, val_len, 0, 0),
 	F_END,
 };
-static const struct field task_fields[] = {
+static const struct field cw_meta_task_fields[] = {
 	F_HDR,
 	F("tid", FK_U, cw_meta_task, task.tid, 0, 0),
 	F("pid", FK_U, cw_meta_task, task.pid, 0, 0),
@@ -88,7 +90,7 @@ static const struct field task_fields[] = {
 	F("exe", FK_VAR, cw_meta_task, exe_len, 0, 0),
 	F_END,
 };
-static const struct field switch_fields[] = {
+static const struct field cw_switch_fields[] = {
 	F_TS, F_CPU, F_CTX,
 	F("flags", FK_U, cw_hdr, flags, CW_SWITCH_PREEMPT, FO_EXTRA),
 	F("prev", FK_TASK, cw_switch, prev, 0, 0),
@@ -102,7 +104,7 @@ static const struct field switch_fields[] = {
 	F_END,
 };
 /* ctx is always printed on a wake: it decides who the cause is. */
-static const struct field wake_fields[] = {
+static const struct field cw_wake_fields[] = {
 	F_TS, F_CPU,
 	F("ctx", FK_CTX, cw_hdr, ctx, 0, 0),
 	F_FLAGS,
@@ -114,7 +116,7 @@ static const struct field wake_fields[] = {
 	F("wakee_start", FK_U, cw_wake, wakee_start, 0, FO_NONZERO),
 	F_END,
 };
-static const struct field fork_fields[] = {
+static const struct field cw_fork_fields[] = {
 	F_HDR,
 	F("parent", FK_TASK, cw_fork, parent, 0, 0),
 	F("child", FK_TASK, cw_fork, child, 0, 0),
@@ -126,7 +128,7 @@ static const struct field fork_fields[] = {
 	F("child_start", FK_U, cw_fork, child_start, 0, FO_NONZERO),
 	F_END,
 };
-static const struct field exec_fields[] = {
+static const struct field cw_exec_fields[] = {
 	F_HDR,
 	F("task", FK_TASK, cw_exec, task, 0, 0),
 	F("old_tid", FK_U, cw_exec, old_tid, 0, 0),
@@ -135,7 +137,7 @@ static const struct field exec_fields[] = {
 	F("start", FK_U, cw_exec, task_start, 0, FO_NONZERO),
 	F_END,
 };
-static const struct field exit_fields[] = {
+static const struct field cw_exit_fields[] = {
 	F_HDR,
 	F("task", FK_TASK, cw_exit, task, 0, 0),
 	F("exit_flags", FK_HEX, cw_exit, exit_flags, CW_EXIT_GROUP_DEAD, FO_EXTRA),
@@ -144,7 +146,7 @@ static const struct field exit_fields[] = {
 	F("start", FK_U, cw_exit, task_start, 0, FO_NONZERO),
 	F_END,
 };
-static const struct field rename_fields[] = {
+static const struct field cw_rename_fields[] = {
 	F_HDR,
 	F("task", FK_TASK, cw_rename, task, 0, 0),
 	F("old", FK_STR, cw_rename, oldcomm, 0, 0),
@@ -152,7 +154,7 @@ static const struct field rename_fields[] = {
 	F("start", FK_U, cw_rename, task_start, 0, FO_NONZERO),
 	F_END,
 };
-static const struct field account_fields[] = {
+static const struct field cw_account_fields[] = {
 	F_HDR,
 	F("window", FK_U, cw_account, window_ns, 0, 0),
 	F("ring", FK_RING, cw_account, ring, 0, 0),
@@ -162,7 +164,7 @@ static const struct field account_fields[] = {
 	F("unmarked", FK_U, cw_account, lost_unmarked, 0, FO_NONZERO),
 	F_END,
 };
-static const struct field gap_fields[] = {
+static const struct field cw_gap_fields[] = {
 	F_HDR,
 	F("first", FK_U, cw_gap, first_ns, 0, 0),
 	F("lost", FK_U, cw_gap, lost, 0, 0),
@@ -175,12 +177,12 @@ static const struct field gap_fields[] = {
 	F("cause_key", FK_HEX, st, cause.key, 0, FO_NONZERO),             \
 	F("cause_aux", FK_HEX, st, cause.aux, 0, FO_NONZERO)
 
-static const struct field ksyms_fields[] = {
+static const struct field cw_meta_blob_fields[] = {
 	F_HDR,
 	F("lines", FK_VAR, cw_meta_blob, len, 0, 0),
 	F_END,
 };
-static const struct field wake_caused_fields[] = {
+static const struct field cw_wake_caused_fields[] = {
 	F_TS, F_CPU,
 	F("ctx", FK_CTX, cw_hdr, ctx, 0, 0),
 	F_FLAGS,
@@ -195,7 +197,7 @@ static const struct field wake_caused_fields[] = {
 	F("cause_aux", FK_HEX, cw_wake_caused, cause.aux, 0, FO_NONZERO),
 	F_END,
 };
-static const struct field uring_create_fields[] = {
+static const struct field cw_uring_create_fields[] = {
 	F_HDR, F_ACTOR(cw_uring_create),
 	F("ring", FK_HEX, cw_uring_create, ring, 0, 0),
 	F("sq_entries", FK_U, cw_uring_create, sq_entries, 0, 0),
@@ -204,7 +206,7 @@ static const struct field uring_create_fields[] = {
 	F("fd", FK_S32, cw_uring_create, fd, 0, 0),
 	F_END,
 };
-static const struct field uring_req_fields[] = {
+static const struct field cw_uring_req_fields[] = {
 	F_HDR, F_ACTOR(cw_uring_req),
 	F("ring", FK_HEX, cw_uring_req, ring, 0, 0),
 	F("req", FK_HEX, cw_uring_req, req, 0, 0),
@@ -216,7 +218,7 @@ static const struct field uring_req_fields[] = {
 	F("sq_thread", FK_U, cw_uring_req, sq_thread, 0, FO_NONZERO),
 	F_END,
 };
-static const struct field uring_link_fields[] = {
+static const struct field cw_uring_link_fields[] = {
 	F_HDR, F_ACTOR(cw_uring_link),
 	F("ring", FK_HEX, cw_uring_link, ring, 0, 0),
 	F("req", FK_HEX, cw_uring_link, req, 0, 0),
@@ -225,7 +227,7 @@ static const struct field uring_link_fields[] = {
 	F("target_user_data", FK_HEX, cw_uring_link, target_user_data, 0, 0),
 	F_END,
 };
-static const struct field uring_complete_fields[] = {
+static const struct field cw_uring_complete_fields[] = {
 	F_HDR, F_ACTOR(cw_uring_complete),
 	F("ring", FK_HEX, cw_uring_complete, ring, 0, 0),
 	F("req", FK_HEX, cw_uring_complete, req, 0, 0),
@@ -236,7 +238,7 @@ static const struct field uring_complete_fields[] = {
 	F("extra2", FK_HEX, cw_uring_complete, extra2, 0, FO_NONZERO),
 	F_END,
 };
-static const struct field uring_overflow_fields[] = {
+static const struct field cw_uring_overflow_fields[] = {
 	F_HDR, F_ACTOR(cw_uring_overflow),
 	F("ring", FK_HEX, cw_uring_overflow, ring, 0, 0),
 	F("user_data", FK_HEX, cw_uring_overflow, user_data, 0, 0),
@@ -245,12 +247,12 @@ static const struct field uring_overflow_fields[] = {
 	F("ocqe", FK_HEX, cw_uring_overflow, ocqe, 0, FO_NONZERO),
 	F_END,
 };
-static const struct field uring_free_fields[] = {
+static const struct field cw_uring_free_fields[] = {
 	F_HDR, F_ACTOR(cw_uring_free),
 	F("ring", FK_HEX, cw_uring_free, ring, 0, 0),
 	F_END,
 };
-static const struct field wq_queue_fields[] = {
+static const struct field cw_wq_queue_fields[] = {
 	F_HDR, F_ACTOR(cw_wq_queue),
 	F("work", FK_HEX, cw_wq_queue, work, 0, 0),
 	F("function", FK_HEX, cw_wq_queue, function, 0, 0),
@@ -260,13 +262,13 @@ static const struct field wq_queue_fields[] = {
 	F_CAUSE(cw_wq_queue),
 	F_END,
 };
-static const struct field wq_work_fields[] = {
+static const struct field cw_wq_work_fields[] = {
 	F_HDR, F_ACTOR(cw_wq_work),
 	F("work", FK_HEX, cw_wq_work, work, 0, 0),
 	F("function", FK_HEX, cw_wq_work, function, 0, FO_NONZERO),
 	F_END,
 };
-static const struct field timer_start_fields[] = {
+static const struct field cw_timer_start_fields[] = {
 	F_HDR, F_ACTOR(cw_timer_start),
 	F("timer", FK_HEX, cw_timer_start, timer, 0, 0),
 	F("kind", FK_U, cw_timer_start, kind, 0, 0),
@@ -278,7 +280,7 @@ static const struct field timer_start_fields[] = {
 	F_CAUSE(cw_timer_start),
 	F_END,
 };
-static const struct field timer_event_fields[] = {
+static const struct field cw_timer_event_fields[] = {
 	F_HDR, F_ACTOR(cw_timer_event),
 	F("timer", FK_HEX, cw_timer_event, timer, 0, 0),
 	F("kind", FK_U, cw_timer_event, kind, 0, 0),
@@ -286,7 +288,7 @@ static const struct field timer_event_fields[] = {
 	F("now", FK_S64, cw_timer_event, now, 0, FO_NONZERO),
 	F_END,
 };
-static const struct field futex_fields[] = {
+static const struct field cw_futex_fields[] = {
 	F_HDR, F_ACTOR(cw_futex),
 	F("call", FK_U, cw_futex, call, 0, 0),
 	F("op", FK_HEX, cw_futex, op, 0, 0),
@@ -298,7 +300,7 @@ static const struct field futex_fields[] = {
 	F("ret", FK_S64, cw_futex, ret, 0, 0),
 	F_END,
 };
-static const struct field net_pkt_fields[] = {
+static const struct field cw_net_pkt_fields[] = {
 	F_HDR, F_ACTOR(cw_net_pkt),
 	F("skb", FK_HEX, cw_net_pkt, skb, 0, 0),
 	F("len", FK_U, cw_net_pkt, len, 0, 0),
@@ -313,7 +315,7 @@ static const struct field net_pkt_fields[] = {
 	F_END,
 };
 /* format 1.3: the context plane */
-static const struct field mmap_fields[] = {
+static const struct field cw_mmap_fields[] = {
 	F_HDR,
 	F("task", FK_TASK, cw_mmap, task, 0, 0),
 	F("start", FK_HEX, cw_mmap, start, 0, 0),
@@ -327,7 +329,7 @@ static const struct field mmap_fields[] = {
 	F_END,
 };
 /* The arrays in the order the record holds them. */
-static const struct field sample_fields[] = {
+static const struct field cw_sample_fields[] = {
 	F_HDR, F_ACTOR(cw_sample),
 	F("period", FK_U, cw_sample, period, 0, FO_NONZERO),
 	F("keep", FK_HEX, cw_sample, keep, 0, 0),
@@ -341,7 +343,7 @@ static const struct field sample_fields[] = {
 };
 /* format 1.4: the adapter plane. A probe's strings follow it in the
  * order provider, name, path. */
-static const struct field usdt_probe_fields[] = {
+static const struct field cw_usdt_probe_fields[] = {
 	F_HDR,
 	F("id", FK_U, cw_usdt_probe, id, 0, 0),
 	F("pid", FK_U, cw_usdt_probe, pid, 0, 0),
@@ -358,11 +360,11 @@ static const struct field usdt_probe_fields[] = {
 	F("probe", FK_U, st, u probe, 0, 0),                               \
 	F("nargs", FK_U, st, u nargs, 0, 0),                               \
 	F("args", FK_S64S, st, u args, 0, FO_NONZERO)
-static const struct field usdt_fields[] = {
+static const struct field cw_usdt_fields[] = {
 	F_HDR, F_USDT(cw_usdt, ),
 	F_END,
 };
-static const struct field usdt_str_fields[] = {
+static const struct field cw_usdt_str_fields[] = {
 	F_HDR, F_USDT(cw_usdt_str, u.),
 	F("str_err", FK_S32, cw_usdt_str, str_err, 0, FO_NONZERO),
 	F("str", FK_STR, cw_usdt_str, str, 0, 0),
@@ -376,49 +378,10 @@ static const struct field raw_fields[] = {
 	F_END,
 };
 
+/* Every type of schema/records.def, with the fields of its struct. */
 static const struct rectype rectypes[] = {
-	{ CW_REC_META_KV, sizeof(struct cw_meta_kv), kv_fields },
-	{ CW_REC_META_TASK, sizeof(struct cw_meta_task), task_fields },
-	{ CW_REC_ACCOUNT, sizeof(struct cw_account), account_fields },
-	{ CW_REC_GAP, sizeof(struct cw_gap), gap_fields },
-	{ CW_REC_SWITCH, sizeof(struct cw_switch), switch_fields },
-	{ CW_REC_WAKING, sizeof(struct cw_wake), wake_fields },
-	{ CW_REC_WAKEUP, sizeof(struct cw_wake), wake_fields },
-	{ CW_REC_WAKEUP_NEW, sizeof(struct cw_wake), wake_fields },
-	{ CW_REC_FORK, sizeof(struct cw_fork), fork_fields },
-	{ CW_REC_EXEC, sizeof(struct cw_exec), exec_fields },
-	{ CW_REC_EXIT, sizeof(struct cw_exit), exit_fields },
-	{ CW_REC_RENAME, sizeof(struct cw_rename), rename_fields },
-	{ CW_REC_META_KSYMS, sizeof(struct cw_meta_blob), ksyms_fields },
-	{ CW_REC_WAKING_CAUSED, sizeof(struct cw_wake_caused), wake_caused_fields },
-	{ CW_REC_URING_CREATE, sizeof(struct cw_uring_create), uring_create_fields },
-	{ CW_REC_URING_SUBMIT, sizeof(struct cw_uring_req), uring_req_fields },
-	{ CW_REC_URING_PUNT, sizeof(struct cw_uring_req), uring_req_fields },
-	{ CW_REC_URING_POLL_ARM, sizeof(struct cw_uring_req), uring_req_fields },
-	{ CW_REC_URING_TASK_ADD, sizeof(struct cw_uring_req), uring_req_fields },
-	{ CW_REC_URING_LINK, sizeof(struct cw_uring_link), uring_link_fields },
-	{ CW_REC_URING_FAIL_LINK, sizeof(struct cw_uring_req), uring_req_fields },
-	{ CW_REC_URING_COMPLETE, sizeof(struct cw_uring_complete), uring_complete_fields },
-	{ CW_REC_URING_OVERFLOW, sizeof(struct cw_uring_overflow), uring_overflow_fields },
-	{ CW_REC_URING_FREE, sizeof(struct cw_uring_free), uring_free_fields },
-	{ CW_REC_URING_WORK, sizeof(struct cw_uring_req), uring_req_fields },
-	{ CW_REC_WQ_QUEUE, sizeof(struct cw_wq_queue), wq_queue_fields },
-	{ CW_REC_WQ_ACTIVATE, sizeof(struct cw_wq_work), wq_work_fields },
-	{ CW_REC_WQ_EXEC_START, sizeof(struct cw_wq_work), wq_work_fields },
-	{ CW_REC_WQ_EXEC_END, sizeof(struct cw_wq_work), wq_work_fields },
-	{ CW_REC_TIMER_START, sizeof(struct cw_timer_start), timer_start_fields },
-	{ CW_REC_TIMER_EXPIRE, sizeof(struct cw_timer_event), timer_event_fields },
-	{ CW_REC_TIMER_EXPIRE_EXIT, sizeof(struct cw_timer_event), timer_event_fields },
-	{ CW_REC_TIMER_CANCEL, sizeof(struct cw_timer_event), timer_event_fields },
-	{ CW_REC_FUTEX, sizeof(struct cw_futex), futex_fields },
-	{ CW_REC_NET_XMIT, sizeof(struct cw_net_pkt), net_pkt_fields },
-	{ CW_REC_NET_RX, sizeof(struct cw_net_pkt), net_pkt_fields },
-	{ CW_REC_META_MMAP, sizeof(struct cw_mmap), mmap_fields },
-	{ CW_REC_SAMPLE_CPU, sizeof(struct cw_sample), sample_fields },
-	{ CW_REC_SAMPLE_OFFCPU, sizeof(struct cw_sample), sample_fields },
-	{ CW_REC_META_USDT, sizeof(struct cw_usdt_probe), usdt_probe_fields },
-	{ CW_REC_USDT, sizeof(struct cw_usdt), usdt_fields },
-	{ CW_REC_USDT_STR, sizeof(struct cw_usdt_str), usdt_str_fields },
+#define CW_REC(id, type, name, st, writer) { CW_REC_##id, sizeof(struct st), st##_fields },
+#include "../schema/records.def"
 };
 static const struct rectype raw_type = { 0, 0, raw_fields };
 static const char RAW_NAME[] = "raw";

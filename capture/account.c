@@ -53,7 +53,7 @@ struct account *account__new(int counters_fd, int ncpus, uint64_t start_ns,
 
 		if (sel->c[c->id].status != CW_CLS_OK)
 			continue;
-		a->sampling |= c->context_plane;
+		a->sampling |= classes__context_plane(c);
 		for (uint16_t ring = 0; ring < CW_RING_MAX; ring++) {
 			struct slot *s = &a->slots[a->nslots];
 

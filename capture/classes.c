@@ -38,18 +38,6 @@ static const struct cw_prog_desc sched_progs[] = {
 	{ .name = NULL },
 };
 
-static const struct cw_rec_desc sched_records[] = {
-	{ CW_REC_SWITCH, sizeof(struct cw_switch) },
-	{ CW_REC_WAKING, sizeof(struct cw_wake) },
-	{ CW_REC_WAKEUP, sizeof(struct cw_wake) },
-	{ CW_REC_WAKEUP_NEW, sizeof(struct cw_wake) },
-	{ CW_REC_FORK, sizeof(struct cw_fork) },
-	{ CW_REC_EXEC, sizeof(struct cw_exec) },
-	{ CW_REC_EXIT, sizeof(struct cw_exit) },
-	{ CW_REC_RENAME, sizeof(struct cw_rename) },
-	{ CW_REC_WAKING_CAUSED, sizeof(struct cw_wake_caused) },
-	{ .type = 0 },
-};
 
 /*
  * io_uring: the tracepoints take struct io_kiocb since 6.0 (older kernels
@@ -80,20 +68,6 @@ static const struct cw_prog_desc io_uring_progs[] = {
 	{ .name = NULL },
 };
 
-static const struct cw_rec_desc io_uring_records[] = {
-	{ CW_REC_URING_CREATE, sizeof(struct cw_uring_create) },
-	{ CW_REC_URING_SUBMIT, sizeof(struct cw_uring_req) },
-	{ CW_REC_URING_PUNT, sizeof(struct cw_uring_req) },
-	{ CW_REC_URING_POLL_ARM, sizeof(struct cw_uring_req) },
-	{ CW_REC_URING_TASK_ADD, sizeof(struct cw_uring_req) },
-	{ CW_REC_URING_LINK, sizeof(struct cw_uring_link) },
-	{ CW_REC_URING_FAIL_LINK, sizeof(struct cw_uring_req) },
-	{ CW_REC_URING_COMPLETE, sizeof(struct cw_uring_complete) },
-	{ CW_REC_URING_OVERFLOW, sizeof(struct cw_uring_overflow) },
-	{ CW_REC_URING_FREE, sizeof(struct cw_uring_free) },
-	{ CW_REC_URING_WORK, sizeof(struct cw_uring_req) },
-	{ .type = 0 },
-};
 
 /* workqueue: execute_end's function argument is not read (a tp_btf
  * program cannot read one of function pointer type); execute_start keeps
@@ -106,13 +80,6 @@ static const struct cw_prog_desc workqueue_progs[] = {
 	{ .name = NULL },
 };
 
-static const struct cw_rec_desc workqueue_records[] = {
-	{ CW_REC_WQ_QUEUE, sizeof(struct cw_wq_queue) },
-	{ CW_REC_WQ_ACTIVATE, sizeof(struct cw_wq_work) },
-	{ CW_REC_WQ_EXEC_START, sizeof(struct cw_wq_work) },
-	{ CW_REC_WQ_EXEC_END, sizeof(struct cw_wq_work) },
-	{ .type = 0 },
-};
 
 /* timer: hrtimer_start gained was_armed (and hrtimer_cancel stopped
  * firing at every expiry) in 6.18; timer_start passes the bucket since
@@ -132,13 +99,6 @@ static const struct cw_prog_desc timer_progs[] = {
 	{ .name = NULL },
 };
 
-static const struct cw_rec_desc timer_records[] = {
-	{ CW_REC_TIMER_START, sizeof(struct cw_timer_start) },
-	{ CW_REC_TIMER_EXPIRE, sizeof(struct cw_timer_event) },
-	{ CW_REC_TIMER_EXPIRE_EXIT, sizeof(struct cw_timer_event) },
-	{ CW_REC_TIMER_CANCEL, sizeof(struct cw_timer_event) },
-	{ .type = 0 },
-};
 
 /* net: the entries of GRO and list receive mark their skbs, whose
  * receipt then sets no cause (bpf/net.bpf.c); netif_receive_skb_exit
@@ -156,11 +116,6 @@ static const struct cw_prog_desc net_progs[] = {
 	{ .name = NULL },
 };
 
-static const struct cw_rec_desc net_records[] = {
-	{ CW_REC_NET_XMIT, sizeof(struct cw_net_pkt) },
-	{ CW_REC_NET_RX, sizeof(struct cw_net_pkt) },
-	{ .type = 0 },
-};
 
 /* futex: every syscall's enter and exit, filtered by number in BPF
  * (bpf/futex.bpf.c says why not the tracefs syscall tracepoints). */
@@ -170,10 +125,6 @@ static const struct cw_prog_desc futex_progs[] = {
 	{ .name = NULL },
 };
 
-static const struct cw_rec_desc futex_records[] = {
-	{ CW_REC_FUTEX, sizeof(struct cw_futex) },
-	{ .type = 0 },
-};
 
 /* sample: the tick's program runs on perf events the tracer opens; the
  * off-CPU program has sched_switch's two layouts, as sched's. */
@@ -186,11 +137,6 @@ static const struct cw_prog_desc sample_progs[] = {
 	{ .name = NULL },
 };
 
-static const struct cw_rec_desc sample_records[] = {
-	{ CW_REC_SAMPLE_CPU, CW_REC_VARIABLE },
-	{ CW_REC_SAMPLE_OFFCPU, CW_REC_VARIABLE },
-	{ .type = 0 },
-};
 
 /* usdt: one program for every probe, attached by capture/usdt.c. */
 static const struct cw_prog_desc usdt_progs[] = {
@@ -198,11 +144,6 @@ static const struct cw_prog_desc usdt_progs[] = {
 	{ .name = NULL },
 };
 
-static const struct cw_rec_desc usdt_records[] = {
-	{ CW_REC_USDT, sizeof(struct cw_usdt) },
-	{ CW_REC_USDT_STR, sizeof(struct cw_usdt_str) },
-	{ .type = 0 },
-};
 
 /* In the contract's order of -e. The ones without an object are the next
  * issues' work; listing them lets -e name them and the capture say that
@@ -212,59 +153,49 @@ const struct cw_class_desc cw_classes[] = {
 		.id = CW_CLASS_SCHED,
 		.elf_bytes = sched_bpf__elf_bytes,
 		.progs = sched_progs,
-		.records = sched_records,
 		.rings = 1u << CW_RING_EDGE | 1u << CW_RING_MAP,
 	},
 	{
 		.id = CW_CLASS_IO_URING,
 		.elf_bytes = io_uring_bpf__elf_bytes,
 		.progs = io_uring_progs,
-		.records = io_uring_records,
 		.rings = 1u << CW_RING_EDGE | 1u << CW_RING_MAP,
 	},
 	{
 		.id = CW_CLASS_WORKQUEUE,
 		.elf_bytes = workqueue_bpf__elf_bytes,
 		.progs = workqueue_progs,
-		.records = workqueue_records,
 		.rings = 1u << CW_RING_EDGE | 1u << CW_RING_MAP,
 	},
 	{
 		.id = CW_CLASS_TIMER,
 		.elf_bytes = timer_bpf__elf_bytes,
 		.progs = timer_progs,
-		.records = timer_records,
 		.rings = 1u << CW_RING_EDGE | 1u << CW_RING_MAP,
 	},
 	{
 		.id = CW_CLASS_FUTEX,
 		.elf_bytes = futex_bpf__elf_bytes,
 		.progs = futex_progs,
-		.records = futex_records,
 		.rings = 1u << CW_RING_EDGE | 1u << CW_RING_MAP,
 	},
 	{
 		.id = CW_CLASS_NET,
 		.elf_bytes = net_bpf__elf_bytes,
 		.progs = net_progs,
-		.records = net_records,
 		.rings = 1u << CW_RING_EDGE,
 	},
 	{
 		.id = CW_CLASS_ADAPTER,
-		.alias = "usdt",
 		.elf_bytes = usdt_bpf__elf_bytes,
 		.progs = usdt_progs,
-		.records = usdt_records,
 		.rings = 1u << CW_RING_EDGE,
 	},
 	{
 		.id = CW_CLASS_SAMPLE,
 		.elf_bytes = sample_bpf__elf_bytes,
 		.progs = sample_progs,
-		.records = sample_records,
 		.rings = 1u << CW_RING_SAMPLE,
-		.context_plane = true,
 	},
 };
 const size_t cw_nclasses = sizeof(cw_classes) / sizeof(cw_classes[0]);
@@ -274,26 +205,21 @@ static const char *class_name(const struct cw_class_desc *c)
 	return cw_name_of(cw_class_names, CW_CLASS_MAX, (unsigned)c->id);
 }
 
-const struct cw_class_desc *classes__find(const char *name)
+/* The sample plane is a class for loading, draining and accounting, not
+ * an edge class (schema/classes.def). */
+bool classes__context_plane(const struct cw_class_desc *c)
 {
-	for (size_t i = 0; i < cw_nclasses; i++)
-		if (!cw_classes[i].context_plane &&
-		    (!strcmp(name, class_name(&cw_classes[i])) ||
-		     (cw_classes[i].alias && !strcmp(name, cw_classes[i].alias))))
-			return &cw_classes[i];
-	return NULL;
+	return cw_class_kind((unsigned)c->id) == CW_CK_CONTEXT;
 }
 
-void classes__names(char *buf, size_t len)
+const struct cw_class_desc *classes__find(const char *name)
 {
-	size_t off = 0;
+	int id = cw_class_find_edge(name, 1);
 
-	buf[0] = 0;
-	for (size_t i = 0; i < cw_nclasses && off < len; i++)
-		if (!cw_classes[i].context_plane)
-			off += snprintf(buf + off, len - off, "%s%s", off ? "," : "",
-					cw_classes[i].alias ? cw_classes[i].alias
-							    : class_name(&cw_classes[i]));
+	for (size_t i = 0; i < cw_nclasses && id >= 0; i++)
+		if (cw_classes[i].id == id)
+			return &cw_classes[i];
+	return NULL;
 }
 
 int classes__prog_probe(const struct cw_prog_desc *p)
@@ -409,7 +335,8 @@ int classes__list(const struct cw_class_sel *sel, bool missing, char *buf, size_
 		const struct cw_class_desc *c = &cw_classes[i];
 		enum cw_class_status s = sel->c[c->id].status;
 
-		if (s == CW_CLS_OFF || (s == CW_CLS_OK) == missing || (!missing && c->context_plane))
+		if (s == CW_CLS_OFF || (s == CW_CLS_OK) == missing ||
+		    (!missing && classes__context_plane(c)))
 			continue;
 		off += snprintf(buf + off, len - off, "%s%s%s", n++ ? "," : "", class_name(c),
 				s == CW_CLS_NO_BUILD ? ":build" : s == CW_CLS_NO_KERNEL ? ":kernel" : "");

@@ -6,15 +6,17 @@
  * it.
  *
  * Adding a class (capture side):
- *  1. schema/: its CW_CLASS_* (with its name in names.h) and record
- *     layouts in events.h, documented in format.md.
+ *  1. schema/: its row in classes.def (number, names, kind), its
+ *     record types in records.def, their layouts in events.h,
+ *     documented in format.md.
  *  2. bpf/CLASS.bpf.c: its programs, including bpf/causeway.bpf.h (the
  *     shared maps, cw_reserve/cw_submit, cw_context). The Makefile turns
  *     it into CLASS.skel.h by itself.
  *  3. One entry in cw_classes[] (classes.c): the CLASS_bpf__elf_bytes of
  *     that skeleton, every program with the hook it attaches to and its
- *     kind (the probe for kernel support), its record types and the
- *     rings it counts on.
+ *     kind (the probe for kernel support), and the rings it counts on.
+ *     The records it may write are those of records.def in its range
+ *     that BPF writes (the drain passes on no other).
  * Nothing else in the capture names a class.
  */
 #ifndef CAUSEWAY_CAPTURE_CLASSES_H
@@ -83,32 +85,15 @@ struct cw_prog_desc {
 	unsigned feature; /* CW_FEAT_*, or 0: always wanted */
 };
 
-/* A record type a class writes, and its exact size, or CW_REC_VARIABLE:
- * as long as its counts say (a sample's stacks), checked by the drain. */
-struct cw_rec_desc {
-	uint16_t type;
-	uint16_t size;
-};
-
-#define CW_REC_VARIABLE 0xffffu /* no record BPF writes is that long: not a multiple of 8 */
-
 struct cw_class_desc {
-	int id;		   /* CW_CLASS_*: the name is cw_class_names[id] */
-	const char *alias; /* another name -e accepts, or NULL */
+	/* CW_CLASS_*: its names, its kind and its record types are
+	 * schema/classes.def's and records.def's */
+	int id;
 	/* The class's BPF object (a bpftool skeleton's *_bpf__elf_bytes);
 	 * NULL: not in this build yet. */
 	const void *(*elf_bytes)(size_t *sz);
 	const struct cw_prog_desc *progs; /* ends with a NULL name */
-	const struct cw_rec_desc *records; /* ends with type 0 */
 	unsigned rings; /* bit per CW_RING_* it counts written/lost on */
-	/*
-	 * The sample plane (docs/model.md §2.1's context plane) is a class for
-	 * loading, draining and accounting, not an edge class: -e neither
-	 * lists nor accepts it, and the classes metadata key does not name
-	 * it. The capture requests it by -F and --no-offcpu (main.c), and
-	 * its programs by feature.
-	 */
-	bool context_plane;
 };
 
 extern const struct cw_class_desc cw_classes[];
@@ -132,11 +117,18 @@ struct cw_class_sel {
 	struct cw_class_state c[CW_CLASS_MAX];
 };
 
-/* The class -e calls @name (its name or alias), or NULL. */
+/* The class -e calls @name (cw_class_find_edge: its -e name or its
+ * name), or NULL. */
 const struct cw_class_desc *classes__find(const char *name);
 
-/* The -e spelling of the classes: "sched,io_uring,...". */
-void classes__names(char *buf, size_t len);
+/*
+ * Is @c the sample plane (docs/model.md §2.1's context plane)? It is a class
+ * for loading, draining and accounting, not an edge class: -e neither
+ * lists nor accepts it, and the classes metadata key does not name it.
+ * The capture requests it by -F and --no-offcpu (main.c), and its
+ * programs by feature.
+ */
+bool classes__context_plane(const struct cw_class_desc *c);
 
 /*
  * Mark @sel's requested classes (all when @requested is NULL) OK, or why

@@ -32,6 +32,7 @@
 #include "capture/clock.h"
 #include "capture/drain.h"
 #include "trace/writer.h"
+#include "schema/records.h"
 
 /* What the callback returns to end a batch: no libbpf call returns it. */
 #define MORE (-EINPROGRESS)
@@ -60,7 +61,9 @@ struct drain {
 	struct cw_writer *w;
 	uint64_t events, rejected;
 	int err;		/* the writer's error that ended the call */
-	uint16_t size_of[256];	/* record type -> exact size or CW_REC_VARIABLE; 0: not ours */
+	/* record type -> CW_RW_BPF or CW_RW_BPF_VAR: a type BPF writes, of a
+	 * class recorded; 0: not passed on */
+	uint8_t writer[CW_REC_NTYPES];
 	struct pollfd pfd[2];
 	int npfd;
 	struct stage samples_st, edges_st;
@@ -68,38 +71,18 @@ struct drain {
 	uint64_t sample_newest; /* the newest sample staged */
 };
 
-static uint32_t pad8(uint32_t n)
-{
-	return (n + 7u) & ~7u;
-}
-
-/*
- * A sample (schema/events.h) is as long as its stacks: its size must be
- * exactly what its counts say, and the counts within what BPF can write.
- */
-static bool sample_ok(const void *data, size_t size)
-{
-	const struct cw_sample *s = data;
-
-	if (size < sizeof(*s) || s->nkernel > CW_SAMPLE_MAX_FRAMES ||
-	    s->nuser > CW_SAMPLE_MAX_FRAMES || s->nregs > CW_SAMPLE_NREGS_X86_64 ||
-	    s->stack_len > CW_SAMPLE_MAX_STACK || (s->stack_len && !s->nregs))
-		return false;
-	return size == sizeof(*s) + 8u * ((uint32_t)s->nkernel + s->nuser + s->nregs) +
-			       pad8(s->stack_len);
-}
-
 /* BPF wrote it, but a record that does not describe itself, or one no
  * recorded class declares, is never passed on. */
 static bool record_ok(struct drain *d, const void *data, size_t size)
 {
 	const struct cw_hdr *h = data;
 
-	if (size < sizeof(*h) || h->size != size || h->type >= 256 || !d->size_of[h->type])
+	if (size < sizeof(*h) || h->size != size || h->type >= CW_REC_NTYPES ||
+	    !d->writer[h->type])
 		return false;
-	if (d->size_of[h->type] == CW_REC_VARIABLE)
-		return sample_ok(data, size);
-	return d->size_of[h->type] == size;
+	if (d->writer[h->type] == CW_RW_BPF_VAR)
+		return cw_sample_ok(data, size);
+	return cw_rec_info(h->type)->size == size;
 }
 
 static int put(struct drain *d, const void *data, size_t size)
@@ -238,17 +221,18 @@ struct drain *drain__new(int ring_fd, int sample_fd, struct cw_writer *w,
 	if (!d)
 		return NULL;
 	d->w = w;
-	for (size_t i = 0; i < cw_nclasses; i++) {
-		const struct cw_class_desc *c = &cw_classes[i];
+	/* The types BPF writes (schema/records.def) of the classes recorded,
+	 * and the metadata's gap, since every class's reservations report
+	 * their failures (cw_reserve). */
+	for (unsigned t = 0; t < CW_REC_NTYPES; t++) {
+		const struct cw_rec_info *ri = cw_rec_info(t);
+		unsigned cls = CW_CLASS_OF(t);
 
-		if (sel->c[c->id].status != CW_CLS_OK)
+		if (!ri || ri->writer == CW_RW_USER)
 			continue;
-		for (const struct cw_rec_desc *r = c->records; r->type; r++)
-			if (r->type < 256)
-				d->size_of[r->type] = r->size;
+		if (cls == CW_CLASS_META || (cls < CW_CLASS_MAX && sel->c[cls].status == CW_CLS_OK))
+			d->writer[t] = ri->writer;
 	}
-	/* Every class's reservations report their failures (cw_reserve). */
-	d->size_of[CW_REC_GAP] = sizeof(struct cw_gap);
 	err = ring_open(d, &d->edges, ring_fd, on_edge);
 	if (!err && sample_fd >= 0)
 		err = ring_open(d, &d->samples, sample_fd, on_sample);

@@ -17,7 +17,7 @@ static void usage(FILE *f)
 {
 	char classes[128];
 
-	classes__names(classes, sizeof(classes));
+	cw_class_edge_list(classes, sizeof(classes));
 	fprintf(f,
 		"usage: causeway-capture [OPTIONS] [-- COMMAND [ARG...]]\n"
 		"  -o, --output FILE     trace file (default causeway.cwt); an existing file is\n"
@@ -127,7 +127,7 @@ static int parse_events(struct env *env, const char *s)
 		const struct cw_class_desc *c = classes__find(tok);
 
 		if (!c) {
-			classes__names(known, sizeof(known));
+			cw_class_edge_list(known, sizeof(known));
 			cw_msg("-e: unknown event class '%s' (known: %s)", tok, known);
 			err = -EINVAL;
 			break;

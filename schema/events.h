@@ -26,88 +26,27 @@
 #define CW_COMM_LEN 16
 #define CW_EXEC_PATH_LEN 128
 
-/* Classes: the unit of filtering (-e) and of loss accounting. */
+/* Classes: the unit of filtering (-e) and of loss accounting; the list,
+ * their names and numbers, is schema/classes.def. */
 enum {
-	CW_CLASS_META = 0,
-	CW_CLASS_SCHED = 1,
-	CW_CLASS_IO_URING = 2,
-	CW_CLASS_WORKQUEUE = 3,
-	CW_CLASS_TIMER = 4,
-	CW_CLASS_FUTEX = 5,
-	CW_CLASS_SAMPLE = 6,
-	CW_CLASS_ADAPTER = 7,
-	CW_CLASS_NET = 8,
-	CW_CLASS_MAX = 9,
+#define CW_CLASS(id, n, name, ename, kind) CW_CLASS_##id = n,
+#include "classes.def"
 };
+
+/* One more than the largest class number: a union as large as that. */
+union cw_class_span_ {
+#define CW_CLASS(id, n, name, ename, kind) char c_##id[n + 1];
+#include "classes.def"
+};
+enum { CW_CLASS_MAX = sizeof(union cw_class_span_) };
 
 #define CW_CLASS_OF(type) ((type) >> 4)
 
-/* Record types. Values are part of the file format. */
+/* Record types, CW_REC_*: the list, with each one's number, name and
+ * layout, is schema/records.def. Values are part of the file format. */
 enum {
-	/* meta: written by user space into the metadata segment and the
-	 * event segments; never by BPF. */
-	CW_REC_META_KV = 0x01,	 /* cw_meta_kv + key\0value\0 */
-	CW_REC_META_TASK = 0x02, /* cw_meta_task + exe path\0 */
-	CW_REC_ACCOUNT = 0x03,	 /* cw_account */
-	CW_REC_META_KSYMS = 0x04, /* cw_meta_blob of /proc/kallsyms lines (format 1.2) */
-	CW_REC_META_MMAP = 0x05,  /* cw_mmap + path (format 1.3) */
-	CW_REC_META_USDT = 0x06,  /* cw_usdt_probe + strings (format 1.4) */
-	/* ... except this one, which BPF writes into the edge ring once it
-	 * has room again after reserve failures on that CPU (format 1.5) */
-	CW_REC_GAP = 0x07,	  /* cw_gap */
-
-	/* sched */
-	CW_REC_SWITCH = 0x10,
-	CW_REC_WAKING = 0x11,	  /* sched_waking: runs in the waker's context */
-	CW_REC_WAKEUP = 0x12,	  /* sched_wakeup: may run on the wakee's CPU */
-	CW_REC_WAKEUP_NEW = 0x13, /* sched_wakeup_new: in the forking context */
-	CW_REC_FORK = 0x14,
-	CW_REC_EXEC = 0x15,
-	CW_REC_EXIT = 0x16,
-	CW_REC_RENAME = 0x17,
-	/* sched_waking raised while the CPU (or, in task context, the
-	 * thread) was processing an object: cw_wake_caused (format 1.2) */
-	CW_REC_WAKING_CAUSED = 0x18,
-
-	/* io_uring (format 1.2) */
-	CW_REC_URING_CREATE = 0x20,	/* cw_uring_create */
-	CW_REC_URING_SUBMIT = 0x21,	/* cw_uring_req: io_uring_submit_req */
-	CW_REC_URING_PUNT = 0x22,	/* cw_uring_req: io_uring_queue_async_work; aux = rw */
-	CW_REC_URING_POLL_ARM = 0x23,	/* cw_uring_req: aux = mask, aux2 = events */
-	CW_REC_URING_TASK_ADD = 0x24,	/* cw_uring_req: aux = mask */
-	CW_REC_URING_LINK = 0x25,	/* cw_uring_link */
-	CW_REC_URING_FAIL_LINK = 0x26,	/* cw_uring_req */
-	CW_REC_URING_COMPLETE = 0x27,	/* cw_uring_complete */
-	CW_REC_URING_OVERFLOW = 0x28,	/* cw_uring_overflow */
-	CW_REC_URING_FREE = 0x29,	/* cw_uring_free: the ring is destroyed */
-	CW_REC_URING_WORK = 0x2a,	/* cw_uring_req: an io-wq worker starts running it */
-
-	/* workqueue (format 1.2) */
-	CW_REC_WQ_QUEUE = 0x30,	     /* cw_wq_queue */
-	CW_REC_WQ_ACTIVATE = 0x31,   /* cw_wq_work */
-	CW_REC_WQ_EXEC_START = 0x32, /* cw_wq_work */
-	CW_REC_WQ_EXEC_END = 0x33,   /* cw_wq_work */
-
-	/* timer (format 1.2): hrtimers and timer_list timers */
-	CW_REC_TIMER_START = 0x40,	 /* cw_timer_start */
-	CW_REC_TIMER_EXPIRE = 0x41,	 /* cw_timer_event: expire entry */
-	CW_REC_TIMER_EXPIRE_EXIT = 0x42, /* cw_timer_event */
-	CW_REC_TIMER_CANCEL = 0x43,	 /* cw_timer_event */
-
-	/* futex (format 1.2) */
-	CW_REC_FUTEX = 0x50, /* cw_futex: one futex call, written at its return */
-
-	/* samples (format 1.3): the context plane, on their own ring */
-	CW_REC_SAMPLE_CPU = 0x60,    /* cw_sample: a cpu-clock tick */
-	CW_REC_SAMPLE_OFFCPU = 0x61, /* cw_sample: a task blocks (switch-out) */
-
-	/* adapter (format 1.4): USDT probe hits */
-	CW_REC_USDT = 0x70,	/* cw_usdt */
-	CW_REC_USDT_STR = 0x71, /* cw_usdt_str: one argument also copied as a string */
-
-	/* net (format 1.2) */
-	CW_REC_NET_XMIT = 0x80, /* cw_net_pkt: net_dev_start_xmit */
-	CW_REC_NET_RX = 0x81,	/* cw_net_pkt: netif_receive_skb */
+#define CW_REC(id, type, name, st, writer) CW_REC_##id = type,
+#include "records.def"
 };
 
 /*

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The names of classes, rings, contexts and record types: defined once,
- * here, and used by the capture (-e, status, accounting), the analyzer
- * (coverage break reasons, summaries) and the text form (dump, fixtures).
- * The names are part of the interface: -e takes them, the text form and
+ * The names of classes, rings, contexts and record types, used by the
+ * capture (-e, status, accounting), the analyzer (-e, coverage break
+ * reasons, summaries) and the text form (dump, fixtures). Those of rings,
+ * contexts and causes are defined here; those of classes and record types
+ * are expanded from schema/classes.def and schema/records.def. The names
+ * are part of the interface: -e takes them, the text form and
  * coverage_breaks.reason print them.
  */
 #ifndef CAUSEWAY_NAMES_H
@@ -15,15 +17,21 @@
 
 /* Indexed by CW_CLASS_*. */
 static const char *const cw_class_names[CW_CLASS_MAX] = {
-	[CW_CLASS_META] = "meta",
-	[CW_CLASS_SCHED] = "sched",
-	[CW_CLASS_IO_URING] = "io_uring",
-	[CW_CLASS_WORKQUEUE] = "workqueue",
-	[CW_CLASS_TIMER] = "timer",
-	[CW_CLASS_FUTEX] = "futex",
-	[CW_CLASS_SAMPLE] = "sample",
-	[CW_CLASS_ADAPTER] = "adapter",
-	[CW_CLASS_NET] = "net",
+#define CW_CLASS(id, n, name, ename, kind) [CW_CLASS_##id] = name,
+#include "classes.def"
+};
+
+/* What a class is (schema/classes.def). */
+enum { CW_CK_EDGE, CW_CK_CONTEXT, CW_CK_META };
+
+/* The classes in the order -e lists them, with their -e names. */
+static const struct {
+	unsigned char id; /* CW_CLASS_* */
+	unsigned char kind; /* CW_CK_* */
+	const char *name, *ename;
+} cw_class_table[] = {
+#define CW_CLASS(id, n, name, ename, kind) { CW_CLASS_##id, kind, name, ename },
+#include "classes.def"
 };
 
 /* Indexed by CW_CAUSE_*. */
@@ -58,48 +66,8 @@ static const struct {
 	unsigned short type;
 	const char *name;
 } cw_rec_names[] = {
-	{ CW_REC_META_KV, "kv" },
-	{ CW_REC_META_TASK, "task" },
-	{ CW_REC_ACCOUNT, "account" },
-	{ CW_REC_GAP, "gap" },
-	{ CW_REC_SWITCH, "switch" },
-	{ CW_REC_WAKING, "waking" },
-	{ CW_REC_WAKEUP, "wakeup" },
-	{ CW_REC_WAKEUP_NEW, "wakeup_new" },
-	{ CW_REC_FORK, "fork" },
-	{ CW_REC_EXEC, "exec" },
-	{ CW_REC_EXIT, "exit" },
-	{ CW_REC_RENAME, "rename" },
-	{ CW_REC_META_KSYMS, "ksyms" },
-	{ CW_REC_WAKING_CAUSED, "waking_caused" },
-	{ CW_REC_URING_CREATE, "uring_create" },
-	{ CW_REC_URING_SUBMIT, "uring_submit" },
-	{ CW_REC_URING_PUNT, "uring_punt" },
-	{ CW_REC_URING_POLL_ARM, "uring_poll_arm" },
-	{ CW_REC_URING_TASK_ADD, "uring_task_add" },
-	{ CW_REC_URING_LINK, "uring_link" },
-	{ CW_REC_URING_FAIL_LINK, "uring_fail_link" },
-	{ CW_REC_URING_COMPLETE, "uring_complete" },
-	{ CW_REC_URING_OVERFLOW, "uring_overflow" },
-	{ CW_REC_URING_FREE, "uring_free" },
-	{ CW_REC_URING_WORK, "uring_work" },
-	{ CW_REC_WQ_QUEUE, "wq_queue" },
-	{ CW_REC_WQ_ACTIVATE, "wq_activate" },
-	{ CW_REC_WQ_EXEC_START, "wq_exec_start" },
-	{ CW_REC_WQ_EXEC_END, "wq_exec_end" },
-	{ CW_REC_TIMER_START, "timer_start" },
-	{ CW_REC_TIMER_EXPIRE, "timer_expire" },
-	{ CW_REC_TIMER_EXPIRE_EXIT, "timer_expire_exit" },
-	{ CW_REC_TIMER_CANCEL, "timer_cancel" },
-	{ CW_REC_FUTEX, "futex" },
-	{ CW_REC_NET_XMIT, "net_xmit" },
-	{ CW_REC_NET_RX, "net_rx" },
-	{ CW_REC_META_MMAP, "mmap" },
-	{ CW_REC_SAMPLE_CPU, "sample_cpu" },
-	{ CW_REC_SAMPLE_OFFCPU, "sample_offcpu" },
-	{ CW_REC_META_USDT, "usdt_probe" },
-	{ CW_REC_USDT, "usdt" },
-	{ CW_REC_USDT_STR, "usdt_str" },
+#define CW_REC(id, type, name, st, writer) { CW_REC_##id, name },
+#include "records.def"
 };
 
 #define CW_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -125,6 +93,53 @@ static inline const char *cw_rec_name(unsigned type)
 		if (cw_rec_names[i].type == type)
 			return cw_rec_names[i].name;
 	return NULL;
+}
+
+/* @return the CW_CK_* of class @id, or -1 for a number no class has. */
+static inline int cw_class_kind(unsigned id)
+{
+	for (size_t i = 0; i < CW_ARRAY_SIZE(cw_class_table); i++)
+		if (cw_class_table[i].id == id)
+			return cw_class_table[i].kind;
+	return -1;
+}
+
+/*
+ * The edge class -e calls @name: by its -e name, or with @by_name by its
+ * name too (the capture takes "adapter" for "usdt"; the analyzer, which
+ * prints the classes it joined by their -e names, takes only those).
+ * @return its CW_CLASS_*, or -1: not a class, or one -e cannot choose
+ * (the metadata, the samples).
+ */
+static inline int cw_class_find_edge(const char *name, int by_name)
+{
+	for (size_t i = 0; i < CW_ARRAY_SIZE(cw_class_table); i++)
+		if (cw_class_table[i].kind == CW_CK_EDGE &&
+		    (!strcmp(name, cw_class_table[i].ename) ||
+		     (by_name && !strcmp(name, cw_class_table[i].name))))
+			return cw_class_table[i].id;
+	return -1;
+}
+
+/* The -e spelling of the edge classes in @buf: "sched,io_uring,...,usdt".
+ * @return @buf. */
+static inline char *cw_class_edge_list(char *buf, size_t len)
+{
+	size_t off = 0;
+
+	if (len)
+		buf[0] = 0;
+	for (size_t i = 0; i < CW_ARRAY_SIZE(cw_class_table); i++) {
+		size_t n = strlen(cw_class_table[i].ename);
+
+		if (cw_class_table[i].kind != CW_CK_EDGE || off + !!off + n >= len)
+			continue;
+		if (off)
+			buf[off++] = ',';
+		memcpy(buf + off, cw_class_table[i].ename, n + 1);
+		off += n;
+	}
+	return buf;
 }
 
 #endif /* CAUSEWAY_NAMES_H */

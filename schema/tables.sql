@@ -41,6 +41,14 @@ CREATE TABLE edges(
   -- futex word (user address) of a reason 'futex' wake.
   addr       INTEGER);
 
+-- Every edge type the analyzer knows (schema/edges.def, written by
+-- analyze/db.c), whether or not this trace has one: the views walk these
+-- rather than a list of their own. carries: 1 where the edge carries
+-- attribution, what its src works for to its dst (analyze/carry.h).
+CREATE TABLE edge_types(
+  type       TEXT PRIMARY KEY,
+  carries    INTEGER NOT NULL);
+
 -- The context plane (analyze/cls_sample.c). A stack is the sequence of
 -- frames of one sample, leaf first (position 0): the kernel frames, then
 -- the user frames. Frames and stacks are deduplicated: one row each when
@@ -433,13 +441,11 @@ CREATE TABLE ancestry_root(node INTEGER PRIMARY KEY);
 
 CREATE VIEW causal_ancestry AS
   WITH RECURSIVE
-  -- Every edge type (docs/model.md §4, join.c's cw_edge_type_names):
-  -- the latest edge into a node is found type by type, one seek each in
-  -- edges(dst, type, ts), rather than by reading every edge into it (a
-  -- busy thread has tens of thousands). A type missing here is not walked.
-  types(type) AS (VALUES ('spawn'), ('wake'), ('submit'), ('punt'), ('complete'), ('queue'),
-                         ('execute'), ('arm'), ('fire'), ('resume'), ('acquire'), ('release'),
-                         ('begin'), ('end')),
+  -- Every edge type (edge_types, docs/model.md §4): the latest edge into
+  -- a node is found type by type, one seek each in edges(dst, type, ts),
+  -- rather than by reading every edge into it (a busy thread has tens of
+  -- thousands).
+  types(type) AS (SELECT type FROM edge_types),
   walk(node, ancestor, depth, edge, edge_type, confidence, ts, path_rank) AS (
     SELECT n.id, e.src, 1, e.id, e.type, e.confidence, e.ts,
            CASE e.confidence WHEN 'observed' THEN 0 WHEN 'reconstructed' THEN 1 ELSE 2 END
