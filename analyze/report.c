@@ -77,7 +77,7 @@ int report__meta(struct cw_db *db, const struct report *r)
 	snprintf(ver, sizeof(ver), "%d.%u", CW_FORMAT_MAJOR, r->scan->minor);
 	err = err ?: cw_db__meta_u64(db, "schema_version", CW_SCHEMA_VERSION);
 	err = err ?: cw_db__meta(db, "format_version", ver);
-	/* Keys the contract promises are there even when the trace does not
+	/* Keys docs/model.md §4 promises are there even when the trace does not
 	 * say (a damaged metadata segment): NULL, unknown. */
 	if (!r->have_release)
 		err = err ?: cw_db__meta(db, "kernel_release", NULL);
