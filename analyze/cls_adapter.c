@@ -307,14 +307,14 @@ static int on_probe(struct cw_cls *c, const struct cw_hdr *h)
 	if ((size_t)r->provider_len + r->name_len + r->path_len > h->size - sizeof(*r) ||
 	    r->nargs > CW_USDT_MAX_ARGS ||
 	    (r->str_arg != CW_USDT_NO_STR && r->str_arg >= r->nargs)) {
-		c->st->usdt_malformed++;
+		c->st->adapter.malformed++;
 		c->st->bad_records++;
 		return 0;
 	}
 	/* Ids are unique in a trace: a second record for one is not
 	 * believed over the first, whose hits may already be joined. */
 	if (probe_find(a, r->id) || a->probes.n >= MAX_PROBES) {
-		c->st->usdt_probes_dropped++;
+		c->st->adapter.probes_dropped++;
 		return 0;
 	}
 	p = calloc(1, sizeof(*p));
@@ -331,7 +331,7 @@ static int on_probe(struct cw_cls *c, const struct cw_hdr *h)
 	/* only a probe that shows births changes what birth_probe finds */
 	if (p->row >= 0 && (rows[p->row].op == OP_SPAWN || rows[p->row].op == OP_REQ_BEGIN))
 		a->version++;
-	c->st->usdt_probes++;
+	c->st->adapter.probes++;
 	return 0;
 }
 
@@ -417,7 +417,7 @@ static struct thr *thr_get(struct cw_cls *c, const struct cw_obj *thread, int *e
 		a->sweep_freed = before - a->thr.n;
 	}
 	if (a->thr.n >= a->max_thr) {
-		c->st->adapter_dropped++;
+		c->st->adapter.dropped++;
 		return NULL;
 	}
 	if (!(e = calloc(1, sizeof(*e)))) {
@@ -497,7 +497,7 @@ static void frame_push(struct cw_cls *c, struct thr *e, const struct cw_obj *o, 
 		/* the outermost goes: its work falls back to what is below */
 		memmove(&e->run[0], &e->run[1], sizeof(e->run[0]) * (RUN_DEPTH - 1));
 		e->depth--;
-		c->st->adapter_dropped++;
+		c->st->adapter.dropped++;
 	}
 	e->run[e->depth].type = o->n.type;
 	e->run[e->depth].key = o->n.key;
@@ -665,7 +665,7 @@ static int do_task(struct cw_cls *c, struct hit *x)
 		 * exited inside its poll is over, not an orphan. */
 		e = thr_find(c->state, x->thread->n.id);
 		if (!e || !frame_pop(c, e, CW_NODE_RUNTIME_TASK, key))
-			c->st->usdt_unpaired++;
+			c->st->adapter.unpaired++;
 		if (e)
 			thr_gc(c->state, e);
 		return 0;
@@ -797,7 +797,7 @@ static struct cw_obj *resource(struct cw_cls *c, struct hit *x, int *err)
 	}
 	if (o) {
 		/* even the private scope holds another name: cannot be */
-		c->st->usdt_malformed++;
+		c->st->adapter.malformed++;
 		return NULL;
 	}
 	o = cw_ident__orphan(c->id, CW_NODE_RESOURCE, sc, key, x->h, -1, NULL, err);
@@ -866,7 +866,7 @@ static int write_wait(struct cw_cls *c, const struct wait *w, const struct cw_ob
 			row.reason = k->conf == CW_CONF_OBSERVED ? NULL : R_ACROSS_BREAK;
 		}
 	}
-	c->st->waits++;
+	c->st->adapter.waits++;
 	return sink->wait ? sink->wait(sink->ctx, &row) : 0;
 }
 
@@ -908,7 +908,7 @@ static int do_resource(struct cw_cls *c, struct hit *x)
 			wait_drop(a, e, i);
 		}
 		if (e->nwaits == MAX_WAITS) {
-			c->st->adapter_dropped++;
+			c->st->adapter.dropped++;
 			thr_gc(a, e);
 			return 0;
 		}
@@ -923,11 +923,11 @@ static int do_resource(struct cw_cls *c, struct hit *x)
 		for (i = 0; e && i < e->nwaits && e->w[i].res != res->n.id; i++)
 			;
 		if (!e || i == e->nwaits) {
-			c->st->usdt_unpaired++;
+			c->st->adapter.unpaired++;
 			return 0;
 		}
 		if (x->r->quiet && arg(x, x->r->quiet))
-			c->st->waits_quiet++;
+			c->st->adapter.waits_quiet++;
 		else
 			err = write_wait(c, &e->w[i], res, (int64_t)x->h->ts);
 		wait_drop(a, e, i);
@@ -944,17 +944,17 @@ static int on_usdt(struct cw_cls *c, const struct cw_hdr *h)
 
 	x.p = probe_find(c->state, x.u->probe);
 	if (!x.p) {
-		c->st->usdt_unknown_probe++;
+		c->st->adapter.unknown_probe++;
 		return 0;
 	}
 	if (x.p->row < 0) {
-		c->st->usdt_unmapped++;
+		c->st->adapter.unmapped++;
 		return 0;
 	}
 	x.r = &rows[x.p->row];
 	if (x.u->nargs > CW_USDT_MAX_ARGS || (x.p->pid && x.p->pid != x.u->task.pid) ||
 	    !x.u->task.tid || !args_ok(&x)) {
-		c->st->usdt_malformed++;
+		c->st->adapter.malformed++;
 		c->st->bad_records++;
 		return 0;
 	}
@@ -971,7 +971,7 @@ static int on_usdt(struct cw_cls *c, const struct cw_hdr *h)
 		size_t klen;
 
 		if (!str_of(&x, x.r->str, &klen) || !klen) {
-			c->st->usdt_malformed++;
+			c->st->adapter.malformed++;
 			return 0;
 		}
 	}
@@ -983,7 +983,7 @@ static int on_usdt(struct cw_cls *c, const struct cw_hdr *h)
 	scope_name(sname, sizeof(sname), x.u->task.pid);
 	if (!(x.scope = cw_ident__scope(c->id, sname)))
 		return -ENOMEM;
-	c->st->usdt_hits++;
+	c->st->adapter.hits++;
 	switch (x.r->op) {
 	case OP_SPAWN:
 		return do_spawn(c, &x);

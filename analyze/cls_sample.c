@@ -268,7 +268,7 @@ static int write_sample(struct cw_cls *c, const struct cw_sample_row *row)
 {
 	const struct cw_sink *sink = cw_ident__sink(c->id);
 
-	c->st->samples[row->kind]++;
+	c->st->sample.samples[row->kind]++;
 	return sink->sample ? sink->sample(sink->ctx, row) : 0;
 }
 
@@ -311,7 +311,7 @@ static int close_unresolved(struct cw_cls *c, struct pending *e, uint64_t ts)
 	e->row.weight_exact = 0;
 	e->row.wake = 0;
 	settle_wait(&e->row, NULL);
-	c->st->offcpu_unresolved++;
+	c->st->sample.offcpu_unresolved++;
 	err = write_sample(c, &e->row);
 	free(e);
 	return err;
@@ -353,9 +353,9 @@ static int frame_id(struct cw_cls *c, struct cw_frame *f, uint64_t *id)
 	if (*id)
 		return 0;
 	*id = f->id = ++s->next_frame;
-	c->st->frames++;
+	c->st->sample.frames++;
 	if (f->function)
-		c->st->frames_symbolized++;
+		c->st->sample.frames_symbolized++;
 	return sink->frame ? sink->frame(sink->ctx, f) : 0;
 }
 
@@ -471,7 +471,7 @@ static int stack_of(struct cw_cls *c, const struct cw_sample *r, uint64_t *stack
 		err = dedup_get(&s->stacks, s->stack_ids, depth * 8, s->next_stack + 1, stack);
 	if (!err && depth && !*stack) {
 		*stack = ++s->next_stack;
-		c->st->stacks++;
+		c->st->sample.stacks++;
 		err = sink->stack ? sink->stack(sink->ctx, *stack, s->stack_ids, depth) : 0;
 	}
 	return err ?: dedup_put(&s->raws, s->raw, (uint32_t)(8 * nraw), h, *stack + 1);
@@ -482,7 +482,7 @@ static int stack_of(struct cw_cls *c, const struct cw_sample *r, uint64_t *stack
 static int bad(struct cw_cls *c)
 {
 	c->st->bad_records++;
-	c->st->samples_bad++;
+	c->st->sample.malformed++;
 	return 0;
 }
 
@@ -570,7 +570,7 @@ static int on_sample(struct cw_cls *c, const struct cw_hdr *h)
 	 * given whatever runs now: it gets the thread, less specific but
 	 * never another work item's. */
 	late = h->ts < c->st->last_ts;
-	c->st->samples_late += late;
+	c->st->sample.late += late;
 	row.node = late ? t->n.id : cw_cls__running(c, t, h)->n.id;
 	attribute(c, t, h, late, &row);
 	row.ts = h->ts;
@@ -590,7 +590,7 @@ static int on_sample(struct cw_cls *c, const struct cw_hdr *h)
 		 * at a switch-in no later than the last one seen. */
 		row.weight = t->run_ts - h->ts;
 		settle_wait(&row, NULL);
-		c->st->offcpu_unresolved++;
+		c->st->sample.offcpu_unresolved++;
 		return write_sample(c, &row);
 	}
 	e = pending_find(s, r->task.tid);
@@ -600,11 +600,11 @@ static int on_sample(struct cw_cls *c, const struct cw_hdr *h)
 		 * tid is ever open. */
 		row.weight = e->row.ts - h->ts;
 		settle_wait(&row, NULL);
-		c->st->offcpu_unresolved++;
+		c->st->sample.offcpu_unresolved++;
 		return write_sample(c, &row);
 	}
 	if (s->ptab.n >= s->max_pending) {
-		c->st->offcpu_pushed++;
+		c->st->sample.offcpu_pushed++;
 		if ((err = close_unresolved(c, s->oldest, h->ts)))
 			return err;
 	}
@@ -785,13 +785,13 @@ static int sample_finish(struct cw_cls *c)
 
 	while (s->oldest && !err)
 		err = close_unresolved(c, s->oldest, c->st->last_ts);
-	c->st->stack_resets = s->stacks.resets;
-	c->st->frame_resets = s->frames.resets;
-	c->st->maps_dropped = cw_maps__dropped(s->maps);
+	c->st->sample.stack_resets = s->stacks.resets;
+	c->st->sample.frame_resets = s->frames.resets;
+	c->st->sample.maps_dropped = cw_maps__dropped(s->maps);
 	if (s->sym && !s->no_symbols) {
 		cw_sym__stats(s->sym, &st);
-		c->st->sym_opened = st.opened;
-		c->st->sym_refused = st.refused;
+		c->st->sample.sym_opened = st.opened;
+		c->st->sample.sym_refused = st.refused;
 	}
 	return err;
 }

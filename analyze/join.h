@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "../schema/events.h"
+#include "counters.h"
 
 enum cw_node_type {
 	CW_NODE_PROCESS,
@@ -215,43 +216,17 @@ struct cw_join_opts {
 	uint32_t classes;
 };
 
+/* What the join counted (analyze/counters.h has each counter and its
+ * meta key); the rest is for the summary. */
 struct cw_join_stats {
 	uint64_t records;
-	uint64_t records_skipped; /* of classes not joined (cw_join_opts.classes) */
-	uint64_t unknown_records; /* types this analyzer does not know */
-	uint64_t bad_records;	  /* known type, impossible size */
 	uint64_t nodes[CW_NODE_NTYPES];		/* written, all */
 	uint64_t nodes_untraced[CW_NODE_NTYPES]; /* of which outside the traced set */
 	uint64_t edges[CW_EDGE_NTYPES][CW_CONF_N];
-	uint64_t orphans;	  /* orphan edges: traced nodes created with start_seen = 0 */
-	uint64_t evicted;	  /* live entries pushed out by the bound */
-	uint64_t hints_dropped;	  /* snapshot or rename names past the bound */
-	uint64_t events_lost;	  /* sum of accounting losses */
-	uint64_t tid_reuse_unseen_exit; /* a birth of a tid whose exit was never seen */
-	uint64_t identity_mismatch;	/* a tid named with another pid or witness: reused */
 	uint64_t first_ts, last_ts;
-	/* the context plane (cls_sample.c) */
-	uint64_t samples[2];	  /* written, by cw_sample_kind */
-	uint64_t samples_bad;	  /* malformed sample or mapping records (also in bad_records) */
-	uint64_t samples_late;	  /* read after newer records: node is the thread */
-	uint64_t offcpu_unresolved; /* offcpu weight a lower bound: the switch-in not seen */
-	uint64_t offcpu_pushed;	  /* of which pushed out of the pending table by its bound */
-	uint64_t stacks, frames;  /* rows written */
-	uint64_t stack_resets, frame_resets; /* dedup tables emptied by their bound */
-	uint64_t frames_symbolized; /* frames with a function */
-	uint64_t maps_dropped;	  /* address spaces dropped by the bound of cw_maps */
-	uint64_t sym_opened, sym_refused;
-	/* the adapter plane (cls_adapter.c) */
-	uint64_t usdt_probes;	      /* probe records kept */
-	uint64_t usdt_probes_dropped; /* past the probe table's bound, or a repeated id */
-	uint64_t usdt_hits;	      /* hits joined */
-	uint64_t usdt_unknown_probe;  /* hits of a probe id no record declared */
-	uint64_t usdt_unmapped;	      /* hits of a probe no adapter row maps */
-	uint64_t usdt_malformed;      /* hits or probes whose fields cannot be (also bad_records) */
-	uint64_t usdt_unpaired;	      /* ends with nothing open to end: a poll end, a wait end */
-	uint64_t adapter_dropped;     /* intervals or waits not followed: the bounds */
-	uint64_t waits;		      /* resource_waits rows */
-	uint64_t waits_quiet;	      /* waits whose end says nothing was waited for: no row */
+	CW_JOIN_COUNTERS(CW_COUNTER_FIELD)
+	struct cw_sample_stats sample;	 /* the context plane (cls_sample.c) */
+	struct cw_adapter_stats adapter; /* the adapter plane (cls_adapter.c) */
 };
 
 /*

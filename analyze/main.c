@@ -13,40 +13,24 @@
  * the end: an interrupted run leaves no half database at OUT.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
-#include <limits.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 #include "breaks_scan.h"
 #include "db.h"
 #include "dump.h"
 #include "join.h"
+#include "options.h"
 #include "order.h"
+#include "report.h"
 #include "trace/reader.h"
 #include "../lib/outfile.h"
 #include "trace/format.h"
 #include "../schema/names.h"
-
-#define PROG "causeway-analyze"
-/* The same as causeway-capture's: one version for the pair. */
-
-static struct env {
-	const char *trace;
-	const char *out;
-	int force;
-	int quiet;
-	int dump;
-	int no_symbols;
-	size_t max_live;
-	uint32_t classes; /* -e: bit per CW_CLASS_*; 0: all */
-} env;
 
 /*
  * A signal ends the run at once, wherever it is: the join and the index
@@ -103,154 +87,6 @@ static int commit_db(struct cw_outfile *of)
 	}
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	return !err ? 0 : err == -EEXIST || err == -EINVAL ? 2 : 1;
-}
-
-static void usage(FILE *f)
-{
-	char classes[128];
-
-	fprintf(f,
-		"usage: " PROG " TRACE [-o OUT.db] [--force] [-e LIST] [--no-symbols] [-q]\n"
-		"       " PROG " --dump TRACE      print the records as fixture text\n"
-		"       " PROG " --version\n"
-		"\n"
-		"Reads a causeway trace (.cwt), joins its events into a causal graph and\n"
-		"writes it to SQLite (default: TRACE with .db in place of .cwt).\n"
-		"  -o, --output FILE   database to write\n"
-		"      --force         replace an existing database (a regular file, and\n"
-		"                      never TRACE itself)\n"
-		"      --no-symbols    do not symbolize user stacks (libdw is not used):\n"
-		"                      frames keep their address as sampled, module and\n"
-		"                      build-id; a --call-graph dwarf sample's user stack\n"
-		"                      is then its leaf only (unwinding needs the CFI).\n"
-		"                      Kernel frames are still named from the trace's\n"
-		"                      kallsyms snapshot\n"
-		"  -e, --events LIST   join only these edge classes, a comma list of\n"
-		"                      %s\n"
-		"                      (default: all); the records of the others are skipped\n"
-		"                      as if the capture had not recorded them, and the\n"
-		"                      causes they would name stay unknown. Metadata and\n"
-		"                      samples are always joined\n"
-		"  -q, --quiet         no progress bar and no summary\n"
-		"      --max-live N    bound on live join state (default 1048576)\n"
-		"Exit: 0 database written (also from a damaged trace), 1 none could be,\n"
-		"2 bad arguments or a refused output, 128+N ended by signal N (no database).\n",
-		cw_class_edge_list(classes, sizeof(classes)));
-}
-
-/* -e LIST into env.classes: the edge classes of schema/classes.def, by
- * the names the capture's -e takes. @return 0 or -EINVAL after a message. */
-static int parse_events(const char *list)
-{
-	char *copy = strdup(list), *tok, *save = NULL, known[128];
-	int err = 0;
-
-	if (!copy) {
-		fprintf(stderr, PROG ": out of memory\n");
-		return -ENOMEM;
-	}
-	cw_class_edge_list(known, sizeof(known));
-	env.classes = 0;
-	for (tok = strtok_r(copy, ",", &save); tok && !err; tok = strtok_r(NULL, ",", &save)) {
-		int cls = cw_class_find_edge(tok, 0);
-		/* a class -e cannot leave out, by its name */
-		int kind = cw_class_kind((unsigned)cw_name_find(cw_class_names, CW_CLASS_MAX, tok));
-
-		if (cls >= 0) {
-			env.classes |= 1u << cls;
-		} else if (kind == CW_CK_CONTEXT || kind == CW_CK_META) {
-			fprintf(stderr, PROG ": -e: '%s' is not an edge class and cannot be left out: "
-				"%s always joined\n", tok,
-				kind == CW_CK_CONTEXT ? "samples are" : "the metadata is");
-			err = -EINVAL;
-		} else {
-			fprintf(stderr, PROG ": -e: unknown edge class '%s' (known: %s)\n", tok, known);
-			err = -EINVAL;
-		}
-	}
-	if (!err && !env.classes) {
-		fprintf(stderr, PROG ": -e: empty class list (known: %s)\n", known);
-		err = -EINVAL;
-	}
-	free(copy);
-	return err;
-}
-
-/* The edge classes joined, as -e names them, in @buf. */
-static char *classes_string(char *buf, size_t len)
-{
-	size_t off = 0;
-
-	buf[0] = '\0';
-	for (size_t i = 0; i < CW_ARRAY_SIZE(cw_class_table) && off < len; i++)
-		if (cw_class_table[i].kind == CW_CK_EDGE &&
-		    (!env.classes || env.classes >> cw_class_table[i].id & 1))
-			off += (size_t)snprintf(buf + off, len - off, "%s%s", off ? "," : "",
-						cw_class_table[i].ename);
-	return buf;
-}
-
-static int parse_args(int argc, char **argv)
-{
-	static const struct option opts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "force", no_argument, NULL, 'f' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "no-symbols", no_argument, NULL, 'S' },
-		{ "dump", no_argument, NULL, 'D' },
-		{ "max-live", required_argument, NULL, 'M' },
-		{ "events", required_argument, NULL, 'e' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
-		{ 0 },
-	};
-	int c;
-
-	while ((c = getopt_long(argc, argv, "o:e:qh", opts, NULL)) != -1) {
-		switch (c) {
-		case 'o': env.out = optarg; break;
-		case 'f': env.force = 1; break;
-		case 'q': env.quiet = 1; break;
-		case 'S': env.no_symbols = 1; break;
-		case 'D': env.dump = 1; break;
-		case 'e':
-			if (parse_events(optarg))
-				return -EINVAL;
-			break;
-		case 'M': {
-			char *end;
-			unsigned long long v = strtoull(optarg, &end, 10);
-
-			if (*end || !v || v > (1ull << 32)) {
-				fprintf(stderr, PROG ": --max-live wants a number from 1 to 2^32\n");
-				return -EINVAL;
-			}
-			env.max_live = v;
-			break;
-		}
-		case 'h': usage(stdout); exit(0);
-		case 'V':
-			printf(PROG " %s (trace format %d.%d and older, database schema %d)\n",
-			       CW_VERSION, CW_FORMAT_MAJOR, CW_FORMAT_MINOR, CW_SCHEMA_VERSION);
-			exit(0);
-		default: usage(stderr); return -EINVAL;
-		}
-	}
-	if (optind != argc - 1) {
-		fprintf(stderr, PROG ": %s\n", optind >= argc ? "no trace file given" : "more than one trace file given");
-		usage(stderr);
-		return -EINVAL;
-	}
-	env.trace = argv[optind];
-	/* --dump prints the records as read: an option that shapes the
-	 * database would do nothing, and says so. */
-	if (env.dump && (env.out || env.force || env.no_symbols || env.max_live || env.classes)) {
-		fprintf(stderr, PROG ": --dump prints the records and writes no database: %s does nothing with it\n",
-			env.out ? "-o" : env.force ? "--force" : env.no_symbols ? "--no-symbols"
-			: env.max_live ? "--max-live" : "-e");
-		return -EINVAL;
-	}
-	return 0;
 }
 
 static char *default_out(const char *trace)
@@ -339,21 +175,21 @@ static void diag_log__free(struct diag_log *log)
 	free(log->level);
 }
 
-static int do_dump(void)
+static int do_dump(const struct env *env)
 {
 	struct diag_log log = { 0 };
 	struct cw_reader_opts ropts = { .diag = diag_cb, .diag_ctx = &log };
-	struct cw_reader *r = cw_reader__open(env.trace, &ropts);
+	struct cw_reader *r = cw_reader__open(env->trace, &ropts);
 	char msg[128];
 	int ret, werr;
 
 	if (!r) {
-		fprintf(stderr, PROG ": %s: %s\n", env.trace, strerror(errno));
+		fprintf(stderr, PROG ": %s: %s\n", env->trace, strerror(errno));
 		return 1;
 	}
 	ret = cw_dump_reader(stdout, r, &werr);
 	if (ret < 0 && ret != -EPROTO && ret != -EINVAL)
-		fprintf(stderr, PROG ": %s: %s\n", env.trace, strerror(-ret));
+		fprintf(stderr, PROG ": %s: %s\n", env->trace, strerror(-ret));
 	/* A reader that stopped reading (| head) is no error of the dump. */
 	if (werr && werr != -EPIPE) {
 		fprintf(stderr, PROG ": writing the dump: %s\n", strerror(-werr));
@@ -464,333 +300,252 @@ static void progress(uint64_t done, uint64_t total, int final)
 		fprintf(stderr, "\r%*s\r", width + 12, "");
 }
 
-static void print_summary(const struct cw_join_stats *js, const struct cw_scan *scan,
-			  uint64_t late, const char *out)
+
+/* One run: what main opens, in the order it opens it; run__free closes
+ * what was opened. */
+struct run {
+	const struct env *env;
+	char *out;
+	struct cw_outfile *of;
+	int show_progress;
+	struct diag_log log, symlog;
+	struct cw_reader_opts ropts;
+	struct cw_scan scan;
+	struct cw_db *db;
+	struct cw_sink sink;
+	struct meta_ctx meta;
+	struct cw_join *join;
+	struct feed feed;
+	struct cw_order *ord;
+	struct cw_reader *r;
+	struct cw_join_stats js;
+	struct cw_order_stats os;
+	struct report rep;
+};
+
+/* A failure once the database is being written. @return -1. */
+static int failed(int err)
 {
-	int first;
-
-	printf("%s: %" PRIu64 " segments (%" PRIu64 " damaged), %" PRIu64 " events, %s\n",
-	       env.trace, scan->rs.segments_ok + scan->rs.segments_damaged,
-	       scan->rs.segments_damaged, scan->events, scan->rs.clean_close ? "closed cleanly" :
-	       "NOT closed cleanly");
-	if (env.classes) {
-		char classes[128];
-
-		printf("  classes joined (-e): %s; %" PRIu64 " records of the others skipped\n",
-		       classes_string(classes, sizeof(classes)), js->records_skipped);
-	}
-	printf("  nodes:");
-	first = 1;
-	for (int t = 0; t < CW_NODE_NTYPES; t++) {
-		uint64_t traced = js->nodes[t] - js->nodes_untraced[t];
-
-		if (!traced)
-			continue;
-		printf("%s %s %" PRIu64, first ? "" : ",", cw_node_type_names[t], traced);
-		first = 0;
-	}
-	printf("%s\n", first ? " none" : "");
-	/* Tasks outside the traced set only appear at the other end of an
-	 * edge with a traced one: context, kept apart so that they are not
-	 * read as missed spawns. */
-	first = 1;
-	for (int t = 0; t < CW_NODE_NTYPES; t++) {
-		if (!js->nodes_untraced[t])
-			continue;
-		printf("%s %s %" PRIu64, first ? "  outside the traced set:" : ",",
-		       cw_node_type_names[t], js->nodes_untraced[t]);
-		first = 0;
-	}
-	if (!first)
-		printf("\n");
-	printf("  edges:\n");
-	first = 1;
-	for (int t = 0; t < CW_EDGE_NTYPES; t++) {
-		uint64_t sum = 0;
-
-		for (int c = 0; c < CW_CONF_N; c++)
-			sum += js->edges[t][c];
-		if (!sum)
-			continue;
-		first = 0;
-		printf("    %-8s %10" PRIu64 " observed %10" PRIu64 " reconstructed %10" PRIu64 " unknown\n",
-		       cw_edge_type_names[t], js->edges[t][CW_CONF_OBSERVED],
-		       js->edges[t][CW_CONF_RECONSTRUCTED], js->edges[t][CW_CONF_UNKNOWN]);
-	}
-	if (first)
-		printf("    none\n");
-	printf("  orphans %" PRIu64 ", coverage breaks %zu, lost events %" PRIu64
-	       ", damaged segments %" PRIu64 ", evicted %" PRIu64 ", late %" PRIu64
-	       ", unknown records %" PRIu64 "\n",
-	       js->orphans, cw_breaks__count(scan->breaks), js->events_lost,
-	       scan->rs.segments_damaged, js->evicted, late, js->unknown_records);
-	if (js->samples[CW_SAMPLE_KIND_CPU] || js->samples[CW_SAMPLE_KIND_OFFCPU] || js->samples_bad) {
-		printf("  samples: cpu %" PRIu64 ", offcpu %" PRIu64 " (%" PRIu64
-		       " without a seen switch-in, %" PRIu64 " pushed out), malformed %" PRIu64 "\n",
-		       js->samples[CW_SAMPLE_KIND_CPU], js->samples[CW_SAMPLE_KIND_OFFCPU],
-		       js->offcpu_unresolved, js->offcpu_pushed, js->samples_bad);
-		printf("  stacks %" PRIu64 ", frames %" PRIu64 " (%" PRIu64 " with a function)",
-		       js->stacks, js->frames, js->frames_symbolized);
-		if (env.no_symbols)
-			printf(", symbols: none (--no-symbols)\n");
-		else
-			printf(", objects opened %" PRIu64 ", refused %" PRIu64 "\n", js->sym_opened,
-			       js->sym_refused);
-	}
-	printf("wrote %s\n", out);
+	fprintf(stderr, PROG ": %s; no database written\n", strerror(-err));
+	return -1;
 }
 
-static int write_meta(struct cw_db *db, const struct cw_join_stats *js, const struct cw_scan *scan,
-		      const struct meta_ctx *m, const struct cw_order_stats *os)
+static int out_of_memory(void)
 {
-	char ver[16], classes[128];
+	fprintf(stderr, PROG ": out of memory\n");
+	return -1;
+}
+
+/* The database's temporary beside OUT, and the signals that remove it.
+ * @return 0, or the exit code after a message. */
+static int open_output(struct run *r)
+{
+	const char *inputs[] = { r->env->trace };
+	const struct cw_outfile_opts oo = { .prog = PROG, .force = r->env->force,
+					    .quiet = r->env->quiet, .inputs = inputs, .ninputs = 1 };
+
+	r->out = r->env->out ? strdup(r->env->out) : default_out(r->env->trace);
+	if (!r->out)
+		return out_of_memory(), 1;
+	on_stop_signals(on_signal);
+	r->of = cw_outfile__create(r->out, &oo);
+	if (!r->of)
+		return errno == EEXIST || errno == EINVAL ? 2 : 1;
+	sig_tmp = cw_outfile__tmp(r->of);
+	r->show_progress = !r->env->quiet && isatty(STDERR_FILENO);
+	return 0;
+}
+
+/* Pass 1: where is evidence missing? @return 0 or -1 after a message. */
+static int scan_trace(struct run *r)
+{
+	char msg[128];
+	int err;
+
+	r->ropts = (struct cw_reader_opts){ .diag = diag_cb, .diag_ctx = &r->log };
+	err = cw_scan__run(r->env->trace, &r->ropts, &r->scan);
+	if (diag_log__summary(&r->log, msg, sizeof(msg)))
+		fprintf(stderr, PROG ": warning: %s\n", msg);
+	if (!err)
+		return 0;
+	if (err != -EPROTO && err != -EINVAL)
+		fprintf(stderr, PROG ": %s: %s\n", r->env->trace, strerror(-err));
+	fprintf(stderr, PROG ": no database written\n");
+	return -1;
+}
+
+/* The database, the join that writes into it and the window that
+ * orders its records. @return 0 or -1 after a message. */
+static int open_join(struct run *r)
+{
+	const struct cw_join_opts jo = { .breaks = r->scan.breaks, .ksyms = r->scan.ksyms,
+					 .max_live = r->env->max_live,
+					 .no_symbols = r->env->no_symbols,
+					 .classes = r->env->classes, .notice = sym_notice_cb,
+					 .notice_ctx = &r->symlog };
+	char errbuf[512];
+
+	r->db = cw_db__create(cw_outfile__tmp(r->of), errbuf, sizeof(errbuf));
+	if (!r->db) {
+		fprintf(stderr, PROG ": %s\n", errbuf);
+		return -1;
+	}
+	r->meta.db = r->db;
+	cw_db__sink(r->db, &r->sink);
+	r->join = cw_join__new(&r->sink, &jo);
+	r->feed = (struct feed){ .join = r->join, .scan = &r->scan };
+	r->ord = r->join ? cw_order__new(to_join, &r->feed, NULL) : NULL;
+	return r->ord ? 0 : out_of_memory();
+}
+
+/*
+ * Metadata is not ordered by time: the snapshot of tasks alive at start
+ * is read after the programs were attached, so events can be older than
+ * it, and it must be known before the first of them is joined. So must a
+ * USDT probe: its record is stamped when its attach completed, and its
+ * first hits can come just before that. @return 0 or a negative errno.
+ */
+static int on_record(struct run *r, const struct cw_hdr *h)
+{
+	if (h->type == CW_REC_META_KV)
+		return on_meta_kv(&r->meta, h) ?: cw_join__record(r->join, h);
+	if (h->type == CW_REC_META_MMAP && maps_kept(&r->scan))
+		return 0; /* pass 1 holds it, in time order */
+	if (h->type == CW_REC_META_TASK || h->type == CW_REC_META_USDT ||
+	    (h->type == CW_REC_META_MMAP && (h->flags & CW_MMAP_SNAPSHOT)))
+		return cw_join__record(r->join, h);
+	return cw_order__push(r->ord, h);
+}
+
+/* Pass 2: order, join, write. The reader already spoke in pass 1.
+ * @return 0 or -1 after a message. */
+static int join_trace(struct run *r)
+{
+	struct cw_segment seg;
+	int err;
+
+	r->log.silent = 1;
+	r->r = cw_reader__open(r->env->trace, &r->ropts);
+	if (!r->r) {
+		fprintf(stderr, PROG ": %s: %s\n", r->env->trace, strerror(errno));
+		return -1;
+	}
+	while ((err = cw_reader__next(r->r, &seg)) > 0) {
+		const struct cw_hdr *h;
+		size_t pos = 0;
+
+		while ((h = cw_segment__next_record(&seg, &pos)))
+			if ((err = on_record(r, h)))
+				return failed(err);
+		if (r->show_progress)
+			progress(seg.offset, r->scan.rs.file_size, 0);
+	}
+	if (err < 0)
+		return failed(err);
+	err = cw_order__drain(r->ord);
+	err = err ?: maps_until(&r->feed, UINT64_MAX);
+	err = err ?: cw_join__finish(r->join);
+	return err ? failed(err) : 0;
+}
+
+/* The messages kept, into the diagnostics table. */
+static int put_diags(struct cw_db *db, const struct diag_log *log)
+{
 	int err = 0;
 
-	snprintf(ver, sizeof(ver), "%d.%u", CW_FORMAT_MAJOR, scan->minor);
-	err = err ?: cw_db__meta_u64(db, "schema_version", CW_SCHEMA_VERSION);
-	err = err ?: cw_db__meta(db, "format_version", ver);
-	/* Keys the contract promises are there even when the trace does not
-	 * say (a damaged metadata segment): NULL, unknown. */
-	if (!m->have_release)
-		err = err ?: cw_db__meta(db, "kernel_release", NULL);
-	if (!m->have_hostname)
-		err = err ?: cw_db__meta(db, "hostname", NULL);
-	if (m->start_ns)
-		err = err ?: cw_db__meta(db, "capture_start_ns", m->start_ns);
-	else
-		err = err ?: cw_db__meta_u64(db, "capture_start_ns", js->first_ts);
-	if (m->end_ns)
-		err = err ?: cw_db__meta(db, "capture_end_ns", m->end_ns);
-	else
-		err = err ?: cw_db__meta_u64(db, "capture_end_ns", js->last_ts);
-	err = err ?: cw_db__meta_u64(db, "clean_close", scan->rs.clean_close);
-	err = err ?: cw_db__meta_u64(db, "events_total", scan->events);
-	err = err ?: cw_db__meta_u64(db, "events_lost", js->events_lost);
-	err = err ?: cw_db__meta_u64(db, "segments_total",
-				     scan->rs.segments_ok + scan->rs.segments_damaged);
-	err = err ?: cw_db__meta_u64(db, "segments_damaged", scan->rs.segments_damaged);
-	err = err ?: cw_db__meta_u64(db, "evicted_total", js->evicted);
-	err = err ?: cw_db__meta_u64(db, "orphans_total", js->orphans);
-	err = err ?: cw_db__meta_u64(db, "bytes_skipped", scan->rs.bytes_skipped);
-	err = err ?: cw_db__meta_u64(db, "truncated_tail", scan->rs.truncated_tail);
-	err = err ?: cw_db__meta_u64(db, "records_unknown", js->unknown_records);
-	err = err ?: cw_db__meta_u64(db, "records_malformed", js->bad_records);
-	/* -e: the edge classes joined, and the records of the others */
-	err = err ?: cw_db__meta(db, "classes", classes_string(classes, sizeof(classes)));
-	err = err ?: cw_db__meta_u64(db, "records_skipped", js->records_skipped);
-	err = err ?: cw_db__meta_u64(db, "events_late", os->late);
-	err = err ?: cw_db__meta_u64(db, "reorder_window_ns", CW_ORDER_WINDOW_NS);
-	err = err ?: cw_db__meta_u64(db, "reorder_window_events", CW_ORDER_MAX_EVENTS);
-	err = err ?: cw_db__meta_u64(db, "reorder_window_bytes", CW_ORDER_MAX_BYTES);
-	/* Released before their 10 ms because a bound was reached: where
-	 * late events come from, when there are any. */
-	err = err ?: cw_db__meta_u64(db, "events_released_early", os->forced);
-	err = err ?: cw_db__meta_u64(db, "tid_reuse_unseen_exit", js->tid_reuse_unseen_exit);
-	err = err ?: cw_db__meta_u64(db, "identity_mismatch", js->identity_mismatch);
-	err = err ?: cw_db__meta_u64(db, "hints_dropped", js->hints_dropped);
-	err = err ?: cw_db__meta_u64(db, "breaks_coarsened", cw_breaks__coarsened(scan->breaks));
-	/* the context plane */
-	err = err ?: cw_db__meta(db, "symbols", env.no_symbols ? "none" : "libdw");
-	err = err ?: cw_db__meta_u64(db, "samples_malformed", js->samples_bad);
-	/* read after newer records: their node is the thread (cls_sample.c) */
-	err = err ?: cw_db__meta_u64(db, "samples_late", js->samples_late);
-	err = err ?: cw_db__meta_u64(db, "offcpu_unresolved", js->offcpu_unresolved);
-	err = err ?: cw_db__meta_u64(db, "offcpu_pushed_out", js->offcpu_pushed);
-	err = err ?: cw_db__meta_u64(db, "frames_symbolized", js->frames_symbolized);
-	err = err ?: cw_db__meta_u64(db, "frame_table_resets", js->frame_resets);
-	err = err ?: cw_db__meta_u64(db, "stack_table_resets", js->stack_resets);
-	err = err ?: cw_db__meta_u64(db, "address_spaces_dropped", js->maps_dropped);
-	err = err ?: cw_db__meta_u64(db, "symbol_objects_opened", js->sym_opened);
-	err = err ?: cw_db__meta_u64(db, "symbol_objects_refused", js->sym_refused);
-	/* 1: the mapping records were too many to put in time order in
-	 * pass 1 and were joined in file order */
-	err = err ?: cw_db__meta_u64(db, "mappings_in_file_order", scan->maps_overflow);
-	/* the adapter plane (cls_adapter.c) */
-	err = err ?: cw_db__meta_u64(db, "usdt_probes", js->usdt_probes);
-	err = err ?: cw_db__meta_u64(db, "usdt_probes_dropped", js->usdt_probes_dropped);
-	err = err ?: cw_db__meta_u64(db, "usdt_hits", js->usdt_hits);
-	err = err ?: cw_db__meta_u64(db, "usdt_hits_unknown_probe", js->usdt_unknown_probe);
-	err = err ?: cw_db__meta_u64(db, "usdt_hits_unmapped", js->usdt_unmapped);
-	err = err ?: cw_db__meta_u64(db, "usdt_malformed", js->usdt_malformed);
-	err = err ?: cw_db__meta_u64(db, "usdt_unpaired_ends", js->usdt_unpaired);
-	err = err ?: cw_db__meta_u64(db, "adapter_state_dropped", js->adapter_dropped);
-	err = err ?: cw_db__meta_u64(db, "resource_waits", js->waits);
-	err = err ?: cw_db__meta_u64(db, "resource_waits_quiet", js->waits_quiet);
+	for (size_t i = 0; i < log->n && !err; i++)
+		err = cw_db__diag(db, level_names[log->level[i]], log->msg[i]);
 	return err;
+}
+
+/* The breaks, the messages and the meta table, then the indexes.
+ * @return 0 or -1 after a message. */
+static int write_db(struct run *r)
+{
+	char errbuf[512], msg[128];
+	int err = 0;
+
+	cw_join__stats(r->join, &r->js);
+	cw_order__stats(r->ord, &r->os);
+	for (size_t i = 0; i < cw_breaks__count(r->scan.breaks) && !err; i++)
+		err = cw_db__break(r->db, cw_breaks__get(r->scan.breaks, i));
+	err = err ?: put_diags(r->db, &r->log);
+	if (!err && diag_log__summary(&r->log, msg, sizeof(msg)))
+		err = cw_db__diag(r->db, level_names[CW_DIAG_WARN], msg);
+	err = err ?: put_diags(r->db, &r->symlog);
+	r->rep = (struct report){
+		.env = r->env,
+		.js = &r->js,
+		.scan = &r->scan,
+		.os = &r->os,
+		.diagnostics_suppressed = r->log.suppressed,
+		.start_ns = r->meta.start_ns,
+		.end_ns = r->meta.end_ns,
+		.have_release = r->meta.have_release,
+		.have_hostname = r->meta.have_hostname,
+		.out = r->out,
+	};
+	err = err ?: report__meta(r->db, &r->rep);
+	if (err)
+		return failed(err);
+	err = cw_db__finish(r->db, errbuf, sizeof(errbuf));
+	r->db = NULL;
+	if (err) {
+		fprintf(stderr, PROG ": %s\n", errbuf);
+		return -1;
+	}
+	return 0;
+}
+
+static void run__free(struct run *r)
+{
+	cw_reader__free(r->r);
+	cw_order__free(r->ord);
+	cw_join__free(r->join);
+	cw_db__abort(r->db);
+	/* The handler forgets the temporary before it is freed: a signal
+	 * between the two leaves it for the next run to remove. */
+	sig_tmp = NULL;
+	cw_outfile__free(r->of);
+	free(r->out);
+	free(r->meta.start_ns);
+	free(r->meta.end_ns);
+	cw_scan__free(&r->scan);
+	diag_log__free(&r->log);
+	diag_log__free(&r->symlog);
 }
 
 int main(int argc, char **argv)
 {
-	struct diag_log log = { 0 }, symlog = { 0 };
-	struct cw_scan scan = { 0 };
-	struct meta_ctx meta = { 0 };
-	struct cw_join_stats js;
-	struct cw_order_stats ost;
-	struct cw_reader *r = NULL;
-	struct cw_order *ord = NULL;
-	struct cw_join *join = NULL;
-	struct feed feed = { 0 };
-	struct cw_db *db = NULL;
-	struct cw_sink sink;
-	struct cw_segment seg;
-	struct cw_reader_opts ropts = { .diag = diag_cb, .diag_ctx = &log };
-	struct cw_outfile *of = NULL;
-	char *out = NULL, errbuf[512], diagmsg[128];
-	int err, ret = 1, show_progress;
-	uint64_t done = 0;
+	struct env env;
+	struct run r = { .env = &env };
+	int ret;
 
 	/* A closed pipe on stdout (| head) makes writes fail with EPIPE, which
 	 * the dump and the summary ignore; it must not kill the analyzer and
 	 * change its exit code. */
 	signal(SIGPIPE, SIG_IGN);
-	if (parse_args(argc, argv))
+	if (options__parse(&env, argc, argv))
 		return 2;
 	if (env.dump)
-		return do_dump();
-	out = env.out ? strdup(env.out) : default_out(env.trace);
-	if (!out)
-		goto oom;
-	on_stop_signals(on_signal);
-	{
-		const char *inputs[] = { env.trace };
-		const struct cw_outfile_opts oo = { .prog = PROG, .force = env.force,
-						    .quiet = env.quiet, .inputs = inputs, .ninputs = 1 };
-
-		of = cw_outfile__create(out, &oo);
-	}
-	if (!of) {
-		free(out);
-		return errno == EEXIST || errno == EINVAL ? 2 : 1;
-	}
-	sig_tmp = cw_outfile__tmp(of);
-	show_progress = !env.quiet && isatty(STDERR_FILENO);
-
-	/* Pass 1: where is evidence missing? */
-	err = cw_scan__run(env.trace, &ropts, &scan);
-	if (diag_log__summary(&log, diagmsg, sizeof(diagmsg)))
-		fprintf(stderr, PROG ": warning: %s\n", diagmsg);
-	if (err) {
-		if (err != -EPROTO && err != -EINVAL)
-			fprintf(stderr, PROG ": %s: %s\n", env.trace, strerror(-err));
+		return do_dump(&env);
+	ret = open_output(&r);
+	if (ret)
+		goto cleanup;
+	ret = 1;
+	if (scan_trace(&r) || open_join(&r) || join_trace(&r) || write_db(&r))
+		goto cleanup;
+	ret = commit_db(r.of);
+	if (ret) {
 		fprintf(stderr, PROG ": no database written\n");
 		goto cleanup;
 	}
-
-	db = cw_db__create(cw_outfile__tmp(of), errbuf, sizeof(errbuf));
-	if (!db) {
-		fprintf(stderr, PROG ": %s\n", errbuf);
-		goto cleanup;
-	}
-	meta.db = db;
-	cw_db__sink(db, &sink);
-	{
-		struct cw_join_opts jo = { .breaks = scan.breaks, .ksyms = scan.ksyms,
-					   .max_live = env.max_live, .no_symbols = env.no_symbols,
-					   .classes = env.classes, .notice = sym_notice_cb,
-					   .notice_ctx = &symlog };
-
-		join = cw_join__new(&sink, &jo);
-	}
-	feed.join = join;
-	feed.scan = &scan;
-	ord = join ? cw_order__new(to_join, &feed, NULL) : NULL;
-	if (!ord)
-		goto oom;
-
-	/* Pass 2: order, join, write. The reader already spoke in pass 1. */
-	log.silent = 1;
-	r = cw_reader__open(env.trace, &ropts);
-	if (!r) {
-		fprintf(stderr, PROG ": %s: %s\n", env.trace, strerror(errno));
-		goto cleanup;
-	}
-	while ((err = cw_reader__next(r, &seg)) > 0) {
-		const struct cw_hdr *h;
-		size_t pos = 0;
-
-		while ((h = cw_segment__next_record(&seg, &pos))) {
-			/*
-			 * Metadata is not ordered by time: the snapshot of tasks
-			 * alive at start is read after the programs were
-			 * attached, so events can be older than it, and it must
-			 * be known before the first of them is joined. So must
-			 * a USDT probe: its record is stamped when its attach
-			 * completed, and its first hits can come just before
-			 * that.
-			 */
-			if (h->type == CW_REC_META_KV)
-				err = on_meta_kv(&meta, h) ?: cw_join__record(join, h);
-			else if (h->type == CW_REC_META_MMAP && maps_kept(&scan))
-				continue; /* pass 1 holds it, in time order */
-			else if (h->type == CW_REC_META_TASK || h->type == CW_REC_META_USDT ||
-				 (h->type == CW_REC_META_MMAP && (h->flags & CW_MMAP_SNAPSHOT)))
-				err = cw_join__record(join, h);
-			else
-				err = cw_order__push(ord, h);
-			if (err)
-				goto failed;
-		}
-		done = seg.offset;
-		if (show_progress)
-			progress(done, scan.rs.file_size, 0);
-	}
-	if (err < 0)
-		goto failed;
-	err = cw_order__drain(ord);
-	err = err ?: maps_until(&feed, UINT64_MAX);
-	err = err ?: cw_join__finish(join);
-	if (err)
-		goto failed;
-	cw_join__stats(join, &js);
-	for (size_t i = 0; i < cw_breaks__count(scan.breaks) && !err; i++)
-		err = cw_db__break(db, cw_breaks__get(scan.breaks, i));
-	for (size_t i = 0; i < log.n && !err; i++)
-		err = cw_db__diag(db, level_names[log.level[i]], log.msg[i]);
-	if (!err && diag_log__summary(&log, diagmsg, sizeof(diagmsg)))
-		err = cw_db__diag(db, level_names[CW_DIAG_WARN], diagmsg);
-	for (size_t i = 0; i < symlog.n && !err; i++)
-		err = cw_db__diag(db, level_names[symlog.level[i]], symlog.msg[i]);
-	err = err ?: cw_db__meta_u64(db, "diagnostics_suppressed", log.suppressed);
-	cw_order__stats(ord, &ost);
-	err = err ?: write_meta(db, &js, &scan, &meta, &ost);
-	if (err)
-		goto failed;
-	err = cw_db__finish(db, errbuf, sizeof(errbuf));
-	db = NULL;
-	if (err) {
-		fprintf(stderr, PROG ": %s\n", errbuf);
-		goto cleanup;
-	}
-	if ((ret = commit_db(of))) {
-		fprintf(stderr, PROG ": no database written\n");
-		goto cleanup;
-	}
-	if (show_progress)
+	if (r.show_progress)
 		progress(1, 1, 1);
 	if (!env.quiet)
-		print_summary(&js, &scan, cw_order__late(ord), out);
-	ret = 0;
-	goto cleanup;
+		report__summary(&r.rep);
 
-failed:
-	fprintf(stderr, PROG ": %s; no database written\n", strerror(-err));
-	goto cleanup;
-oom:
-	fprintf(stderr, PROG ": out of memory\n");
 cleanup:
-	cw_reader__free(r);
-	cw_order__free(ord);
-	cw_join__free(join);
-	cw_db__abort(db);
-	/* The handler forgets the temporary before it is freed: a signal
-	 * between the two leaves it for the next run to remove. */
-	sig_tmp = NULL;
-	cw_outfile__free(of);
-	free(out);
-	free(meta.start_ns);
-	free(meta.end_ns);
-	cw_scan__free(&scan);
-	diag_log__free(&log);
-	diag_log__free(&symlog);
+	run__free(&r);
 	return ret;
 }

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "trace/format.h"
 #include "capture/account.h"
@@ -11,6 +12,7 @@
 #include "capture/flusher.h"
 #include "capture/log.h"
 #include "capture/loop.h"
+#include "capture/options.h"
 #include "capture/perfev.h"
 #include "trace/writer.h"
 #include "capture/signals.h"
@@ -33,7 +35,7 @@ static enum stop_reason write_failed(const struct loop *l, int err)
 {
 	if (err == -EFBIG)
 		return STOP_MAX_SIZE;
-	cw_msg("writing %s: %s; stopping", l->output, strerror(-err));
+	cw_msg("writing %s: %s; stopping", l->env->output, strerror(-err));
 	return STOP_ERROR;
 }
 
@@ -48,7 +50,8 @@ static enum stop_reason tick(struct loop *l, uint64_t now, double secs, uint64_t
 	err = err ?: flusher__error(l->flusher);
 	if (err)
 		return write_failed(l, err);
-	if (l->watch_targets && tracer__traced_count(l->tracer) == 0)
+	/* -p: stop once the traced set is empty */
+	if (l->env->npids && tracer__traced_count(l->tracer) == 0)
 		return STOP_TARGETS;
 	if (l->tty) {
 		struct account_totals lost;
@@ -66,6 +69,7 @@ enum stop_reason loop__run(struct loop *l)
 	enum stop_reason stop = STOP_NONE;
 	bool more = false;
 
+	l->tty = isatty(STDERR_FILENO) && !l->env->quiet;
 	while (stop == STOP_NONE) {
 		uint64_t now;
 		int ret;
@@ -85,7 +89,7 @@ enum stop_reason loop__run(struct loop *l)
 		if (l->cmd && command__exited(l->cmd))
 			return STOP_COMMAND;
 		now = clock__now();
-		if (l->duration_ns && now - l->start_ns >= l->duration_ns)
+		if (l->env->duration_ns && now - l->start_ns >= l->env->duration_ns)
 			return STOP_DURATION;
 		if (now < next_tick)
 			continue;

@@ -36,11 +36,9 @@ struct loop {
 	struct command *cmd;  /* NULL without COMMAND */
 	struct perfev_maps *maps; /* mapping changes; NULL without samples or usdt */
 	struct usdt *usdt;    /* the adapter class's probes; NULL without it */
-	bool watch_targets;   /* -p: stop once the traced set is empty */
+	const struct env *env; /* -p, -d, -q, the output's name */
 	uint64_t start_ns;
-	uint64_t duration_ns; /* 0: none */
-	bool tty;	      /* show the status line */
-	const char *output;   /* for messages */
+	bool tty;	      /* loop__run: show the status line */
 	bool status_shown;    /* out: a status line was printed */
 };
 

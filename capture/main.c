@@ -206,328 +206,406 @@ static uint64_t close_reserve(const struct account *acct)
 	size_t bytes, records;
 
 	account__flush_max(acct, &bytes, &records);
-	return cw_writer__worst_case(bytes, records) + cw_writer__worst_case(meta__final_max(), 13);
+	return cw_writer__worst_case(bytes, records) + cw_writer__worst_case(meta__final_max(), META_FINAL_KEYS);
 }
 
-int main(int argc, char **argv)
-{
-	struct env env;
+/* One capture: what main opens, in the order it opens it; capture__free
+ * closes what was opened. */
+struct capture {
+	struct env *env;
 	struct cw_class_sel sel;
-	struct cw_outfile *out = NULL;
-	struct command *cmd = NULL;
-	struct tracer *tracer = NULL;
-	struct proc_snap *snap = NULL;
-	struct ksyms_snap *ksyms = NULL;
-	struct cw_writer *w = NULL;
-	struct drain *drain = NULL;
-	struct account *acct = NULL;
-	struct flusher *flusher = NULL;
-	struct perfev_maps *maps = NULL;
-	struct perfev_maps_opts mopts = { 0 };
-	struct usdt *usdt = NULL;
-	struct usdt_counts uc;
-	struct account_totals lost;
-	struct loop loop = { 0 };
-	struct tracer_opts topts = { 0 };
-	struct cw_writer_opts wopts = { 0 };
-	struct meta_start ms = { 0 };
-	struct meta_final mf = { 0 };
-	struct summary sum = { 0 };
-	enum stop_reason stop;
-	char recorded[256], missing[256], options[1024], cmd_status[96], stop_detail[64];
-	const char *ctx_why, *ksyms_why;
-	pid_t *traced = NULL;
-	size_t ntraced = 0;
-	int exit_code = 2, err, ctx;
-	unsigned features;
-	bool sampling, adapter;
+	char recorded[256], missing[256]; /* the classes, for the metadata */
+	unsigned features;		  /* CW_FEAT_* */
+	bool sampling, adapter;		  /* the sample and adapter classes are recorded */
+	struct cw_outfile *out;
+	struct command *cmd;		  /* NULL without COMMAND */
+	struct tracer *tracer;
+	int ctx;			  /* CW_CTXM_* */
+	pid_t *traced;			  /* the traced set at start */
+	size_t ntraced;
+	struct usdt *usdt;
+	struct ksyms_snap *ksyms;
+	const char *ksyms_why;		  /* why there is no snapshot, or NULL */
+	struct perfev_maps *maps;
+	struct proc_snap *snap;
+	struct cw_writer *w;
+	struct drain *drain;
+	struct account *acct;
+	struct flusher *flusher;
+	struct loop loop;
+	struct meta_final mf;
+};
 
-	/* Before anything that can take time (loading BPF does). */
-	err = signals__install();
-	if (err) {
-		cw_msg("cannot install signal handlers: %s", strerror(-err));
-		goto cleanup;
-	}
-	exit_code = options__parse(&env, argc, argv);
-	if (exit_code != OPTIONS_GO)
-		goto cleanup;
-	exit_code = 2;
-	cw_log_quiet(env.quiet);
-	cw_log_libbpf();
-	features = (env.freq ? CW_FEAT_CPU_SAMPLES : 0) | (env.no_offcpu ? 0 : CW_FEAT_OFFCPU);
-	if (can_start() || resolve_pids(&env) ||
-	    classes__choose(&sel, env.events, features, recorded, missing, sizeof(recorded)))
-		goto cleanup;
+/* Privilege and BTF, -p, and the classes this kernel can record.
+ * @return 0 or -1 after a message. */
+static int choose(struct capture *c)
+{
+	struct env *env = c->env;
+
+	c->features = (env->freq ? CW_FEAT_CPU_SAMPLES : 0) | (env->no_offcpu ? 0 : CW_FEAT_OFFCPU);
+	if (can_start() || resolve_pids(env) ||
+	    classes__choose(&c->sel, env->events, c->features, c->recorded, c->missing,
+			    sizeof(c->recorded)))
+		return -1;
 	/* A sample plane the kernel cannot give was named by a notice; the
 	 * edges are recorded all the same. */
-	sampling = sel.c[CW_CLASS_SAMPLE].status == CW_CLS_OK;
-	adapter = sel.c[CW_CLASS_ADAPTER].status == CW_CLS_OK;
-	if (env.nusdt && !adapter) {
+	c->sampling = c->sel.c[CW_CLASS_SAMPLE].status == CW_CLS_OK;
+	c->adapter = c->sel.c[CW_CLASS_ADAPTER].status == CW_CLS_OK;
+	if (env->nusdt && !c->adapter) {
 		cw_msg("--usdt does nothing: the usdt class cannot be recorded here");
-		goto cleanup;
+		return -1;
 	}
-	if (!sampling) {
-		env.freq = 0;
-		env.no_offcpu = true;
+	if (!c->sampling) {
+		env->freq = 0;
+		env->no_offcpu = true;
 	}
+	return 0;
+}
 
-	{
-		const struct cw_outfile_opts oo = { .prog = CW_PROG, .force = env.force,
-						    .quiet = env.quiet };
+/* The temporary output file, and COMMAND forked, blocked until
+ * command__release. @return 0 or -1 after a message. */
+static int open_output(struct capture *c)
+{
+	const struct cw_outfile_opts oo = { .prog = CW_PROG, .force = c->env->force,
+					    .quiet = c->env->quiet };
 
-		out = cw_outfile__create(env.output, &oo);
-	}
-	if (!out)
-		goto cleanup;
-	if (env.command) {
-		cmd = command__start(env.command);
-		if (!cmd)
-			goto cleanup;
-	}
+	c->out = cw_outfile__create(c->env->output, &oo);
+	if (!c->out)
+		return -1;
+	if (c->env->command && !(c->cmd = command__start(c->env->command)))
+		return -1;
+	return 0;
+}
 
-	topts.self = getpid();
-	topts.filter = env.npids || cmd;
-	topts.edge_ring_bytes = (uint32_t)env.edge_ring_bytes;
-	topts.traced_max = TRACED_MAX;
-	topts.ctx_method = env.ctx_method;
-	topts.features = features;
-	/* The ring exists in every object (bpf/causeway.bpf.h): one page
-	 * when nothing writes to it. */
-	topts.sample_ring_bytes = sampling ? (uint32_t)env.sample_ring_bytes : 4096;
-	topts.sample_period_ns = env.freq ? 1000000000ull / env.freq : 0;
-	topts.sample_stack_bytes = env.dwarf_stack;
-	topts.sample_budget = env.sample_budget;
-	tracer = tracer__load(&topts, &sel);
-	if (!tracer)
-		goto cleanup;
-	ctx = tracer__ctx_method(tracer, &ctx_why);
-	if (ctx == CW_CTXM_NONE)
+/* Open and load the BPF objects, and say how interrupt context is told
+ * apart and what the sample plane records. @return 0 or -1. */
+static int load(struct capture *c)
+{
+	const struct tracer_opts to = { .self = getpid(),
+					.filter = c->env->npids || c->cmd,
+					.traced_max = TRACED_MAX,
+					.features = c->features,
+					.sampling = c->sampling };
+	const char *why;
+
+	c->tracer = tracer__load(c->env, &to, &c->sel);
+	if (!c->tracer)
+		return -1;
+	c->ctx = tracer__ctx_method(c->tracer, &why);
+	if (c->ctx == CW_CTXM_NONE)
 		cw_notice("interrupt context cannot be told apart (%s): every wakeup is recorded "
-			  "with context unknown, and its cause stays unknown", ctx_why);
+			  "with context unknown, and its cause stays unknown", why);
 	else
 		cw_notice("interrupt context from the preempt count: %s method (%s)",
-			  cw_ctx_method_names[ctx], ctx_why);
-	if (sampling)
-		notice_sampling(&env);
+			  cw_ctx_method_names[c->ctx], why);
+	if (c->sampling)
+		notice_sampling(c->env);
+	return 0;
+}
 
-	/* The traced set at start: COMMAND, or the -p processes and the
-	 * descendants they already have (traced_pids in the metadata). */
-	traced = calloc(TRACED_MAX, sizeof(*traced));
-	if (!traced) {
+/* Does the capture record only the traced set? */
+static bool filtered(const struct capture *c)
+{
+	return c->env->npids || c->cmd;
+}
+
+/* Mapping changes: perf rings that report them, for the sample plane and
+ * for the adapter class, which attaches the objects mapped later.
+ * @return 0 or -1 after a message. */
+static int open_maps(struct capture *c)
+{
+	const struct perfev_maps_opts mo = {
+		.self = getpid(),
+		.traced = filtered(c) ? is_traced : NULL,
+		.ctx = c->tracer,
+		.mapped = c->usdt ? usdt__mapped : NULL,
+		.mapped_ctx = c->usdt,
+		.no_records = !c->sampling,
+	};
+
+	c->maps = perfev_maps__open(&mo);
+	if (!c->maps)
+		return -1;
+	for (size_t i = 0; i < c->ntraced; i++)
+		if (perfev_maps__follow(c->maps, (uint32_t)c->traced[i])) {
+			cw_msg("out of memory");
+			return -1;
+		}
+	return 0;
+}
+
+/*
+ * The traced set at start (COMMAND, or the -p processes and the
+ * descendants they already have: traced_pids in the metadata), the
+ * programs attached, the kallsyms and /proc snapshots and the adapter
+ * class's probes. @return 0 or -1 after a message.
+ */
+static int attach(struct capture *c)
+{
+	c->traced = calloc(TRACED_MAX, sizeof(*c->traced));
+	if (!c->traced) {
 		cw_msg("out of memory");
-		goto cleanup;
+		return -1;
 	}
-	if (cmd)
-		traced[ntraced++] = command__pid(cmd);
-	for (size_t i = 0; i < env.npids; i++)
-		traced[ntraced++] = env.pids[i];
-	if (trace_pids(tracer, traced, 0, ntraced) || tracer__attach(tracer))
-		goto cleanup;
-	if (adapter) {
-		usdt = usdt__new(tracer__object(tracer, CW_CLASS_ADAPTER), getpid());
-		if (!usdt)
-			goto cleanup;
+	if (c->cmd)
+		c->traced[c->ntraced++] = command__pid(c->cmd);
+	for (size_t i = 0; i < c->env->npids; i++)
+		c->traced[c->ntraced++] = c->env->pids[i];
+	if (trace_pids(c->tracer, c->traced, 0, c->ntraced) || tracer__attach(c->tracer))
+		return -1;
+	if (c->adapter) {
+		c->usdt = usdt__new(tracer__object(c->tracer, CW_CLASS_ADAPTER), getpid());
+		if (!c->usdt)
+			return -1;
 	}
 	/* After loading: the snapshot then names the capture's own BPF
 	 * programs ([bpf]), where samples of the cost of tracing land; read
 	 * before, their addresses would take the name of whatever [bpf]
 	 * symbol preceded them. */
-	ksyms = read_ksyms(&env, &ksyms_why);
+	c->ksyms = read_ksyms(c->env, &c->ksyms_why);
 	/* Before the mapping snapshot, so that no mapping falls between
 	 * the two (one in both is harmless: a mapping replaces what it
 	 * overlaps), and before COMMAND's exec. */
-	if (sampling || adapter) {
-		mopts.self = getpid();
-		mopts.traced = topts.filter ? is_traced : NULL;
-		mopts.ctx = tracer;
-		/* The adapter class attaches the objects mapped later. */
-		mopts.mapped = usdt ? usdt__mapped : NULL;
-		mopts.mapped_ctx = usdt;
-		mopts.no_records = !sampling;
-		maps = perfev_maps__open(&mopts);
-		if (!maps)
-			goto cleanup;
-		for (size_t i = 0; i < ntraced; i++)
-			if (perfev_maps__follow(maps, (uint32_t)traced[i])) {
-				cw_msg("out of memory");
-				goto cleanup;
-			}
-	}
-	loop.start_ns = clock__now();
+	if ((c->sampling || c->adapter) && open_maps(c))
+		return -1;
+	c->loop.start_ns = clock__now();
 	/* Snapshot after attaching: a task forked meanwhile is either in
 	 * the snapshot or seen forking, never neither. */
-	snap = proc_snap__new(getpid());
-	if (!snap) {
+	c->snap = proc_snap__new(getpid());
+	if (!c->snap) {
 		cw_msg("cannot read /proc: %s", strerror(errno));
-		goto cleanup;
+		return -1;
 	}
-	if (env.npids) {
-		size_t n = proc_snap__descendants(snap, env.pids, env.npids, traced + ntraced,
-						  TRACED_MAX - ntraced);
+	if (c->env->npids) {
+		size_t n = proc_snap__descendants(c->snap, c->env->pids, c->env->npids,
+						  c->traced + c->ntraced, TRACED_MAX - c->ntraced);
 
-		if (trace_pids(tracer, traced, ntraced, ntraced + n))
-			goto cleanup;
-		ntraced += n;
+		if (trace_pids(c->tracer, c->traced, c->ntraced, c->ntraced + n))
+			return -1;
+		c->ntraced += n;
 	}
-	if (usdt && attach_usdt(usdt, &env, traced, ntraced))
-		goto cleanup;
+	return c->usdt && attach_usdt(c->usdt, c->env, c->traced, c->ntraced) ? -1 : 0;
+}
 
-	wopts.segment_size = env.segment_size;
-	w = cw_writer__new(cw_outfile__fd(out), &wopts);
-	drain = w ? drain__new(tracer__ring_fd(tracer), sampling ? tracer__sample_ring_fd(tracer) : -1,
-			       w, &sel)
-		  : NULL;
-	acct = drain ? account__new(tracer__counters_fd(tracer), libbpf_num_possible_cpus(),
-				    loop.start_ns, &sel)
-		     : NULL;
-	if (!acct) {
+/* The writer, the drain and the accounting, and the META segment.
+ * @return 0 or -1 after a message. */
+static int write_start(struct capture *c)
+{
+	const struct cw_writer_opts wo = { .segment_size = c->env->segment_size };
+	struct meta_start ms;
+	int err;
+
+	c->w = cw_writer__new(cw_outfile__fd(c->out), &wo);
+	c->drain = c->w ? drain__new(tracer__ring_fd(c->tracer),
+				     c->sampling ? tracer__sample_ring_fd(c->tracer) : -1, c->w,
+				     &c->sel)
+			: NULL;
+	c->acct = c->drain ? account__new(tracer__counters_fd(c->tracer),
+					  libbpf_num_possible_cpus(), c->loop.start_ns, &c->sel)
+			   : NULL;
+	if (!c->acct) {
 		cw_msg("cannot start the writer: %s", strerror(errno));
-		goto cleanup;
+		return -1;
 	}
-	options__string(&env, recorded, options, sizeof(options));
 	ms = (struct meta_start){
-		.argc = argc,
-		.argv = argv,
-		.options = options,
-		.version = CW_VERSION,
-		.classes = recorded,
-		.classes_missing = missing,
-		.records_missing = tracer__records_missing(tracer),
-		.context_method = cw_ctx_method_names[ctx],
-		.filtered = topts.filter,
-		.traced = traced,
-		.ntraced = ntraced,
+		.env = c->env,
+		.classes = c->recorded,
+		.classes_missing = c->missing,
+		.records_missing = tracer__records_missing(c->tracer),
+		.context_method = cw_ctx_method_names[c->ctx],
+		.filtered = filtered(c),
+		.traced = c->traced,
+		.ntraced = c->ntraced,
 		.ncpus = libbpf_num_possible_cpus(),
-		.start_ns = loop.start_ns,
-		.ring_edge_bytes = env.edge_ring_bytes,
-		.segment_size = env.segment_size,
-		.ksyms = ksyms,
-		.ksyms_omitted = ksyms_why,
-		.sample_freq = env.freq,
-		.offcpu = !env.no_offcpu,
+		.start_ns = c->loop.start_ns,
+		.ksyms = c->ksyms,
+		.ksyms_omitted = c->ksyms_why,
 		.sample_event = PERFEV_SAMPLE_EVENT,
-		.dwarf_stack_size = env.dwarf_stack,
-		.sample_budget = env.sample_budget,
-		.sample_ring_bytes = env.sample_ring_bytes,
 		/* COMMAND has not run its exec yet: its mappings are the
 		 * capture's, and its own come through the perf rings. */
-		.map_pids = topts.filter ? traced + (cmd ? 1 : 0) : NULL,
-		.nmap_pids = topts.filter ? ntraced - (cmd ? 1 : 0) : 0,
-		.write_more = usdt ? write_usdt : NULL,
-		.more_ctx = usdt,
+		.map_pids = filtered(c) ? c->traced + (c->cmd ? 1 : 0) : NULL,
+		.nmap_pids = filtered(c) ? c->ntraced - (c->cmd ? 1 : 0) : 0,
+		.write_more = c->usdt ? write_usdt : NULL,
+		.more_ctx = c->usdt,
 	};
-	err = meta__write_start(w, &ms, snap);
+	err = meta__write_start(c->w, &ms, c->snap);
 	if (err) {
-		cw_msg("writing %s: %s", env.output, strerror(-err));
-		goto cleanup;
+		cw_msg("writing %s: %s", c->env->output, strerror(-err));
+		return -1;
 	}
-	proc_snap__free(snap);
-	snap = NULL;
-	ksyms_snap__free(ksyms);
-	ksyms = NULL;
-	if (env.max_size && cw_writer__set_limit(w, env.max_size - close_reserve(acct))) {
+	proc_snap__free(c->snap);
+	c->snap = NULL;
+	ksyms_snap__free(c->ksyms);
+	c->ksyms = NULL;
+	if (c->env->max_size && cw_writer__set_limit(c->w, c->env->max_size - close_reserve(c->acct))) {
 		cw_msg("--max-size %llu is too small: the metadata alone takes more",
-		       (unsigned long long)env.max_size);
-		goto cleanup;
+		       (unsigned long long)c->env->max_size);
+		return -1;
 	}
-	if (cmd && command__release(cmd))
-		goto cleanup;
-	flusher = flusher__start(cw_outfile__fd(out));
-	if (!flusher) {
-		cw_msg("cannot start the flusher thread: %s", strerror(errno));
-		goto cleanup;
-	}
-	if (cw_outfile__commit(out))
-		goto cleanup;
+	return 0;
+}
 
-	/* The capture has started: from here on a failure is a runtime
-	 * failure, and the file is kept. */
-	exit_code = 1;
-	loop = (struct loop){
-		.drain = drain,
-		.w = w,
-		.acct = acct,
-		.flusher = flusher,
-		.tracer = tracer,
-		.cmd = cmd,
-		.maps = maps,
-		.usdt = usdt,
-		.watch_targets = env.npids > 0,
-		.start_ns = loop.start_ns,
-		.duration_ns = env.duration_ns,
-		.tty = isatty(STDERR_FILENO) && !env.quiet,
-		.output = env.output,
+/* Let COMMAND run its exec, start syncing, and rename the file into
+ * place. @return 0 or -1 after a message. */
+static int go(struct capture *c)
+{
+	if (c->cmd && command__release(c->cmd))
+		return -1;
+	c->flusher = flusher__start(cw_outfile__fd(c->out));
+	if (!c->flusher) {
+		cw_msg("cannot start the flusher thread: %s", strerror(errno));
+		return -1;
+	}
+	return cw_outfile__commit(c->out) ? -1 : 0;
+}
+
+/* The drain loop, then detach and drain what is left; COMMAND is
+ * stopped if it still runs. @return why the capture stopped. */
+static enum stop_reason run(struct capture *c)
+{
+	enum stop_reason stop;
+
+	c->loop = (struct loop){
+		.drain = c->drain,
+		.w = c->w,
+		.acct = c->acct,
+		.flusher = c->flusher,
+		.tracer = c->tracer,
+		.cmd = c->cmd,
+		.maps = c->maps,
+		.usdt = c->usdt,
+		.env = c->env,
+		.start_ns = c->loop.start_ns,
 	};
-	stop = loop__run(&loop);
-	usdt__detach_begin(usdt);
-	tracer__detach(tracer);
-	stop = loop__drain_rest(&loop, stop);
-	if (cmd)
-		command__stop(cmd);
+	stop = loop__run(&c->loop);
+	usdt__detach_begin(c->usdt);
+	tracer__detach(c->tracer);
+	stop = loop__drain_rest(&c->loop, stop);
+	if (c->cmd)
+		command__stop(c->cmd);
+	return stop;
+}
+
+/* The counters at the close (capture/counters.h). */
+static void count(const struct capture *c, struct capture_counters *n)
+{
+	struct account_totals lost;
+	struct usdt_counts uc;
+
+	account__totals(c->acct, &lost);
+	usdt__counts(c->usdt, &uc);
+	*n = (struct capture_counters){
+		.events = drain__events(c->drain),
+		.lost = lost.lost_edge + lost.lost_sample,
+		.map_overflow = lost.lost_map,
+		.rejected = drain__rejected(c->drain),
+		.samples_lost = lost.lost_sample,
+		.samples_decimated = lost.decimated,
+		.mmaps = perfev_maps__count(c->maps),
+		.usdt_objects = uc.objects,
+		.usdt_attached = uc.attached,
+		.usdt_failed = uc.failed,
+		.usdt_skipped = uc.skipped,
+	};
+}
+
+/* The last accounting, the FINAL segment and the sync. @return the
+ * stop reason, STOP_ERROR when the close failed (after a message). */
+static enum stop_reason close_trace(struct capture *c, enum stop_reason stop)
+{
+	int err;
 
 	/* The close has its reserve under --max-size. */
-	mf.end_ns = clock__now();
-	cw_writer__set_limit(w, env.max_size);
-	err = account__flush_gaps(acct, w, tracer__gaps_fd(tracer));
-	err = err ?: account__flush(acct, w, mf.end_ns);
-	err = err ?: cw_writer__seal(w, CW_SEG_EVENTS);
-	account__totals(acct, &lost);
-	mf.events = drain__events(drain);
-	mf.lost = lost.lost_edge + lost.lost_sample;
-	mf.map_overflow = lost.lost_map;
-	mf.rejected = drain__rejected(drain);
-	mf.stop_reason = stop_names[stop];
-	mf.sampling = sampling;
-	mf.samples_lost = lost.lost_sample;
-	mf.samples_decimated = lost.decimated;
-	mf.mmaps = perfev_maps__count(maps);
-	usdt__counts(usdt, &uc);
-	mf.usdt = adapter;
-	mf.usdt_objects = uc.objects;
-	mf.usdt_attached = uc.attached;
-	mf.usdt_failed = uc.failed;
-	mf.usdt_skipped = uc.skipped;
-	err = err ?: meta__write_final(w, &mf);
-	flusher__stop(flusher);
-	flusher = NULL;
-	if (!err && fdatasync(cw_outfile__fd(out)))
+	c->mf.end_ns = clock__now();
+	cw_writer__set_limit(c->w, c->env->max_size);
+	err = account__flush_gaps(c->acct, c->w, tracer__gaps_fd(c->tracer));
+	err = err ?: account__flush(c->acct, c->w, c->mf.end_ns);
+	err = err ?: cw_writer__seal(c->w, CW_SEG_EVENTS);
+	count(c, &c->mf.c);
+	c->mf.stop_reason = stop_names[stop];
+	c->mf.sampling = c->sampling;
+	c->mf.usdt = c->adapter;
+	err = err ?: meta__write_final(c->w, &c->mf);
+	flusher__stop(c->flusher);
+	c->flusher = NULL;
+	if (!err && fdatasync(cw_outfile__fd(c->out)))
 		err = -errno;
 	if (err && stop != STOP_ERROR) {
-		cw_msg("writing %s: %s", env.output, strerror(-err));
+		cw_msg("writing %s: %s", c->env->output, strerror(-err));
 		stop = STOP_ERROR;
 	}
-	exit_code = stop == STOP_ERROR ? 1 : 0;
-	if (exit_code == 0 && cmd && command__exit_code(cmd) >= 0)
-		exit_code = command__exit_code(cmd);
+	return stop;
+}
 
-	if (loop.status_shown)
+/* The summary, on stderr. */
+static void summarize(const struct capture *c, enum stop_reason stop)
+{
+	char cmd_status[96], stop_detail[64];
+	struct summary sum = {
+		.output = c->env->output,
+		.elapsed_ns = c->mf.end_ns - c->loop.start_ns,
+		.c = &c->mf.c,
+		.stop_reason = c->mf.stop_reason,
+	};
+
+	if (c->loop.status_shown)
 		status__end_line();
-	sum.output = env.output;
-	sum.elapsed_ns = mf.end_ns - loop.start_ns;
-	sum.events = mf.events;
-	sum.rejected = mf.rejected;
-	sum.lost = lost;
-	sum.stop_reason = mf.stop_reason;
 	if (stop == STOP_SIGNAL)
 		snprintf(stop_detail, sizeof(stop_detail), "%s", strsignal(signals__stop()));
 	else if (stop == STOP_TARGETS)
 		snprintf(stop_detail, sizeof(stop_detail), "every traced process exited");
 	sum.stop_detail = stop == STOP_SIGNAL || stop == STOP_TARGETS ? stop_detail : NULL;
-	sum.command = cmd ? command__describe(cmd, cmd_status, sizeof(cmd_status)) : NULL;
-	status__summary(w, &sum);
+	sum.command = c->cmd ? command__describe(c->cmd, cmd_status, sizeof(cmd_status)) : NULL;
+	status__summary(c->w, &sum);
+}
+
+static void capture__free(struct capture *c)
+{
+	flusher__stop(c->flusher);
+	command__free(c->cmd);
+	drain__free(c->drain);
+	perfev_maps__free(c->maps);
+	usdt__free(c->usdt);
+	account__free(c->acct);
+	tracer__free(c->tracer);
+	cw_writer__free(c->w);
+	proc_snap__free(c->snap);
+	ksyms_snap__free(c->ksyms);
+	free(c->traced);
+	cw_outfile__free(c->out);
+}
+
+int main(int argc, char **argv)
+{
+	struct env env;
+	struct capture c = { .env = &env };
+	enum stop_reason stop;
+	int exit_code, err;
+
+	/* Before anything that can take time (loading BPF does). */
+	err = signals__install();
+	if (err) {
+		cw_msg("cannot install signal handlers: %s", strerror(-err));
+		return 2;
+	}
+	exit_code = options__parse(&env, argc, argv);
+	if (exit_code != OPTIONS_GO)
+		return exit_code;
+	cw_log_quiet(env.quiet);
+	cw_log_libbpf();
+	exit_code = 2;
+	if (choose(&c) || open_output(&c) || load(&c) || attach(&c) || write_start(&c) || go(&c))
+		goto cleanup;
+
+	/* The capture has started: from here on a failure is a runtime
+	 * failure, and the file is kept. */
+	stop = close_trace(&c, run(&c));
+	exit_code = stop == STOP_ERROR ? 1 : 0;
+	if (exit_code == 0 && c.cmd && command__exit_code(c.cmd) >= 0)
+		exit_code = command__exit_code(c.cmd);
+	summarize(&c, stop);
 
 cleanup:
-	flusher__stop(flusher);
-	command__free(cmd);
-	drain__free(drain);
-	perfev_maps__free(maps);
-	usdt__free(usdt);
-	account__free(acct);
-	tracer__free(tracer);
-	cw_writer__free(w);
-	proc_snap__free(snap);
-	ksyms_snap__free(ksyms);
-	free(traced);
-	cw_outfile__free(out);
+	capture__free(&c);
 	return exit_code;
 }

@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,7 @@
 #include "capture/mapsnap.h"
 #include "capture/procsnap.h"
 #include "capture/meta.h"
+#include "capture/options.h"
 
 #define PAD8(n) (((n) + 7u) & ~(size_t)7u)
 /* The largest record cw_hdr.size allows, a multiple of 8. */
@@ -113,19 +115,20 @@ static int put_traced(struct cw_writer *w, uint64_t ts, const pid_t *pids, size_
 /* The sample plane's settings (schema/format.md, "Metadata keys"). */
 static int put_sampling(struct cw_writer *w, uint64_t ts, const struct meta_start *m)
 {
+	const struct env *env = m->env;
 	int err = 0;
 
-	err = err ?: meta__put_kv_u64(w, ts, "sample_freq", m->sample_freq);
-	err = err ?: meta__put_kv_u64(w, ts, "offcpu", m->offcpu);
-	if (!m->sample_freq && !m->offcpu)
+	err = err ?: meta__put_kv_u64(w, ts, "sample_freq", env->freq);
+	err = err ?: meta__put_kv_u64(w, ts, "offcpu", !env->no_offcpu);
+	if (!ENV_SAMPLING(env))
 		return err;
-	if (m->sample_freq)
+	if (env->freq)
 		err = err ?: meta__put_kv(w, ts, "sample_event", m->sample_event);
-	err = err ?: meta__put_kv(w, ts, "call_graph", m->dwarf_stack_size ? "dwarf" : "fp");
-	if (m->dwarf_stack_size)
-		err = err ?: meta__put_kv_u64(w, ts, "dwarf_stack_size", m->dwarf_stack_size);
-	err = err ?: meta__put_kv_u64(w, ts, "sample_budget", m->sample_budget);
-	err = err ?: meta__put_kv_u64(w, ts, "sample_ring_bytes", m->sample_ring_bytes);
+	err = err ?: meta__put_kv(w, ts, "call_graph", env->dwarf_stack ? "dwarf" : "fp");
+	if (env->dwarf_stack)
+		err = err ?: meta__put_kv_u64(w, ts, "dwarf_stack_size", env->dwarf_stack);
+	err = err ?: meta__put_kv_u64(w, ts, "sample_budget", env->sample_budget);
+	err = err ?: meta__put_kv_u64(w, ts, "sample_ring_bytes", env->sample_ring_bytes);
 	return err;
 }
 
@@ -148,18 +151,20 @@ int meta__write_start(struct cw_writer *w, const struct meta_start *m, const str
 		strcpy(buf, "unknown");
 	err = err ?: meta__put_kv(w, ts, "boot_id", buf);
 	buf[0] = 0;
-	for (int i = 0; i < m->argc && off < sizeof(buf); i++)
-		off += snprintf(buf + off, sizeof(buf) - off, "%s%s", i ? " " : "", m->argv[i]);
+	for (int i = 0; i < m->env->argc && off < sizeof(buf); i++)
+		off += snprintf(buf + off, sizeof(buf) - off, "%s%s", i ? " " : "", m->env->argv[i]);
 	err = err ?: meta__put_kv(w, ts, "cmdline", buf);
-	err = err ?: meta__put_kv(w, ts, "options", m->options);
+	/* The effective options, cut at 1 KiB as they always were. */
+	options__string(m->env, m->classes, buf, 1024);
+	err = err ?: meta__put_kv(w, ts, "options", buf);
 	err = err ?: meta__put_kv_u64(w, ts, "ncpus", (uint64_t)m->ncpus);
 	err = err ?: meta__put_kv(w, ts, "clock", "monotonic");
 	err = err ?: meta__put_kv_u64(w, ts, "anchor_monotonic_ns", mono);
 	err = err ?: meta__put_kv_u64(w, ts, "anchor_realtime_ns", real);
 	err = err ?: meta__put_kv_u64(w, ts, "capture_start_ns", ts);
-	err = err ?: meta__put_kv(w, ts, "version", m->version);
+	err = err ?: meta__put_kv(w, ts, "version", CW_VERSION);
 	err = err ?: meta__put_kv_u64(w, ts, "capture_pid", (uint64_t)getpid());
-	err = err ?: meta__put_kv_u64(w, ts, "ring_edge_bytes", m->ring_edge_bytes);
+	err = err ?: meta__put_kv_u64(w, ts, "ring_edge_bytes", m->env->edge_ring_bytes);
 	err = err ?: meta__put_kv(w, ts, "classes", m->classes);
 	err = err ?: meta__put_kv(w, ts, "classes_missing", m->classes_missing);
 	err = err ?: meta__put_kv(w, ts, "records_missing", m->records_missing ? m->records_missing : "");
@@ -171,7 +176,7 @@ int meta__write_start(struct cw_writer *w, const struct meta_start *m, const str
 		err = err ?: meta__put_kv(w, ts, "ksyms_omitted", m->ksyms_omitted);
 	err = err ?: put_sampling(w, ts, m);
 	err = err ?: proc_snap__write(snap, w);
-	if (!err && (m->sample_freq || m->offcpu)) {
+	if (!err && ENV_SAMPLING(m->env)) {
 		uint64_t n;
 
 		err = mapsnap__write(w, m->map_pids, m->nmap_pids, getpid(), ts, &n);
@@ -179,10 +184,20 @@ int meta__write_start(struct cw_writer *w, const struct meta_start *m, const str
 	}
 	if (!err && m->write_more)
 		err = m->write_more(m->more_ctx, w);
-	err = err ?: ksyms_snap__write(m->ksyms, w, ts, m->segment_size);
+	err = err ?: ksyms_snap__write(m->ksyms, w, ts, m->env->segment_size);
 	err = err ?: cw_writer__seal(w, CW_SEG_META);
 	return err;
 }
+
+static const struct {
+	const char *key;
+	enum cw_cnt_when when;
+	size_t off;
+} final_counters[] = {
+#define FINAL_ENTRY(field, key, when, comment) { key, when, offsetof(struct capture_counters, field) },
+	CW_CAPTURE_COUNTERS(FINAL_ENTRY)
+#undef FINAL_ENTRY
+};
 
 int meta__write_final(struct cw_writer *w, const struct meta_final *f)
 {
@@ -190,22 +205,15 @@ int meta__write_final(struct cw_writer *w, const struct meta_final *f)
 	int err = 0;
 
 	err = err ?: meta__put_kv_u64(w, ts, "capture_end_ns", ts);
-	err = err ?: meta__put_kv_u64(w, ts, "events_total", f->events);
-	err = err ?: meta__put_kv_u64(w, ts, "events_lost", f->lost);
-	err = err ?: meta__put_kv_u64(w, ts, "map_overflow", f->map_overflow);
-	if (f->rejected)
-		err = err ?: meta__put_kv_u64(w, ts, "records_rejected", f->rejected);
 	err = err ?: meta__put_kv(w, ts, "stop_reason", f->stop_reason);
-	if (f->sampling) {
-		err = err ?: meta__put_kv_u64(w, ts, "samples_lost", f->samples_lost);
-		err = err ?: meta__put_kv_u64(w, ts, "samples_decimated", f->samples_decimated);
-		err = err ?: meta__put_kv_u64(w, ts, "mmap_records", f->mmaps);
-	}
-	if (f->usdt) {
-		err = err ?: meta__put_kv_u64(w, ts, "usdt_objects", f->usdt_objects);
-		err = err ?: meta__put_kv_u64(w, ts, "usdt_probes_attached", f->usdt_attached);
-		err = err ?: meta__put_kv_u64(w, ts, "usdt_attach_failed", f->usdt_failed);
-		err = err ?: meta__put_kv_u64(w, ts, "usdt_probes_skipped", f->usdt_skipped);
+	for (size_t i = 0; i < sizeof(final_counters) / sizeof(final_counters[0]) && !err; i++) {
+		uint64_t v = *(const uint64_t *)((const char *)&f->c + final_counters[i].off);
+		enum cw_cnt_when when = final_counters[i].when;
+
+		if ((when == CW_CNT_NONZERO && !v) || (when == CW_CNT_SAMPLING && !f->sampling) ||
+		    (when == CW_CNT_USDT && !f->usdt))
+			continue;
+		err = meta__put_kv_u64(w, ts, final_counters[i].key, v);
 	}
 	err = err ?: cw_writer__seal(w, CW_SEG_FINAL);
 	return err;
@@ -213,7 +221,7 @@ int meta__write_final(struct cw_writer *w, const struct meta_final *f)
 
 size_t meta__final_max(void)
 {
-	/* Thirteen keys of at most 20 characters, numbers of at most 20
-	 * digits or the longest stop reason. */
-	return 13 * PAD8(sizeof(struct cw_meta_kv) + 20 + 20);
+	/* Keys of at most 20 characters, numbers of at most 20 digits or
+	 * the longest stop reason. */
+	return META_FINAL_KEYS * PAD8(sizeof(struct cw_meta_kv) + 20 + 20);
 }

@@ -43,6 +43,7 @@ void status__end_line(void)
 
 void status__summary(const struct cw_writer *w, const struct summary *s)
 {
+	const struct capture_counters *c = s->c;
 	struct cw_writer_stats st;
 	char bytes[32];
 
@@ -51,16 +52,16 @@ void status__summary(const struct cw_writer *w, const struct summary *s)
 	cw_notice("%s: %.1fs, %" PRIu64 " events, %" PRIu64 " lost (edge %" PRIu64
 		  ", sample %" PRIu64 ", map overflow %" PRIu64 "), %s in %" PRIu64
 		  " segments (ratio %.1fx), stop: %s%s%s%s",
-		  s->output, s->elapsed_ns / 1e9, s->events, s->lost.lost_edge + s->lost.lost_sample,
-		  s->lost.lost_edge, s->lost.lost_sample, s->lost.lost_map, bytes, st.segments,
-		  ratio(&st), s->stop_reason, s->stop_detail ? " (" : "",
-		  s->stop_detail ? s->stop_detail : "", s->stop_detail ? ")" : "");
-	if (s->lost.decimated)
+		  s->output, s->elapsed_ns / 1e9, c->events, c->lost, c->lost - c->samples_lost,
+		  c->samples_lost, c->map_overflow, bytes, st.segments, ratio(&st), s->stop_reason,
+		  s->stop_detail ? " (" : "", s->stop_detail ? s->stop_detail : "",
+		  s->stop_detail ? ")" : "");
+	if (c->samples_decimated)
 		cw_notice("%" PRIu64 " samples decimated by --sample-budget (not lost: each kept "
-			  "sample records its keep probability)", s->lost.decimated);
-	if (s->rejected)
+			  "sample records its keep probability)", c->samples_decimated);
+	if (c->rejected)
 		cw_notice("%" PRIu64 " records from the BPF programs were malformed and not written",
-			  s->rejected);
+			  c->rejected);
 	if (s->command)
 		cw_notice("command %s", s->command);
 }

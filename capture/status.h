@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "capture/account.h"
+#include "capture/counters.h"
 
 struct cw_writer;
 
@@ -23,9 +24,7 @@ void status__end_line(void);
 struct summary {
 	const char *output;
 	uint64_t elapsed_ns;
-	uint64_t events;
-	uint64_t rejected;
-	struct account_totals lost;
+	const struct capture_counters *c;
 	const char *stop_reason;
 	const char *stop_detail; /* why, in words, or NULL */
 	const char *command;	 /* COMMAND's outcome in words, or NULL */

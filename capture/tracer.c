@@ -38,6 +38,7 @@
 #include "schema/names.h"
 #include "bpf/config.h"
 #include "capture/log.h"
+#include "capture/options.h"
 #include "capture/perfev.h"
 #include "capture/probe.h"
 #include "capture/tracer.h"
@@ -52,7 +53,10 @@ enum { SHARED_EDGES, SHARED_COUNTERS, SHARED_TRACED, SHARED_PC_ADDR, SHARED_SAMP
 #define SAMPLE_WINDOW_NS 100000000ull
 
 struct tracer {
+	const struct env *env;
 	struct tracer_opts opts;
+	uint32_t edge_ring_bytes, sample_ring_bytes; /* powers of two */
+	uint64_t sample_period_ns;		      /* CW_FEAT_CPU_SAMPLES: the tick */
 	struct bpf_object *objs[CW_CLASS_MAX + 1]; /* the classes, then context */
 	const struct cw_class_desc *descs[CW_CLASS_MAX + 1]; /* of objs[i]; NULL: context */
 	size_t nobjs;
@@ -125,9 +129,9 @@ static int setup_map(struct tracer *t, struct bpf_map *map)
 		return bpf_map__reuse_fd(map, t->shared[i]);
 	switch (i) {
 	case SHARED_EDGES:
-		return bpf_map__set_max_entries(map, t->opts.edge_ring_bytes);
+		return bpf_map__set_max_entries(map, t->edge_ring_bytes);
 	case SHARED_SAMPLES:
-		return bpf_map__set_max_entries(map, t->opts.sample_ring_bytes);
+		return bpf_map__set_max_entries(map, t->sample_ring_bytes);
 	case SHARED_TRACED:
 		return bpf_map__set_max_entries(map, t->opts.traced_max);
 	case SHARED_PC_ADDR:
@@ -365,7 +369,7 @@ static int choose_ctx_method(struct tracer *t)
 {
 	char why[CW_CTXM_MAX][160] = { { 0 } };
 	unsigned ok = ctx_candidates(&t->cfg, why);
-	int forced = t->opts.ctx_method, m;
+	int forced = t->env->ctx_method, m;
 
 	if (forced >= 0 && !(ok & (1u << forced))) {
 		cw_msg("cannot start: context method %s is not available: %s",
@@ -455,14 +459,21 @@ static int load_class(struct tracer *t, const struct cw_class_desc *c)
 	return err < 0 ? err : load_object(t, obj, name);
 }
 
-struct tracer *tracer__load(const struct tracer_opts *opts, const struct cw_class_sel *sel)
+struct tracer *tracer__load(const struct env *env, const struct tracer_opts *opts,
+			    const struct cw_class_sel *sel)
 {
 	struct tracer *t = calloc(1, sizeof(*t));
 	int err = 0;
 
 	if (!t)
 		return NULL;
+	t->env = env;
 	t->opts = *opts;
+	t->edge_ring_bytes = (uint32_t)env->edge_ring_bytes;
+	/* The ring exists in every object (bpf/causeway.bpf.h): one page
+	 * when nothing writes to it. */
+	t->sample_ring_bytes = opts->sampling ? (uint32_t)env->sample_ring_bytes : 4096;
+	t->sample_period_ns = env->freq ? 1000000000ull / env->freq : 0;
 	for (size_t i = 0; i < NSHARED; i++)
 		t->shared[i] = -1;
 	t->ncpus = libbpf_num_possible_cpus();
@@ -470,13 +481,13 @@ struct tracer *tracer__load(const struct tracer_opts *opts, const struct cw_clas
 	t->cfg.filter_enabled = opts->filter;
 	/* Wake the consumer at 1/8 fill: early enough that a burst between
 	 * two polls cannot fill the ring. */
-	t->cfg.wakeup_bytes = opts->edge_ring_bytes / 8;
-	t->cfg.sample_wakeup_bytes = opts->sample_ring_bytes / 8;
-	t->cfg.sample_period_ns = opts->sample_period_ns;
-	t->cfg.sample_stack_bytes = opts->sample_stack_bytes;
+	t->cfg.wakeup_bytes = t->edge_ring_bytes / 8;
+	t->cfg.sample_wakeup_bytes = t->sample_ring_bytes / 8;
+	t->cfg.sample_period_ns = t->sample_period_ns;
+	t->cfg.sample_stack_bytes = env->dwarf_stack;
 	t->cfg.sample_window_ns = SAMPLE_WINDOW_NS;
 	/* Per window, x 2^32; options.c bounds the budget below 2^32. */
-	t->cfg.sample_quota = (opts->sample_budget << 32) / (1000000000ull / SAMPLE_WINDOW_NS);
+	t->cfg.sample_quota = (env->sample_budget << 32) / (1000000000ull / SAMPLE_WINDOW_NS);
 	t->keys = calloc(opts->traced_max, sizeof(*t->keys));
 	if (t->ncpus <= 0 || !t->keys) {
 		err = t->ncpus <= 0 ? t->ncpus : -ENOMEM;
@@ -565,7 +576,7 @@ static int attach_ticks(struct tracer *t, struct bpf_program *prog)
 	int n = cpus ? perfev__online_cpus(cpus, t->ncpus) : -ENOMEM, err = n < 0 ? n : 0;
 
 	for (int i = 0; i < n && !err; i++) {
-		int fd = perfev__open_clock(cpus[i], t->opts.sample_period_ns);
+		int fd = perfev__open_clock(cpus[i], t->sample_period_ns);
 		struct bpf_link *link;
 
 		if (fd < 0) {

@@ -17,29 +17,28 @@
 #include "capture/classes.h"
 
 struct bpf_object;
+struct env;
 
+/* What the tracer needs to know besides the command line (struct env):
+ * facts main learns at start. */
 struct tracer_opts {
-	pid_t self;		  /* never recorded */
-	bool filter;		  /* record only the traced set */
-	uint32_t edge_ring_bytes; /* a power of two */
-	uint32_t traced_max;	  /* traced set capacity */
-	int ctx_method;		  /* CW_CTXM_*, or -1: the best the kernel allows */
-	unsigned features;	  /* CW_FEAT_*: the programs of those to load */
-	/* The sample plane (ignored when the class is not loaded). */
-	uint32_t sample_ring_bytes;  /* a power of two */
-	uint64_t sample_period_ns;   /* CW_FEAT_CPU_SAMPLES: the tick */
-	uint32_t sample_stack_bytes; /* --call-graph dwarf,SIZE; 0: frame pointers */
-	uint64_t sample_budget;	     /* samples/s kept at most; 0: all */
+	pid_t self;	     /* never recorded */
+	bool filter;	     /* record only the traced set (-p or COMMAND) */
+	uint32_t traced_max; /* traced set capacity */
+	unsigned features;   /* CW_FEAT_*: the programs of those to load */
+	bool sampling;	     /* the sample class is recorded */
 };
 
 struct tracer;
 
 /*
- * Choose the context method, open and load the objects of the classes
- * @sel marks OK. @return a tracer, or NULL after a message with errno
- * set (then the capture cannot start).
+ * Choose the context method (--ctx-method), open and load the objects of
+ * the classes @sel marks OK, sized and set as @env says (the rings, the
+ * sample plane). @env must outlive the tracer. @return a tracer, or NULL
+ * after a message with errno set (then the capture cannot start).
  */
-struct tracer *tracer__load(const struct tracer_opts *opts, const struct cw_class_sel *sel);
+struct tracer *tracer__load(const struct env *env, const struct tracer_opts *opts,
+			    const struct cw_class_sel *sel);
 
 /* The context method in use (CW_CTXM_*), and in words why, for the
  * notice at start. */

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What a run of the analyzer reports once the join is done: the keys of
+ * the database's meta table (schema/tables.sql) and the summary on
+ * stdout. The counters come from analyze/counters.h's lists, written by
+ * a loop over them.
+ */
+#ifndef CAUSEWAY_REPORT_H
+#define CAUSEWAY_REPORT_H
+
+#include <stdint.h>
+
+struct cw_db;
+struct cw_join_stats;
+struct cw_order_stats;
+struct cw_scan;
+struct env;
+
+struct report {
+	const struct env *env;
+	const struct cw_join_stats *js;
+	const struct cw_scan *scan;	  /* pass 1 */
+	const struct cw_order_stats *os;
+	uint64_t diagnostics_suppressed;  /* reader messages not shown */
+	/* The capture's own keys, as the trace gave them (NULL: it did
+	 * not, and the join's first and last timestamps stand in). */
+	const char *start_ns, *end_ns;
+	int have_release, have_hostname;
+	const char *out;		  /* the database's name */
+};
+
+/* Every meta key the analyzer writes. @return 0 or a negative errno. */
+int report__meta(struct cw_db *db, const struct report *r);
+
+/* The summary, on stdout. */
+void report__summary(const struct report *r);
+
+#endif /* CAUSEWAY_REPORT_H */

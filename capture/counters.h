@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The capture's counters at its close: what it wrote, lost, refused and
+ * attached, each line a counter's field, its key in the FINAL segment
+ * (schema/format.md, "Metadata keys"), when the key is written and what
+ * it counts (perf's tools/perf/util/events_stats.h is the model). The
+ * struct and the loop that writes the keys (capture/meta.c) come from
+ * these lines; the summary (capture/status.c) reads the struct. A key is
+ * a published name: the analyzer copies it into the database as
+ * capture.KEY, so renaming one breaks its readers.
+ *
+ *   X(field, "key", when, "what it counts")
+ *
+ * when: CW_CNT_ALWAYS; CW_CNT_NONZERO (only when not 0); CW_CNT_SAMPLING
+ * (with the sample plane); CW_CNT_USDT (with the adapter class).
+ */
+#ifndef CAUSEWAY_CAPTURE_COUNTERS_H
+#define CAUSEWAY_CAPTURE_COUNTERS_H
+
+#include <stdint.h>
+
+#define CW_CAPTURE_COUNTERS(X)                                                                     \
+	X(events, "events_total", CW_CNT_ALWAYS, "records written")                                \
+	X(lost, "events_lost", CW_CNT_ALWAYS, "events lost in the edge and sample rings")          \
+	X(map_overflow, "map_overflow", CW_CNT_ALWAYS, "inserts refused by bounded BPF maps")      \
+	X(rejected, "records_rejected", CW_CNT_NONZERO,                                            \
+	  "records from the BPF programs that were malformed or of no recorded class, not written") \
+	X(samples_lost, "samples_lost", CW_CNT_SAMPLING, "the sample ring's part of events_lost")   \
+	X(samples_decimated, "samples_decimated", CW_CNT_SAMPLING,                                  \
+	  "samples --sample-budget did not keep (not lost: the kept ones record their keep)")      \
+	X(mmaps, "mmap_records", CW_CNT_SAMPLING, "mapping records written while capturing")       \
+	X(usdt_objects, "usdt_objects", CW_CNT_USDT, "ELF objects with USDT notes looked at")      \
+	X(usdt_attached, "usdt_probes_attached", CW_CNT_USDT, "probe records written")             \
+	X(usdt_failed, "usdt_attach_failed", CW_CNT_USDT,                                          \
+	  "probes of known providers that did not attach (each named in a notice)")                \
+	X(usdt_skipped, "usdt_probes_skipped", CW_CNT_USDT, "probes of other providers, not attached")
+
+enum cw_cnt_when { CW_CNT_ALWAYS, CW_CNT_NONZERO, CW_CNT_SAMPLING, CW_CNT_USDT };
+
+struct capture_counters {
+#define CW_CAPTURE_COUNTER_FIELD(field, key, when, comment) uint64_t field;
+	CW_CAPTURE_COUNTERS(CW_CAPTURE_COUNTER_FIELD)
+#undef CW_CAPTURE_COUNTER_FIELD
+};
+
+/* How many there are. */
+#define CW_CAPTURE_COUNTER_ONE(field, key, when, comment) +1
+#define CW_CAPTURE_NCOUNTERS (0 CW_CAPTURE_COUNTERS(CW_CAPTURE_COUNTER_ONE))
+
+#endif /* CAUSEWAY_CAPTURE_COUNTERS_H */
