@@ -76,6 +76,7 @@
 #include "lib/htab.h"
 #include "maps.h"
 #include "symbol.h"
+#include "unwind.h"
 
 #define KEEP_ALL 4294967296.0
 /* Frames one sample's stack can hold: every kernel address, and every

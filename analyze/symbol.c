@@ -46,7 +46,6 @@
 #include <elfutils/libdwfl.h>
 #include "ksyms.h"
 #include "symbol.h"
-#include "unwind.h"
 #include "../lib/esc.h"
 #include "../lib/hash.h"
 
@@ -120,6 +119,7 @@ struct cw_sym {
 	struct cw_sym_frame *pool;
 	uint32_t pool_used;
 	struct cw_unwind *unwind;
+	void (*unwind_free)(struct cw_unwind *u); /* unwind.c's, set with unwind */
 	/* Paths already reported refused, by hash (open addressing, 0:
 	 * free): a hostile trace naming one FIFO a million times gets one
 	 * message. */
@@ -203,7 +203,8 @@ void cw_sym__free(struct cw_sym *s)
 {
 	if (!s)
 		return;
-	cw_unwind__free(s->unwind);
+	if (s->unwind)
+		s->unwind_free(s->unwind);
 	if (s->objs && s->sess && s->cache)
 		clear_objects(s);
 	free(s->objs);
@@ -214,8 +215,11 @@ void cw_sym__free(struct cw_sym *s)
 	free(s);
 }
 
-struct cw_unwind **cw_sym__unwind_state(struct cw_sym *s)
+/* The unwinder hangs its state here with its destructor, so that this
+ * file, below unwind.c, never calls into it. */
+struct cw_unwind **cw_sym__unwind_state(struct cw_sym *s, void (*free_fn)(struct cw_unwind *u))
 {
+	s->unwind_free = free_fn;
 	return &s->unwind;
 }
 

@@ -19,6 +19,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <elfutils/libdwfl.h>
 #include "maps.h"
 
 struct cw_sym;
@@ -86,16 +87,38 @@ struct cw_sym_stats {
 };
 void cw_sym__stats(const struct cw_sym *s, struct cw_sym_stats *st);
 
+/* --- inside the symbolizer ---------------------------------------------
+ * What symbol.c lends the unwinder (unwind.c), which sits above it: the
+ * symbolizer never calls the unwinder, so the two are no circle. Not for
+ * other callers. */
+
 /*
- * Unwind a user stack offline (--call-graph dwarf): from the registers
- * (x86_64 DWARF numbering, CW_SAMPLE_NREGS_X86_64 of them) and @stack,
- * a copy of @stack_len bytes of user memory from regs[7] (rsp) up,
- * through the CFI of the objects mapped in process @pid of @maps.
- * Memory outside the copy is not readable: the unwind stops there.
- * @return the number of addresses written to @ips, leaf (rip) first; the
- * ones after the first are return addresses.
+ * Open the object a mapping names, with the symbolizer's checks: @path
+ * when it is a regular ELF file (no symlink, no FIFO or device) whose
+ * build-id is @bid, else the debug directory's .build-id file for @bid.
+ * A file that exists but fails a check is counted as refused (and
+ * reported, once per path); one that is not a regular file of a real
+ * filesystem is refused before it is opened.
+ * @return an fd (the caller owns it) or -1; *@elf is an ELF handle on it
+ * (the caller ends it) when @elf is not NULL.
  */
-int cw_sym__unwind(struct cw_sym *s, struct cw_maps *maps, uint32_t pid, const uint64_t *regs,
-		   int nregs, const uint8_t *stack, size_t stack_len, uint64_t *ips, int max);
+int cw_sym__open_object(struct cw_sym *s, const char *path, const uint8_t *bid, int bid_len,
+			Elf **elf);
+
+/* Dwfl callbacks that never reach the network: debug info only from the
+ * debug directory by build-id. A module's userdata must be its cw_sym. */
+extern const Dwfl_Callbacks cw_sym__dwfl_callbacks;
+void cw_sym__adopt_module(struct cw_sym *s, Dwfl_Module *mod);
+
+/* The unwinder's state, hung on the cw_sym and freed with it by
+ * @free_fn: symbol.c knows the unwinder only through it, so the
+ * symbolizer is below the unwinder and never calls into it. */
+struct cw_unwind;
+struct cw_unwind **cw_sym__unwind_state(struct cw_sym *s, void (*free_fn)(struct cw_unwind *u));
+
+/* The load bias of the object @elf mapped at @start from file offset
+ * @pgoff: runtime address - ELF vaddr. @return 0, or -1 when no PT_LOAD
+ * holds @pgoff. */
+int cw_sym__load_bias(Elf *elf, uint64_t start, uint64_t pgoff, uint64_t *bias);
 
 #endif /* CAUSEWAY_SYMBOL_H */

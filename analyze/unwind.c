@@ -60,7 +60,7 @@ struct cw_unwind {
 	uint64_t tick;
 };
 
-void cw_unwind__free(struct cw_unwind *u)
+static void unwind_free(struct cw_unwind *u)
 {
 	if (!u)
 		return;
@@ -290,7 +290,7 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 int cw_sym__unwind(struct cw_sym *s, struct cw_maps *maps, uint32_t pid, const uint64_t *regs,
 		   int nregs, const uint8_t *stack, size_t stack_len, uint64_t *ips, int max)
 {
-	struct cw_unwind **up = cw_sym__unwind_state(s);
+	struct cw_unwind **up = cw_sym__unwind_state(s, unwind_free);
 	struct walk w = { ips, 0, max, 0, 0 };
 	struct proc *p;
 

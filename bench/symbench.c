@@ -26,6 +26,7 @@
 #include <unistd.h>
 #include "analyze/maps.h"
 #include "analyze/symbol.h"
+#include "analyze/unwind.h"
 
 #define PER_OBJECT 2000
 

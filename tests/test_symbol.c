@@ -32,6 +32,7 @@
 #include "analyze/ksyms.h"
 #include "analyze/maps.h"
 #include "analyze/symbol.h"
+#include "analyze/unwind.h"
 
 #define NOIPA __attribute__((noipa))
 #define STACK_COPY 16384
