@@ -22,7 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "join.h"
+#include "breaks.h"
 
 /* At most this many breaks are kept (a few MiB). A hostile or very lossy
  * trace past it gets its breaks coarsened: neighbours on the same stream

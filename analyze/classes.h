@@ -13,8 +13,9 @@
 #define CAUSEWAY_CLASSES_H
 
 #include "ident.h"
+#include "task.h"
 
-struct cw_join;
+struct cw_cls_set;
 
 /* What a handler sees: the identity layer, the counters, its state, and
  * (through the cw_cls__ functions below) the other classes. */
@@ -22,7 +23,8 @@ struct cw_cls {
 	struct cw_ident *id;
 	struct cw_join_stats *st;
 	void *state;
-	struct cw_join *j;
+	struct cw_tasks *tasks; /* thread and process identity (task.h) */
+	const struct cw_cls_set *set;
 };
 
 /* A record shorter than its type's minimum (schema/records.def, its
@@ -91,13 +93,33 @@ enum {
 	CW_RUN_MAX = 4,
 };
 
-/* thread flags of cw_cls__thread */
-#define CW_T_CREATE 0x1 /* make an orphan when there is no live generation */
-#define CW_T_PROOF 0x2	/* the record is only written for traced tasks */
+/* The most analyzer classes join.c may list. */
+#define CW_ACLASS_MAX 16
+
+/*
+ * What the cw_cls__ services below (classes.c) read: the classes, their
+ * handler views, which class owns each cause kind and which answer each
+ * running rank. join.c fills it; classes.c reaches the classes only
+ * through their hooks in it, so it calls no class and no class's file
+ * calls join.c.
+ */
+struct cw_cls_set {
+	const struct cw_aclass *const *aclasses;
+	struct cw_cls *cls;
+	uint8_t cause_owner[CW_CAUSE_MAX]; /* class index + 1; 0: none */
+	/* (class, rank) of the running hooks, most specific (highest rank)
+	 * first */
+	struct {
+		uint8_t cls, rank;
+	} running[CW_ACLASS_MAX * CW_RUN_MAX];
+	uint8_t nrunning;
+	const struct cw_join_opts *opts;
+	const struct cw_ksyms *ksyms;
+};
 
 /*
  * The thread generation the task @t (with @witness, 0: none) names at @h,
- * by the sched class's rules (pid, witness, exit grace: cls_sched.c), or
+ * by the rules of task.c (pid, witness, exit grace), or
  * with CW_T_CREATE an orphan thread when none is live. *matched: the
  * witness proved the join (observed across breaks). NULL without *err
  * when there is none and none may be made.
@@ -124,8 +146,8 @@ struct cw_obj *cw_cls__running_from(struct cw_cls *c, struct cw_obj *thread,
 struct cw_obj *cw_cls__running_at(struct cw_cls *c, struct cw_obj *thread, const struct cw_hdr *h,
 				  int rank);
 
-/* The pid of the process that forked process @pid, as the sched class saw
- * it (the fork in the trace); 0 when that is not known. */
+/* The pid of the process that forked process @pid, as a fork in the trace
+ * said (task.c); 0 when that is not known. */
 uint32_t cw_cls__parent_pid(struct cw_cls *c, uint32_t pid);
 
 /* The options the join was made with (the sample class's symbolizer
@@ -145,11 +167,5 @@ extern const struct cw_aclass cw_aclass_net;
 extern const struct cw_aclass cw_aclass_futex;
 extern const struct cw_aclass cw_aclass_sample;
 extern const struct cw_aclass cw_aclass_adapter;
-
-/* The sched class's thread lookup, which cw_cls__thread calls with the
- * sched class's own state. */
-struct cw_obj *cw_sched__thread(struct cw_cls *sched, const struct cw_task *t, uint64_t witness,
-				const struct cw_hdr *h, int flags, int *matched, int *err);
-uint32_t cw_sched__parent_pid(struct cw_cls *sched, uint32_t pid);
 
 #endif /* CAUSEWAY_CLASSES_H */

@@ -2,44 +2,20 @@
 /*
  * The sched class: processes and threads (docs/model.md §5.2, 5.3, 5.6, 5.7).
  *
- * Identity. A thread is ('thread', 'host', tid, generation), a process
- * ('process', 'host', pid, generation). A tid names one task only while
- * it lives, so an event joins the live generation of its tid only if it
- * agrees with it on everything it says:
- *  - the pid: a thread never changes process (an exec from a non-leader
- *    thread is the one exception, and its own record says so); a tid
- *    named with another pid is another task;
- *  - the witness: a 1.1 record carries the task's start time, which names
- *    a task for good; a different one is another task, the same one is
- *    the same task whatever was lost in between, so such a join is
- *    observed even across a coverage break;
- *  - death: an exited thread is still named by its last wakes and its
- *    final switch-out, but not long after (EXIT_GRACE_NS) unless its
- *    witness says it is still the same task.
- * A disagreement ends the live generation (its end unseen) and makes an
- * orphan of a new one: never a join to a dead generation or another
- * process.
+ * Identity (what a record that names a task joins: pid, witness, exit
+ * grace, orphans, the traced set) is task.c's, which every class names
+ * tasks through; this class says what the sched records mean.
  *
  * Births. A fork is the birth of a thread (and, without CLONE_THREAD, of
  * a process); a non-leader exec is the birth of a new generation of the
  * leader tid, spawned from the thread that exec'd. A birth always starts
  * a new generation, even when the key still has a live one.
  *
- * Orphans. A thread named with no live generation becomes an orphan with
- * an incoming spawn edge (src NULL, unknown, and a reason: it predates the
- * capture when the /proc snapshot names it with the same pid, its birth
- * came after a coverage break, or it is simply not in the trace). Only
- * events that carry causality (wakes, forks, execs, exits) make nodes; a
- * switch names tasks without saying anything about cause, so it only
- * touches and checks generations that exist, and a rename only names
+ * Only events that carry causality (wakes, forks, execs, exits) make
+ * nodes; a switch names tasks without saying anything about cause, so it
+ * only touches and checks generations that exist, and a rename only names
  * them (or leaves a hint for the next one: the kernel renames the leader
  * tid before the exec record of a non-leader exec).
- *
- * The traced set. With -p or COMMAND the capture records an edge when
- * either end is traced, so the other end may be any task that ran beside
- * it. Such a task gets a node marked traced = 0 and no orphan edge: it is
- * context, not a missed spawn. Forks, execs, exits and renames are only
- * recorded for traced tasks, so they prove their task traced.
  *
  * Wakeups. sched_waking runs in the waker's context: the waker is the
  * current task, but only in task context. In hardirq, softirq or NMI
@@ -55,213 +31,11 @@
 
 /* The kernel's TASK_DEAD state bit (since 5.14): the final switch-out. */
 #define KERNEL_TASK_DEAD 0x80
-/* How long after its exit a task may still be named without a witness:
- * its wakes in exit_notify and its final switch-out come within
- * microseconds, or a few scheduler latencies if it is preempted. */
-#define EXIT_GRACE_NS 1000000000ull
-
-static const char R_PREDATES[] = "orphan: predates capture";
-static const char R_UNSEEN[] = "orphan: birth not in trace";
-static const char R_AFTER_BREAK[] = "orphan: birth not in trace (coverage break)";
-static const char R_REUSED[] = "orphan: birth not in trace (tid reused)";
 static const char R_ACROSS_BREAK[] = "join across coverage break";
-
-enum mode { MODE_UNKNOWN, MODE_SYSTEM, MODE_FILTERED };
-
-struct sched {
-	enum mode mode;
-	int have_initial;	/* traced_pids was in the metadata */
-	uint32_t *initial;	/* sorted: the traced set at start */
-	size_t ninitial;
-};
-
-/* thread_of flags: CW_T_CREATE, CW_T_PROOF (classes.h) */
-#define T_CREATE CW_T_CREATE
-#define T_PROOF CW_T_PROOF
-
-static int u32_cmp(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static int sched_meta(struct cw_cls *c, const char *key, const char *val)
-{
-	struct sched *s = c->state;
-
-	if (!strcmp(key, "options")) {
-		const char *m = strstr(val, "mode=");
-
-		if (m && (m == val || m[-1] == ' '))
-			s->mode = !strncmp(m + 5, "system", 6) ? MODE_SYSTEM : MODE_FILTERED;
-	} else if (!strcmp(key, "traced_pids")) {
-		size_t n = 1;
-		const char *p;
-		char *end;
-
-		for (p = val; *p; p++)
-			n += *p == ',';
-		free(s->initial);
-		s->ninitial = 0;
-		s->initial = calloc(n, sizeof(*s->initial));
-		if (!s->initial)
-			return -ENOMEM;
-		for (p = val; *p; p = *end ? end + 1 : end) {
-			unsigned long v = strtoul(p, &end, 10);
-
-			if (end == p)
-				break; /* not a number: keep what was read */
-			if (v && v <= UINT32_MAX && s->ninitial < n)
-				s->initial[s->ninitial++] = (uint32_t)v;
-		}
-		qsort(s->initial, s->ninitial, sizeof(*s->initial), u32_cmp);
-		s->have_initial = 1;
-	}
-	return 0;
-}
-
-/* Does @pid belong to the traced set, as far as the metadata says? */
-static int8_t traced_pid(const struct sched *s, uint32_t pid)
-{
-	if (s->mode == MODE_SYSTEM)
-		return 1;
-	if (s->mode == MODE_UNKNOWN)
-		return -1;
-	if (s->ninitial && bsearch(&pid, s->initial, s->ninitial, sizeof(pid), u32_cmp))
-		return 1;
-	return s->have_initial ? 0 : -1;
-}
 
 static uint8_t conf_of(struct cw_cls *c, const struct cw_obj *o, int matched, uint64_t ts)
 {
 	return matched ? CW_CONF_OBSERVED : cw_ident__conf(c->id, o, ts);
-}
-
-/* The live process of @pid, or an orphan process node. Process nodes are
- * containers: causality flows between threads, so they carry no edges. */
-static struct cw_obj *process_of(struct cw_cls *c, uint32_t pid, const struct cw_hdr *h,
-				 int proof, int *err)
-{
-	struct cw_obj *p = cw_ident__live(c->id, CW_NODE_PROCESS, cw_ident__host(c->id), pid);
-	char name[CW_NAME_LEN];
-	uint32_t hpid;
-
-	*err = 0;
-	if (!p) {
-		p = cw_ident__orphan(c->id, CW_NODE_PROCESS, cw_ident__host(c->id), pid, h, -1,
-				     NULL, err);
-		if (!p)
-			return NULL;
-		p->n.pid = pid;
-		p->n.traced = traced_pid(c->state, pid);
-		if (cw_ident__hint_take(c->id, CW_NODE_PROCESS, pid, &hpid, name) && hpid == pid)
-			cw_obj__set_name(p, name, CW_NAME_LEN);
-	}
-	cw_ident__touch(c->id, p);
-	if (proof)
-		p->n.traced = 1;
-	return p;
-}
-
-static void prove_traced(struct cw_cls *c, struct cw_obj *t)
-{
-	struct cw_obj *p = cw_ident__live(c->id, CW_NODE_PROCESS, cw_ident__host(c->id),
-					  (uint64_t)t->n.pid);
-
-	t->n.traced = 1;
-	if (p)
-		p->n.traced = 1;
-}
-
-/* Does the live generation @o still name the task @t (with @witness)
- * at @ts? */
-static int same_task(const struct cw_obj *o, const struct cw_task *t, uint64_t witness,
-		     uint64_t ts)
-{
-	if (o->n.pid != (int64_t)t->pid)
-		return 0;
-	if (witness && o->witness)
-		return witness == o->witness;
-	return !o->ended || ts <= (uint64_t)o->n.end_ns + EXIT_GRACE_NS;
-}
-
-/*
- * The live thread generation that @t names, or (T_CREATE) a new orphan
- * one. *matched: the record's witness proved the join. NULL without *err
- * when there is none and none may be made.
- */
-static struct cw_obj *thread_of(struct cw_cls *c, const struct cw_task *t, uint64_t witness,
-				const struct cw_hdr *h, int flags, int *matched, int *err)
-{
-	const struct cw_scope *host = cw_ident__host(c->id);
-	struct cw_obj *o = cw_ident__live(c->id, CW_NODE_THREAD, host, t->tid), *p;
-	const char *why = NULL;
-	char name[CW_NAME_LEN];
-	uint32_t hpid;
-	int8_t traced;
-
-	*err = 0;
-	*matched = 0;
-	if (o && same_task(o, t, witness, h->ts)) {
-		if (witness && o->witness == witness) {
-			*matched = 1;
-			o->est_ns = h->ts;
-		} else if (witness) {
-			o->witness = witness;
-		}
-		cw_ident__touch(c->id, o);
-		if (flags & T_PROOF)
-			prove_traced(c, o);
-		return o;
-	}
-	if (o) {
-		/* The tid now names another task: the old one's end was not
-		 * seen, and nothing joins it any more. */
-		c->st->identity_mismatch++;
-		why = R_REUSED;
-		if ((*err = cw_ident__release(c->id, o)))
-			return NULL;
-	}
-	if (!(flags & T_CREATE))
-		return NULL;
-	p = process_of(c, t->pid, h, flags & T_PROOF, err);
-	if (!p)
-		return NULL;
-	traced = p->n.traced;
-	name[0] = '\0';
-	if (cw_ident__hint_take(c->id, CW_NODE_THREAD, t->tid, &hpid, name) && hpid != t->pid)
-		name[0] = '\0'; /* the snapshot described another task */
-	if (!why)
-		why = name[0] ? R_PREDATES :
-		      cw_ident__break_in(c->id, 0, h->ts) ? R_AFTER_BREAK : R_UNSEEN;
-	/* Outside the traced set a task is only context: no orphan edge. */
-	o = cw_ident__orphan(c->id, CW_NODE_THREAD, host, t->tid, h,
-			     traced == 0 ? -1 : CW_EDGE_SPAWN, why, err);
-	if (!o)
-		return NULL;
-	o->n.tid = t->tid;
-	o->n.pid = t->pid;
-	o->n.traced = traced;
-	o->witness = witness;
-	if (name[0])
-		cw_obj__set_name(o, name, CW_NAME_LEN);
-	return o;
-}
-
-struct cw_obj *cw_sched__thread(struct cw_cls *sched, const struct cw_task *t, uint64_t witness,
-				const struct cw_hdr *h, int flags, int *matched, int *err)
-{
-	return thread_of(sched, t, witness, h, flags, matched, err);
-}
-
-/* Only a fork seen in the trace says who the parent is: a process that
- * predates the capture, or whose fork was lost, has none here. */
-uint32_t cw_sched__parent_pid(struct cw_cls *sched, uint32_t pid)
-{
-	struct cw_obj *p = cw_ident__live(sched->id, CW_NODE_PROCESS, cw_ident__host(sched->id), pid);
-
-	return p ? p->parent_pid : 0;
 }
 
 /* A thread's birth at @h: a new generation, whatever is live for the tid. */
@@ -314,7 +88,7 @@ static int on_fork(struct cw_cls *c, const struct cw_hdr *h)
 	struct cw_obj *parent, *child;
 	uint8_t conf;
 
-	parent = thread_of(c, &r->parent, WITNESS(r, parent_start), h, T_CREATE | T_PROOF,
+	parent = cw_cls__thread(c, &r->parent, WITNESS(r, parent_start), h, CW_T_CREATE | CW_T_PROOF,
 			   &matched, &err);
 	if (!parent)
 		return err;
@@ -331,7 +105,7 @@ static int on_fork(struct cw_cls *c, const struct cw_hdr *h)
 		p->parent_pid = r->parent.pid;
 		p->n.traced = 1;
 		cw_obj__set_name(p, r->child_comm, sizeof(r->child_comm));
-	} else if (!process_of(c, r->child.pid, h, 1, &err)) {
+	} else if (!cw_tasks__process(c->tasks, r->child.pid, h, 1, &err)) {
 		return err;
 	}
 	child = thread_birth(c, &r->child, WITNESS(r, child_start), h, &err);
@@ -370,7 +144,7 @@ static int on_exec(struct cw_cls *c, const struct cw_hdr *h)
 		 * start time.
 		 */
 		struct cw_task old = { .tid = r->old_tid, .pid = r->task.pid };
-		struct cw_obj *prev = thread_of(c, &old, 0, h, T_CREATE | T_PROOF, &matched, &err);
+		struct cw_obj *prev = cw_cls__thread(c, &old, 0, h, CW_T_CREATE | CW_T_PROOF, &matched, &err);
 
 		if (!prev)
 			return err;
@@ -386,7 +160,7 @@ static int on_exec(struct cw_cls *c, const struct cw_hdr *h)
 		if (err)
 			return err;
 	} else {
-		n = thread_of(c, &r->task, witness, h, T_CREATE | T_PROOF, &matched, &err);
+		n = cw_cls__thread(c, &r->task, witness, h, CW_T_CREATE | CW_T_PROOF, &matched, &err);
 		if (!n)
 			return err;
 	}
@@ -408,7 +182,7 @@ static int on_task_exit(struct cw_cls *c, const struct cw_hdr *h)
 {
 	const struct cw_exit *r = (const void *)h;
 	int err, matched;
-	struct cw_obj *n = thread_of(c, &r->task, WITNESS(r, task_start), h, T_CREATE | T_PROOF,
+	struct cw_obj *n = cw_cls__thread(c, &r->task, WITNESS(r, task_start), h, CW_T_CREATE | CW_T_PROOF,
 				     &matched, &err);
 
 	if (!n)
@@ -431,7 +205,7 @@ static int on_rename(struct cw_cls *c, const struct cw_hdr *h)
 {
 	const struct cw_rename *r = (const void *)h;
 	int err, matched;
-	struct cw_obj *n = thread_of(c, &r->task, WITNESS(r, task_start), h, T_PROOF, &matched,
+	struct cw_obj *n = cw_cls__thread(c, &r->task, WITNESS(r, task_start), h, CW_T_PROOF, &matched,
 				     &err);
 
 	if (err)
@@ -509,12 +283,12 @@ static int on_waking(struct cw_cls *c, const struct cw_hdr *h)
 	    (err = wake_cause(c, (const struct cw_wake_caused *)h, &wc)))
 		return err;
 	if (h->ctx == CW_CTX_TASK && r->waker.tid != 0 && !wc.src) {
-		src = thread_of(c, &r->waker, WITNESS(r, waker_start), h, T_CREATE, &src_matched,
+		src = cw_cls__thread(c, &r->waker, WITNESS(r, waker_start), h, CW_T_CREATE, &src_matched,
 				&err);
 		if (!src)
 			return err;
 	}
-	dst = thread_of(c, &r->wakee, WITNESS(r, wakee_start), h, T_CREATE, &dst_matched, &err);
+	dst = cw_cls__thread(c, &r->wakee, WITNESS(r, wakee_start), h, CW_T_CREATE, &dst_matched, &err);
 	if (!dst)
 		return err;
 	if (h->ctx != CW_CTX_TASK)
@@ -564,9 +338,9 @@ static int on_switch(struct cw_cls *c, const struct cw_hdr *h)
 	int err = 0, matched;
 
 	if (r->prev.tid)
-		prev = thread_of(c, &r->prev, WITNESS(r, prev_start), h, 0, &matched, &err);
+		prev = cw_cls__thread(c, &r->prev, WITNESS(r, prev_start), h, 0, &matched, &err);
 	if (!err && r->next.tid)
-		thread_of(c, &r->next, WITNESS(r, next_start), h, 0, &matched, &err);
+		cw_cls__thread(c, &r->next, WITNESS(r, next_start), h, 0, &matched, &err);
 	if (err)
 		return err;
 	/* The final switch-out of an exited task: nothing can name this
@@ -585,26 +359,8 @@ static int on_touch_wakee(struct cw_cls *c, const struct cw_hdr *h)
 	int err = 0, matched;
 
 	if (r->wakee.tid)
-		thread_of(c, &r->wakee, WITNESS(r, wakee_start), h, 0, &matched, &err);
+		cw_cls__thread(c, &r->wakee, WITNESS(r, wakee_start), h, 0, &matched, &err);
 	return err;
-}
-
-static void *sched_init(struct cw_ident *id, int *err)
-{
-	struct sched *s = calloc(1, sizeof(*s));
-
-	(void)id;
-	if (!s)
-		*err = -ENOMEM;
-	return s;
-}
-
-static void sched_fini(void *state)
-{
-	struct sched *s = state;
-
-	free(s->initial);
-	free(s);
 }
 
 /* The witnesses are read only when present (WITNESS): the records'
@@ -625,8 +381,5 @@ static const struct cw_handler handlers[] = {
 
 const struct cw_aclass cw_aclass_sched = {
 	.name = "sched",
-	.init = sched_init,
-	.fini = sched_fini,
-	.meta = sched_meta,
 	.handlers = handlers,
 };

@@ -15,22 +15,6 @@
 #include "../schema/records.h"
 #include "classes.h"
 #include "carry.h"
-#include "ksyms.h"
-
-const char *const cw_node_type_names[CW_NODE_NTYPES] = {
-	"process", "thread", "runtime_task", "io_request",
-	"work_item", "timer", "resource", "request", "packet",
-};
-const char *const cw_edge_type_names[CW_EDGE_NTYPES] = {
-#define CW_EDGE(id, name, carries) [CW_EDGE_##id] = name,
-#include "../schema/edges.def"
-};
-const uint8_t cw_edge_type_carries[CW_EDGE_NTYPES] = {
-#define CW_EDGE(id, name, carries) [CW_EDGE_##id] = carries,
-#include "../schema/edges.def"
-};
-const char *const cw_source_names[] = { "kernel", "runtime", "application", "inferred" };
-const char *const cw_confidence_names[CW_CONF_N] = { "observed", "reconstructed", "unknown" };
 
 /* Every analyzer class; the only list of them. */
 static const struct cw_aclass *const aclasses[] = {
@@ -45,6 +29,7 @@ static const struct cw_aclass *const aclasses[] = {
 	&cw_aclass_adapter,
 };
 #define NACLASSES (sizeof(aclasses) / sizeof(aclasses[0]))
+_Static_assert(NACLASSES <= CW_ACLASS_MAX, "raise CW_ACLASS_MAX");
 
 /* Record types are class << 4 | n with 16 classes at most. */
 #define NTYPES CW_REC_NTYPES
@@ -68,14 +53,8 @@ struct cw_join {
 	struct cw_ident *id;
 	struct cw_cls cls[NACLASSES];
 	struct route routes[NTYPES];
-	uint8_t cause_owner[CW_CAUSE_MAX]; /* class index + 1; 0: none */
-	uint8_t sched;			   /* index of the sched class */
-	/* (class, rank) of the running hooks, most specific (highest rank)
-	 * first */
-	struct {
-		uint8_t cls, rank;
-	} running[NACLASSES * CW_RUN_MAX];
-	uint8_t nrunning;
+	struct cw_cls_set set; /* what the cw_cls__ services read (classes.c) */
+	struct cw_tasks *tasks;
 	struct cw_join_opts opts;
 	uint32_t classes; /* bit per CW_CLASS_* of the records joined */
 	const struct cw_ksyms *ksyms;
@@ -83,16 +62,17 @@ struct cw_join {
 	struct cw_join_stats st;
 };
 
-/* Keep j->running ordered by rank, highest first; equal ranks keep the
- * order of aclasses[]. */
+/* Keep the set's running hooks ordered by rank, highest first; equal
+ * ranks keep the order of aclasses[]. */
 static void add_running(struct cw_join *j, uint8_t c, uint8_t rank)
 {
-	size_t i = j->nrunning++;
+	struct cw_cls_set *s = &j->set;
+	size_t i = s->nrunning++;
 
-	for (; i && j->running[i - 1].rank < rank; i--)
-		j->running[i] = j->running[i - 1];
-	j->running[i].cls = c;
-	j->running[i].rank = rank;
+	for (; i && s->running[i - 1].rank < rank; i--)
+		s->running[i] = s->running[i - 1];
+	s->running[i].cls = c;
+	s->running[i].rank = rank;
 }
 
 /*
@@ -131,6 +111,13 @@ struct cw_join *cw_join__new(const struct cw_sink *sink, const struct cw_join_op
 	j->id = cw_ident__new(&io);
 	if (!j->id)
 		goto fail;
+	j->tasks = cw_tasks__new(j->id, &j->st);
+	if (!j->tasks)
+		goto fail;
+	j->set.aclasses = aclasses;
+	j->set.cls = j->cls;
+	j->set.opts = &j->opts;
+	j->set.ksyms = j->ksyms;
 	for (size_t c = 0; c < NACLASSES; c++) {
 		const struct cw_aclass *ac = aclasses[c];
 		/* A class not joined owns no cause and runs nothing: its
@@ -142,15 +129,14 @@ struct cw_join *cw_join__new(const struct cw_sink *sink, const struct cw_join_op
 
 		j->cls[c].id = j->id;
 		j->cls[c].st = &j->st;
-		j->cls[c].j = j;
-		if (ac == &cw_aclass_sched)
-			j->sched = (uint8_t)c;
+		j->cls[c].tasks = j->tasks;
+		j->cls[c].set = &j->set;
 		for (unsigned k = 0; k < CW_CAUSE_MAX; k++) {
 			if (!(ac->cause_kinds >> k & 1) || !on)
 				continue;
-			if (j->cause_owner[k] || !ac->cause)
+			if (j->set.cause_owner[k] || !ac->cause)
 				abort(); /* two owners, or no hook: a build error */
-			j->cause_owner[k] = (uint8_t)(c + 1);
+			j->set.cause_owner[k] = (uint8_t)(c + 1);
 		}
 		if (ac->init && !(j->cls[c].state = ac->init(j->id, &err)))
 			goto fail;
@@ -193,75 +179,6 @@ fail:
 	return NULL;
 }
 
-struct cw_obj *cw_cls__thread(struct cw_cls *c, const struct cw_task *t, uint64_t witness,
-			      const struct cw_hdr *h, int flags, int *matched, int *err)
-{
-	return cw_sched__thread(&c->j->cls[c->j->sched], t, witness, h, flags, matched, err);
-}
-
-struct cw_obj *cw_cls__cause(struct cw_cls *c, const struct cw_cause *k, const struct cw_hdr *h,
-			     uint8_t *conf, const char **reason, int *err)
-{
-	unsigned owner = k->kind < CW_CAUSE_MAX ? c->j->cause_owner[k->kind] : 0;
-
-	*err = 0;
-	*reason = NULL;
-	*conf = CW_CONF_UNKNOWN;
-	if (!owner)
-		return NULL;
-	return aclasses[owner - 1]->cause(&c->j->cls[owner - 1], k, h, conf, reason, err);
-}
-
-struct cw_obj *cw_cls__running_from(struct cw_cls *c, struct cw_obj *thread,
-				    const struct cw_hdr *h, int min_rank)
-{
-	for (size_t i = 0; i < c->j->nrunning && c->j->running[i].rank >= min_rank; i++) {
-		uint8_t k = c->j->running[i].cls;
-		struct cw_obj *o = aclasses[k]->running(&c->j->cls[k], thread, h,
-							 c->j->running[i].rank);
-
-		if (o)
-			return o;
-	}
-	return thread;
-}
-
-struct cw_obj *cw_cls__running_at(struct cw_cls *c, struct cw_obj *thread, const struct cw_hdr *h,
-				  int rank)
-{
-	for (size_t i = 0; i < c->j->nrunning; i++) {
-		uint8_t k = c->j->running[i].cls;
-		struct cw_obj *o;
-
-		if (c->j->running[i].rank != rank)
-			continue;
-		o = aclasses[k]->running(&c->j->cls[k], thread, h, rank);
-		if (o)
-			return o;
-	}
-	return NULL;
-}
-
-struct cw_obj *cw_cls__running(struct cw_cls *c, struct cw_obj *thread, const struct cw_hdr *h)
-{
-	return cw_cls__running_from(c, thread, h, 0);
-}
-
-uint32_t cw_cls__parent_pid(struct cw_cls *c, uint32_t pid)
-{
-	return cw_sched__parent_pid(&c->j->cls[c->j->sched], pid);
-}
-
-const struct cw_join_opts *cw_cls__opts(const struct cw_cls *c)
-{
-	return &c->j->opts;
-}
-
-char *cw_cls__ksym(const struct cw_cls *c, uint64_t addr, char *buf, size_t len)
-{
-	return cw_ksyms__name(c->j->ksyms, addr, buf, len);
-}
-
 int cw_meta_kv__split(const struct cw_hdr *h, char *key, char **val)
 {
 	const struct cw_meta_kv *kv = (const void *)h;
@@ -287,6 +204,8 @@ static int on_meta_kv(struct cw_join *j, const struct cw_hdr *h)
 	}
 	if (err)
 		return err;
+	/* The traced set is the identity layer's (task.h), not a class's. */
+	err = cw_tasks__meta(j->tasks, key, val);
 	for (size_t c = 0; c < NACLASSES && !err; c++)
 		if (aclasses[c]->meta)
 			err = aclasses[c]->meta(&j->cls[c], key, val);
@@ -359,6 +278,7 @@ void cw_join__free(struct cw_join *j)
 	for (size_t c = 0; c < NACLASSES; c++)
 		if (aclasses[c]->fini && j->cls[c].state)
 			aclasses[c]->fini(j->cls[c].state);
+	cw_tasks__free(j->tasks);
 	cw_ident__free(j->id);
 	free(j);
 }

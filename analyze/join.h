@@ -11,37 +11,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "../schema/events.h"
+#include "breaks.h"
+#include "model.h"
 #include "counters.h"
-
-enum cw_node_type {
-	CW_NODE_PROCESS,
-	CW_NODE_THREAD,
-	CW_NODE_RUNTIME_TASK,
-	CW_NODE_IO_REQUEST,
-	CW_NODE_WORK_ITEM,
-	CW_NODE_TIMER,
-	CW_NODE_RESOURCE,
-	CW_NODE_REQUEST,
-	CW_NODE_PACKET, /* a network packet: one generation per transmit */
-	CW_NODE_NTYPES,
-};
-
-/* The edge types: schema/edges.def. */
-enum cw_edge_type {
-#define CW_EDGE(id, name, carries) CW_EDGE_##id,
-#include "../schema/edges.def"
-	CW_EDGE_NTYPES,
-};
-
-enum cw_source { CW_SRC_KERNEL, CW_SRC_RUNTIME, CW_SRC_APPLICATION, CW_SRC_INFERRED };
-enum cw_confidence { CW_CONF_OBSERVED, CW_CONF_RECONSTRUCTED, CW_CONF_UNKNOWN, CW_CONF_N };
-
-extern const char *const cw_node_type_names[CW_NODE_NTYPES];
-extern const char *const cw_edge_type_names[CW_EDGE_NTYPES];
-/* 1 where the edge type carries attribution (schema/edges.def). */
-extern const uint8_t cw_edge_type_carries[CW_EDGE_NTYPES];
-extern const char *const cw_source_names[];
-extern const char *const cw_confidence_names[CW_CONF_N];
 
 #define CW_NAME_LEN 32
 
@@ -83,24 +55,6 @@ struct cw_edge {
 	 * interrupted (context, never the cause); -1 when none. */
 	int64_t interrupted;
 	uint64_t addr; /* the futex word of a reason 'futex' edge; 0: none */
-};
-
-/* The coverage_breaks.stream of sample-ring loss. */
-#define CW_BREAK_STREAM_SAMPLE "sample"
-
-/* end_ns of a break that runs to the end of the trace (stored as NULL). */
-#define CW_BREAK_OPEN ((uint64_t)INT64_MAX)
-
-struct cw_break {
-	uint64_t start_ns, end_ns;
-	int32_t cpu;	    /* -1: all / unknown */
-	const char *stream; /* "edge", "sample", "map", "file", "io_uring" */
-	int64_t lost;	    /* -1: unknown (file damage) */
-	char reason[96];
-	/* 0: the break concerns every join. Otherwise the io_uring ring
-	 * (io_ring_ctx pointer) whose completions it concerns (a CQE
-	 * overflow): only joins on that ring see it (cw_breaks__overlap_ring). */
-	uint64_t ring;
 };
 
 /* The context plane (docs/model.md §4): a frame, a stack (the sequence of
@@ -164,36 +118,6 @@ struct cw_sink {
 	int (*sample)(void *ctx, const struct cw_sample_row *s);
 	int (*wait)(void *ctx, const struct cw_wait_row *w);
 };
-
-/*
- * Coverage breaks known before the join runs (ring loss from accounting
- * records, file damage), so that a join can tell whether its evidence could
- * lie inside one, even when the loss is reported after the events it
- * affects.
- */
-struct cw_breaks;
-struct cw_breaks *cw_breaks__new(void);
-/* Adjacent or overlapping breaks of one stream, CPU, reason and ring
- * merge; past a bound, neighbours are merged into wider breaks
- * (coarsened). */
-int cw_breaks__add(struct cw_breaks *b, const struct cw_break *br);
-/* Sorts; call once after the last add and before the first query. */
-void cw_breaks__finish(struct cw_breaks *b);
-size_t cw_breaks__count(const struct cw_breaks *b);
-/* Breaks merged into wider ones because there were too many to keep. */
-uint64_t cw_breaks__coarsened(const struct cw_breaks *b);
-const struct cw_break *cw_breaks__get(const struct cw_breaks *b, size_t i);
-/* Does any break that concerns every join overlap [from, to]? Breaks
- * scoped to a ring are not seen here, nor are those of the sample stream
- * (CW_BREAK_STREAM_SAMPLE): a lost sample hides no fork, exit or wake,
- * so it never makes an edge join reconstructed. */
-int cw_breaks__overlap(const struct cw_breaks *b, uint64_t from, uint64_t to);
-/* Does a break overlap [from, to] that concerns every join or the ring
- * @ring? */
-int cw_breaks__overlap_ring(const struct cw_breaks *b, uint64_t ring, uint64_t from, uint64_t to);
-/* Does a break of the sample stream overlap [from, to]? */
-int cw_breaks__overlap_samples(const struct cw_breaks *b, uint64_t from, uint64_t to);
-void cw_breaks__free(struct cw_breaks *b);
 
 struct cw_ksyms;
 
