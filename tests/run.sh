@@ -7,9 +7,10 @@
 # unit:     every BUILD/tests/test_* program
 # fixtures: every fixtures/*.events, compiled, analyzed and compared with
 #           fixtures/*.expect (UPDATE=1 rewrites the .expect files)
-# cli:      tests/analyze_cli.sh, the analyzer's command line, and
-#           tests/docs.sh, the docs against --help and their citations
-#           (no BPF)
+# cli:      tests/analyze_cli.sh, the analyzer's command line,
+#           tests/docs.sh, the docs against --help and their citations,
+#           and tests/deps_check.sh, no circle of files in analyze/ or
+#           capture/ (no BPF)
 # eval:     tests/eval.sh, causeway-eval against hand-made truth files and
 #           databases whose scores are known by construction (no BPF)
 # live:     every tests/live/*.sh, real BPF captures (exit 77 = skipped,
@@ -97,6 +98,8 @@ if want cli; then
 	result cli/analyze $?
 	bash "$top/tests/docs.sh" "$BUILD"
 	result cli/docs $?
+	bash "$top/tests/deps_check.sh" "$BUILD"
+	result cli/deps $?
 fi
 
 if want eval; then
