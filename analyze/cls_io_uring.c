@@ -225,11 +225,16 @@ static uint64_t hash_ud(const struct ring *r, uint64_t ud)
 	return cw_mix64(ud ^ cw_mix64(r->ptr ^ r->gen) ^ 0x9e3779b97f4a7c15ull);
 }
 
-/* The private scope of request @ptr of @r (see the top of the file); the
- * ring scope, the one written, is what follows its '@'. */
-static void req_scope_name(const struct ring *r, uint64_t ptr, char buf[SCOPE_LEN])
+/* The private scope of request @ptr of @r (see the top of the file).
+ * @return where in @buf the ring scope, the one written, begins: the
+ * name is built as the two parts, never read back. */
+static size_t req_scope_name(const struct ring *r, uint64_t ptr, char buf[SCOPE_LEN])
 {
-	snprintf(buf, SCOPE_LEN, "0x%" PRIx64 "@ring:0x%" PRIx64 "#%" PRIu64, ptr, r->ptr, r->gen);
+	int ring = snprintf(buf, SCOPE_LEN, "0x%" PRIx64 "@", ptr);
+
+	snprintf(buf + ring, SCOPE_LEN - (size_t)ring, "ring:0x%" PRIx64 "#%" PRIu64, r->ptr,
+		 r->gen);
+	return (size_t)ring;
 }
 
 /* @e's object, or NULL when it is gone (pushed out by the live bound).
@@ -357,13 +362,14 @@ static struct cw_obj *req_new(struct cw_cls *c, struct ring *r, uint64_t ptr, ui
 	const struct cw_scope *s;
 	char name[SCOPE_LEN];
 	struct cw_obj *o;
+	size_t ring;
 
 	*err = 0;
 	if (e && (*err = req_release(c, e, 0)))
 		return NULL;
 	if (u->utab.n >= u->utab.cap && (*err = req_tables_grow(u)))
 		return NULL;
-	req_scope_name(r, ptr, name);
+	ring = req_scope_name(r, ptr, name);
 	if (!(s = cw_ident__scope(c->id, name)) || !(e = calloc(1, sizeof(*e)))) {
 		*err = -ENOMEM;
 		return NULL;
@@ -378,7 +384,7 @@ static struct cw_obj *req_new(struct cw_cls *c, struct ring *r, uint64_t ptr, ui
 	}
 	/* Written with the ring scope: the private name's suffix, alive as
 	 * long as the object holds the private scope. */
-	o->n.scope = strchr(cw_scope__name(s), '@') + 1;
+	o->n.scope = cw_scope__name(s) + ring;
 	e->ring = r;
 	e->ptr = ptr;
 	e->ud = ud;
