@@ -15,13 +15,15 @@ static int carries(uint8_t type)
 
 static void set_origin(struct cw_carry *k, const struct cw_obj *req)
 {
-	const char *scope = cw_scope__name(cw_obj__scope(req));
-
 	memset(k, 0, sizeof(*k));
-	/* A request's scope is its process ('pid:N', docs/model.md §6): how it
-	 * is found again. Any other spelling cannot be found: no carry. */
-	if (sscanf(scope, "pid:%u", &k->req_pid) != 1)
+	/* A request's scope is its process ('pid:N', docs/model.md §6), and
+	 * its node's pid is that N (cls_adapter.c gives a request both from
+	 * the hit's task): how it is found again, by the number, never by
+	 * reading the scope's name back. No process: it cannot be found, no
+	 * carry. */
+	if (req->n.pid < 0 || req->n.pid > UINT32_MAX)
 		return;
+	k->req_pid = (uint32_t)req->n.pid;
 	k->state = CW_CARRY_SET;
 	k->req = req->n.id;
 	k->req_key = req->n.key;
