@@ -59,7 +59,7 @@ static const int stop_signals[] = { SIGINT, SIGTERM, SIGHUP };
 
 static void on_stop_signals(void (*fn)(int))
 {
-	for (size_t i = 0; i < sizeof(stop_signals) / sizeof(stop_signals[0]); i++)
+	for (size_t i = 0; i < CW_ARRAY_SIZE(stop_signals); i++)
 		signal(stop_signals[i], fn);
 }
 
@@ -73,11 +73,11 @@ static int commit_db(struct cw_outfile *of)
 	int err;
 
 	sigemptyset(&set);
-	for (size_t i = 0; i < sizeof(stop_signals) / sizeof(stop_signals[0]); i++)
+	for (size_t i = 0; i < CW_ARRAY_SIZE(stop_signals); i++)
 		sigaddset(&set, stop_signals[i]);
 	sigprocmask(SIG_BLOCK, &set, &old);
 	sigpending(&pending);
-	for (size_t i = 0; i < sizeof(stop_signals) / sizeof(stop_signals[0]); i++)
+	for (size_t i = 0; i < CW_ARRAY_SIZE(stop_signals); i++)
 		if (sigismember(&pending, stop_signals[i]))
 			on_signal(stop_signals[i]);
 	err = cw_outfile__commit(of);
