@@ -8,8 +8,8 @@
  * lets the join downgrade exactly the joins whose evidence could lie
  * inside one (docs/model.md §5.7).
  *
- * A break may concern one io_uring ring only (a CQE overflow, contract
- * 5.4): cw_break.ring names it, only that ring's joins ask about it
+ * A break may concern one io_uring ring only (a CQE overflow,
+ * docs/model.md §5.4): cw_break.ring names it, only that ring's joins ask about it
  * (cw_breaks__overlap_ring), and the other classes' joins never see it.
  *
  * Loss on the sample ring concerns samples only: the sample ring carries

@@ -55,7 +55,7 @@ void cw_carry__of(struct cw_cls *c, struct cw_obj *o, const struct cw_hdr *h,
 		return;
 	}
 	/* a polled task: the request it was spawned in */
-	*out = t && t != o ? t->carry : o->carry;
+	*out = *cw_carry__get(t && t != o ? t : o);
 	/* A coverage break since the handoff could hold another handoff
 	 * into the same context, of another request: not a guess, unknown. */
 	if (out->state == CW_CARRY_SET && cw_ident__break_since(c->id, out->since, h->ts)) {
@@ -110,13 +110,15 @@ void cw_carry__edge(void *ctx, uint8_t type, const struct cw_obj *src, struct cw
 			k.npath++;
 		k.since = h->ts;
 	}
-	dst->carry = k;
+	*cw_carry__get(dst) = k;
 }
 
 void cw_carry__unknown(struct cw_obj *o)
 {
-	memset(&o->carry, 0, sizeof(o->carry));
-	o->carry.state = CW_CARRY_UNKNOWN;
+	struct cw_carry *k = cw_carry__get(o);
+
+	memset(k, 0, sizeof(*k));
+	k->state = CW_CARRY_UNKNOWN;
 }
 
 int cw_carry__live(struct cw_cls *c, const struct cw_carry *k)

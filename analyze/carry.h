@@ -22,6 +22,32 @@
 #include <stddef.h>
 #include "classes.h"
 
+/*
+ * The request an object works for, carried over kernel handoffs: set on
+ * an edge's dst from what its src's context belonged to. The request is
+ * named by its node id, and by its key and process so that it can be
+ * looked up again: a carried request is believed only while that
+ * generation is still live. Every object has one, in its carry bytes
+ * (ident.h).
+ */
+#define CW_CARRY_PATH 5
+enum { CW_CARRY_NONE, CW_CARRY_SET, CW_CARRY_UNKNOWN };
+struct cw_carry {
+	uint64_t req;	  /* request node id (CW_CARRY_SET) */
+	uint64_t since;	  /* when the object took it (the handoff's ts) */
+	uint64_t req_key; /* its key, in scope 'pid:req_pid' */
+	uint32_t req_pid;
+	uint8_t state;	  /* CW_CARRY_* */
+	uint8_t from_task; /* the chain starts at a task spawned in the request */
+	uint8_t broken;	  /* CW_CARRY_UNKNOWN: a coverage break since the handoff */
+	uint8_t npath;	  /* handoffs in the chain; the last CW_CARRY_PATH are in path
+			   * (CW_CARRY_UNKNOWN: handoffs since the unknown cause) */
+	uint8_t path[CW_CARRY_PATH]; /* edge types, oldest first */
+};
+
+/* What @o carries. */
+CW_OBJ_STATE_OF(cw_carry__get, struct cw_carry, carry)
+
 /* The edge hook (cw_ident__set_edge_hook); @ctx is any struct cw_cls of
  * the join. */
 void cw_carry__edge(void *ctx, uint8_t type, const struct cw_obj *src, struct cw_obj *dst,

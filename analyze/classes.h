@@ -79,6 +79,15 @@ struct cw_aclass {
 	uint32_t running_ranks; /* bit per CW_RUN_* */
 	struct cw_obj *(*running)(struct cw_cls *c, const struct cw_obj *thread,
 				  const struct cw_hdr *h, int rank);
+	/*
+	 * Every edge any class writes, before it is written (the identity
+	 * layer's edge hook; cw_ident__last_edge is its id): what a class
+	 * learns of its own objects from another's edges (the sample class:
+	 * the wake that ends a thread's wait). @dst is live and the hook may
+	 * write its state; it writes no edge.
+	 */
+	void (*edge)(struct cw_cls *c, uint8_t type, const struct cw_obj *src, struct cw_obj *dst,
+		     const struct cw_hdr *h);
 };
 
 /* Ranks of what runs on a thread: more specific is higher. The thread

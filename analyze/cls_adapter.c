@@ -238,6 +238,14 @@ struct wait {
 	struct wake_seen last, other;
 };
 
+/* What the class keeps with each resource (its state bytes, ident.h): its
+ * last release seen: when, the thread (node id) that released it and what
+ * ran there (the release edge's src). It names who let a waiter in. */
+struct release {
+	uint64_t ts, releaser, src;
+};
+CW_OBJ_STATE_OF(release_of, struct release, state)
+
 struct thr {
 	struct cw_hnode hn;
 	uint64_t thread; /* node id */
@@ -811,12 +819,12 @@ static struct cw_obj *resource(struct cw_cls *c, struct hit *x, int *err)
 /* The wake that ended @w on @res: the last into its thread, or where the
  * resource's releases are seen, the last from its last releaser after
  * that release. NULL: none. */
-static const struct wake_seen *wait_wake(const struct wait *w, const struct cw_obj *res)
+static const struct wake_seen *wait_wake(const struct wait *w, const struct release *rel)
 {
-	if (!res->releaser)
+	if (!rel->releaser)
 		return w->last.edge ? &w->last : NULL;
 	for (const struct wake_seen *k = &w->last; k <= &w->other; k++)
-		if (k->edge && k->thread == res->releaser && k->ts >= res->release_ts)
+		if (k->edge && k->thread == rel->releaser && k->ts >= rel->ts)
 			return k;
 	return NULL;
 }
@@ -833,6 +841,7 @@ static int write_wait(struct cw_cls *c, const struct wait *w, const struct cw_ob
 		.end_ns = end,
 		.confidence = CW_CONF_UNKNOWN,
 	};
+	const struct release *rel = res ? release_of(res) : NULL;
 	const struct wake_seen *k;
 
 	if (end < 0) {
@@ -842,10 +851,10 @@ static int write_wait(struct cw_cls *c, const struct wait *w, const struct cw_ob
 		 * end might belong to a later wait */
 		row.confidence = CW_CONF_RECONSTRUCTED;
 		row.reason = "coverage break in wait";
-	} else if (res->releaser && res->release_ts <= w->start) {
+	} else if (rel->releaser && rel->ts <= w->start) {
 		/* the release that let it in is not in the trace */
 		row.reason = "no release in wait";
-	} else if (!(k = wait_wake(w, res)) && !res->releaser) {
+	} else if (!(k = wait_wake(w, rel)) && !rel->releaser) {
 		row.reason = "no wake in wait";
 	} else if (!k) {
 		/* No wake from the releaser: the waiter did not sleep for
@@ -853,7 +862,7 @@ static int write_wait(struct cw_cls *c, const struct wait *w, const struct cw_ob
 		 * handed off, taken by a thread that never waited, whose
 		 * release need wake no one). The last release in the wait
 		 * let it in. */
-		row.waker = res->release_src;
+		row.waker = rel->src;
 		row.confidence = CW_CONF_RECONSTRUCTED;
 		row.reason = "let in by the last release in the wait, no wake from it";
 	} else {
@@ -891,9 +900,11 @@ static int do_resource(struct cw_cls *c, struct hit *x)
 	case OP_ACQUIRE:
 		return edge(c, x, CW_EDGE_ACQUIRE, src, res, CW_CONF_OBSERVED);
 	case OP_RELEASE:
-		res->release_ts = x->h->ts;
-		res->releaser = x->thread->n.id;
-		res->release_src = src->n.id;
+		*release_of(res) = (struct release){
+			.ts = x->h->ts,
+			.releaser = x->thread->n.id,
+			.src = src->n.id,
+		};
 		return edge(c, x, CW_EDGE_RELEASE, src, res, CW_CONF_OBSERVED);
 	case OP_WAIT_BEGIN:
 		if (!(e = thr_get(c, x->thread, &err)))
@@ -1019,11 +1030,15 @@ static int on_wake(struct cw_cls *c, const struct cw_hdr *h)
 		return 0;
 	wakee = cw_cls__thread(c, &r->wakee, CW_REC_HAS(r, wakee_start) ? r->wakee_start : 0, h, 0,
 			       &matched, &err);
-	if (!wakee || wakee->wake_ts != h->ts || wakee->wake_edge != cw_ident__last_edge(c->id))
+	if (!wakee)
 		return err;
+	/* Did the owner's handler just write a wake or fire into it? */
+	cw_ident__last_edge_ref(c->id, &ref);
+	if (!ref.id || ref.dst != wakee->n.id || ref.ts != h->ts ||
+	    (ref.type != CW_EDGE_WAKE && ref.type != CW_EDGE_FIRE))
+		return 0;
 	if (!(e = thr_find(a, wakee->n.id)) || !e->nwaits)
 		return 0;
-	cw_ident__last_edge_ref(c->id, &ref);
 	seen = (struct wake_seen){ .edge = ref.id, .ts = h->ts, .waker = ref.src, .conf = ref.conf };
 	/* A thread works for the request it is in, if any (a task polled
 	 * there is the edge's src already: cls_sched.c). */

@@ -89,6 +89,18 @@
 /* A frame's strings are cut here: a longer one is not a name. */
 #define MAX_STR 4096
 
+/* What the class keeps with each thread (its state bytes, ident.h):
+ * what an off-CPU sample needs to know of its wait's end. */
+struct thread_wait {
+	/* The last wake or fire edge into the thread, whichever class wrote
+	 * it: its id and ts, 0 when none. */
+	uint64_t wake_edge, wake_ts;
+	/* Its last switch-in seen: an off-CPU sample read after it knows
+	 * its wait is over. */
+	uint64_t run_ts;
+};
+CW_OBJ_STATE_OF(wait_of, struct thread_wait, state)
+
 /* ---- bounded dedup tables --------------------------------------------- */
 
 struct dent {
@@ -586,10 +598,10 @@ static int on_sample(struct cw_cls *c, const struct cw_hdr *h)
 		return write_sample(c, &row);
 	}
 	row.kind = CW_SAMPLE_KIND_OFFCPU;
-	if (t->run_ts > h->ts) {
+	if (wait_of(t)->run_ts > h->ts) {
 		/* Read after the thread was switched in again: the wait ended
 		 * at a switch-in no later than the last one seen. */
-		row.weight = t->run_ts - h->ts;
+		row.weight = wait_of(t)->run_ts - h->ts;
 		settle_wait(&row, NULL);
 		c->st->sample.offcpu_unresolved++;
 		return write_sample(c, &row);
@@ -634,6 +646,7 @@ static int on_switch(struct cw_cls *c, const struct cw_hdr *h)
 	struct sample *s = c->state;
 	struct pending *e;
 	uint64_t witness = CW_REC_HAS(r, next_start) ? r->next_start : 0;
+	struct thread_wait *w;
 	struct cw_obj *t;
 	int err = 0, matched;
 
@@ -642,8 +655,8 @@ static int on_switch(struct cw_cls *c, const struct cw_hdr *h)
 	t = cw_cls__thread(c, &r->next, witness, h, 0, &matched, &err);
 	if (err)
 		return err;
-	if (t && h->ts > t->run_ts)
-		t->run_ts = h->ts;
+	if (t && h->ts > wait_of(t)->run_ts)
+		wait_of(t)->run_ts = h->ts;
 	e = pending_find(s, r->next.tid);
 	/* A late record (past the reorder window) from before the block
 	 * says nothing about its end. */
@@ -654,15 +667,28 @@ static int on_switch(struct cw_cls *c, const struct cw_hdr *h)
 	pending_unlink(s, e);
 	e->row.weight = h->ts - e->row.ts;
 	e->row.weight_exact = 1;
-	if (t->wake_edge && t->wake_ts > e->row.ts && t->wake_ts <= h->ts &&
+	w = wait_of(t);
+	if (w->wake_edge && w->wake_ts > e->row.ts && w->wake_ts <= h->ts &&
 	    !cw_ident__break_in(c->id, e->row.ts, h->ts))
-		e->row.wake = t->wake_edge;
-	settle_wait(&e->row, e->row.wake ? &t->carry : NULL);
-	if (e->row.wake && cw_carry__live(c, &t->carry))
-		e->row.waker_request = t->carry.req;
+		e->row.wake = w->wake_edge;
+	settle_wait(&e->row, e->row.wake ? cw_carry__get(t) : NULL);
+	if (e->row.wake && cw_carry__live(c, cw_carry__get(t)))
+		e->row.waker_request = cw_carry__get(t)->req;
 	err = write_sample(c, &e->row);
 	free(e);
 	return err;
+}
+
+/* What ends a thread's wait: a wake, or a timer's fire straight into the
+ * thread. */
+static void sample_edge(struct cw_cls *c, uint8_t type, const struct cw_obj *src,
+			struct cw_obj *dst, const struct cw_hdr *h)
+{
+	(void)src;
+	if ((type == CW_EDGE_WAKE || type == CW_EDGE_FIRE) && dst->n.type == CW_NODE_THREAD) {
+		wait_of(dst)->wake_edge = cw_ident__last_edge(c->id);
+		wait_of(dst)->wake_ts = h->ts;
+	}
 }
 
 /* Keep a copy of mapping record @h (valid) in the ring of recent ones. */
@@ -840,4 +866,5 @@ const struct cw_aclass cw_aclass_sample = {
 	.finish = sample_finish,
 	.handlers = handlers,
 	.watches = watches,
+	.edge = sample_edge,
 };

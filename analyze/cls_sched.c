@@ -102,7 +102,7 @@ static int on_fork(struct cw_cls *c, const struct cw_hdr *h)
 			return err;
 		p->n.pid = r->child.pid;
 		p->n.tid = r->parent.tid;
-		p->parent_pid = r->parent.pid;
+		cw_tasks__set_parent_pid(p, r->parent.pid);
 		p->n.traced = 1;
 		cw_obj__set_name(p, r->child_comm, sizeof(r->child_comm));
 	} else if (!cw_tasks__process(c->tasks, r->child.pid, h, 1, &err)) {

@@ -370,19 +370,19 @@ int cw_ident__edge_x(struct cw_ident *id, uint8_t type, const struct cw_obj *src
 	};
 
 	id->st->edges[type][conf]++;
-	id->last.id = e.id;
-	id->last.src = e.src;
-	id->last.src_type = src ? src->n.type : CW_NODE_NTYPES;
-	id->last.conf = conf;
-	/* What ends a thread's wait, for the samples: a wake, or a timer's
-	 * fire straight into the thread. The dst is live (a handler names
-	 * it), so the cast only writes to an object the layer owns. */
+	id->last = (struct cw_edge_ref){
+		.id = e.id,
+		.src = e.src,
+		.dst = e.dst,
+		.ts = e.ts,
+		.type = type,
+		.src_type = src ? src->n.type : CW_NODE_NTYPES,
+		.conf = conf,
+	};
+	/* The dst is live (a handler names it), so the cast only lets the
+	 * hook write to an object the layer owns. */
 	if (id->edge_hook)
 		id->edge_hook(id->edge_hook_ctx, type, src, (struct cw_obj *)dst, h);
-	if ((type == CW_EDGE_WAKE || type == CW_EDGE_FIRE) && dst->n.type == CW_NODE_THREAD) {
-		((struct cw_obj *)dst)->wake_edge = e.id;
-		((struct cw_obj *)dst)->wake_ts = e.ts;
-	}
 	return id->sink.edge(id->sink.ctx, &e);
 }
 

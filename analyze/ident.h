@@ -36,26 +36,29 @@ struct cw_ident;
 struct cw_scope;
 
 /*
- * The request an object works for, carried over kernel handoffs (contract
- * 6.1, analyze/carry.c): set on an edge's dst from what its src's context
- * belonged to. The request is named by its node id, and by its key and
- * process so that it can be looked up again: a carried request is
- * believed only while that generation is still live.
+ * What the modules above the layer keep with an object, in bytes the
+ * layer clears at birth and never reads (as the kernel's skb->cb): a
+ * module lays its own struct over them with CW_OBJ_STATE_OF, so that no
+ * class's state is written here.
+ *
+ * carry   every object's, for analyze/carry.c (struct cw_carry there:
+ *         the request it works for)
+ * state   one owner per node type, which says so where it declares its
+ *         struct: the sample class for a thread (its wait), task.c for a
+ *         process (its parent), the adapter for a resource (its last
+ *         release). A new owner of a type that has one shares its struct.
  */
-#define CW_CARRY_PATH 5
-enum { CW_CARRY_NONE, CW_CARRY_SET, CW_CARRY_UNKNOWN };
-struct cw_carry {
-	uint64_t req;	  /* request node id (CW_CARRY_SET) */
-	uint64_t since;	  /* when the object took it (the handoff's ts) */
-	uint64_t req_key; /* its key, in scope 'pid:req_pid' */
-	uint32_t req_pid;
-	uint8_t state;	  /* CW_CARRY_* */
-	uint8_t from_task; /* the chain starts at a task spawned in the request */
-	uint8_t broken;	  /* CW_CARRY_UNKNOWN: a coverage break since the handoff */
-	uint8_t npath;	  /* handoffs in the chain; the last CW_CARRY_PATH are in path
-			   * (CW_CARRY_UNKNOWN: handoffs since the unknown cause) */
-	uint8_t path[CW_CARRY_PATH]; /* edge types, oldest first */
-};
+#define CW_OBJ_CARRY_BYTES 40
+#define CW_OBJ_STATE_BYTES 24
+
+/* static inline T *FN(struct cw_obj *o): @o's state bytes as a T. */
+#define CW_OBJ_STATE_OF(FN, T, bytes)                                                             \
+	_Static_assert(sizeof(T) <= sizeof(((struct cw_obj *)0)->bytes) && _Alignof(T) <= 8,      \
+		       #T " does not fit an object's " #bytes);                                  \
+	static inline T *FN(const struct cw_obj *o)                                                \
+	{                                                                                          \
+		return (T *)(void *)((struct cw_obj *)o)->bytes;                                   \
+	}
 
 /* A live generation. Class handlers read and write the public part. */
 struct cw_obj {
@@ -68,36 +71,11 @@ struct cw_obj {
 	 * matching witness): a coverage break after this could hide a
 	 * change of generation. */
 	uint64_t est_ns;
-	/* What a thread's waits and a resource's waiters need: an object
-	 * is one or the other, never both. */
-	union {
-		struct {
-			/* The last wake or fire edge into this thread,
-			 * whichever class wrote it: the id and ts of that
-			 * edge, 0 when none. An off-CPU sample names the
-			 * wake that ended its wait by it. */
-			uint64_t wake_edge, wake_ts;
-			/* Its last switch-in seen (the sample class keeps
-			 * it): an off-CPU sample read after it knows its
-			 * wait is over. */
-			uint64_t run_ts;
-		};
-		struct {
-			/* A resource's last release seen: its ts, the
-			 * thread (node id) that released it and what ran
-			 * there (the release edge's src). The adapter
-			 * class names by it who let a waiter in. */
-			uint64_t release_ts, releaser, release_src;
-		};
-	};
 	uint8_t ended;	/* its end was seen; the class decides how long it stays joinable */
 	uint8_t flags;	/* class-private */
 	uint8_t retired; /* released; written between records */
-	/* A process forked in the trace: its parent's pid (0: not seen).
-	 * The adapter scopes a server's shared resources by it. It sits in
-	 * what was padding, so an object is no larger. */
-	uint32_t parent_pid;
-	struct cw_carry carry;
+	_Alignas(8) unsigned char carry[CW_OBJ_CARRY_BYTES];
+	_Alignas(8) unsigned char state[CW_OBJ_STATE_BYTES];
 
 	/* private to ident.c */
 	struct cw_obj *lru_prev, *lru_next;
@@ -180,7 +158,8 @@ struct cw_edge_extra {
 };
 
 /* Called for every edge, before it is written: what the dst learns from
- * the src (analyze/carry.c). @dst is live, and the hook may write it. */
+ * the src (join.c hands it to analyze/carry.c and to the classes' edge
+ * hooks). @dst is live, and the hook may write it. */
 typedef void cw_edge_hook_fn(void *ctx, uint8_t type, const struct cw_obj *src,
 			     struct cw_obj *dst, const struct cw_hdr *h);
 void cw_ident__set_edge_hook(struct cw_ident *id, cw_edge_hook_fn *fn, void *ctx);
@@ -189,12 +168,13 @@ void cw_ident__set_edge_hook(struct cw_ident *id, cw_edge_hook_fn *fn, void *ctx
  * creation order and are the database's edges.id. */
 uint64_t cw_ident__last_edge(const struct cw_ident *id);
 
-/* The last edge written: its id, its src's node id and type (0 and
- * CW_NODE_NTYPES when the src is unknown) and its confidence. A watcher
- * of a record learns by it what the owner's handler concluded. */
+/* The last edge written: its id, type and ts, its dst's and src's node
+ * ids, the src's type (0 and CW_NODE_NTYPES when the src is unknown) and
+ * its confidence. A watcher of a record learns by it what the owner's
+ * handler concluded. */
 struct cw_edge_ref {
-	uint64_t id, src;
-	uint8_t src_type, conf;
+	uint64_t id, src, dst, ts;
+	uint8_t type, src_type, conf;
 };
 void cw_ident__last_edge_ref(const struct cw_ident *id, struct cw_edge_ref *r);
 

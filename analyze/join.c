@@ -52,6 +52,8 @@ struct route {
 struct cw_join {
 	struct cw_ident *id;
 	struct cw_cls cls[NACLASSES];
+	uint8_t edge_hooks[NACLASSES]; /* the classes with an edge hook, in order */
+	uint8_t nedge_hooks;
 	struct route routes[NTYPES];
 	struct cw_cls_set set; /* what the cw_cls__ services read (classes.c) */
 	struct cw_tasks *tasks;
@@ -87,6 +89,19 @@ static unsigned capture_class(const struct cw_aclass *ac)
 		if (CW_CLASS_OF(h->type) != CW_CLASS_META)
 			return CW_CLASS_OF(h->type);
 	return CW_CLASS_META;
+}
+
+/* Every edge: what its dst works for, from its src (carry.h: one rule for
+ * every class's edges, so it lives here, not in one), then what each
+ * class that asked learns of it. */
+static void on_edge(void *ctx, uint8_t type, const struct cw_obj *src, struct cw_obj *dst,
+		    const struct cw_hdr *h)
+{
+	struct cw_join *j = ctx;
+
+	cw_carry__edge(&j->cls[0], type, src, dst, h);
+	for (unsigned i = 0; i < j->nedge_hooks; i++)
+		aclasses[j->edge_hooks[i]]->edge(&j->cls[j->edge_hooks[i]], type, src, dst, h);
 }
 
 struct cw_join *cw_join__new(const struct cw_sink *sink, const struct cw_join_opts *opts)
@@ -154,10 +169,10 @@ struct cw_join *cw_join__new(const struct cw_sink *sink, const struct cw_join_op
 		for (uint8_t rank = 1; on && ac->running && rank < CW_RUN_MAX; rank++)
 			if (ac->running_ranks >> rank & 1)
 				add_running(j, (uint8_t)c, rank);
+		if (on && ac->edge)
+			j->edge_hooks[j->nedge_hooks++] = (uint8_t)c;
 	}
-	/* What each edge's dst works for, from its src (carry.h): one
-	 * rule for every class's edges, so it lives here, not in one. */
-	cw_ident__set_edge_hook(j->id, cw_carry__edge, &j->cls[0]);
+	cw_ident__set_edge_hook(j->id, on_edge, j);
 	/* Watches after every owner is known: a watch of a type nobody owns
 	 * would never run, which is a build error too. */
 	for (size_t c = 0; c < NACLASSES; c++) {

@@ -222,13 +222,24 @@ struct cw_obj *cw_tasks__thread(struct cw_tasks *ts, const struct cw_task *t, ui
 	return o;
 }
 
+/* What this layer keeps with each process (its state bytes, ident.h). */
+struct process_state {
+	uint32_t parent_pid; /* 0: not seen */
+};
+CW_OBJ_STATE_OF(process_of_obj, struct process_state, state)
+
+void cw_tasks__set_parent_pid(struct cw_obj *process, uint32_t ppid)
+{
+	process_of_obj(process)->parent_pid = ppid;
+}
+
 /* Only a fork seen in the trace says who the parent is: a process that
  * predates the capture, or whose fork was lost, has none here. */
 uint32_t cw_tasks__parent_pid(const struct cw_tasks *ts, uint32_t pid)
 {
 	struct cw_obj *p = cw_ident__live(ts->id, CW_NODE_PROCESS, cw_ident__host(ts->id), pid);
 
-	return p ? p->parent_pid : 0;
+	return p ? process_of_obj(p)->parent_pid : 0;
 }
 
 struct cw_tasks *cw_tasks__new(struct cw_ident *id, struct cw_join_stats *st)

@@ -46,7 +46,9 @@ struct cw_obj *cw_tasks__process(struct cw_tasks *ts, uint32_t pid, const struct
 				 int proof, int *err);
 
 /* The pid of the process that forked process @pid, as a fork in the
- * trace said (cw_obj.parent_pid); 0 when that is not known. */
+ * trace said (cw_tasks__set_parent_pid); 0 when that is not known. */
 uint32_t cw_tasks__parent_pid(const struct cw_tasks *ts, uint32_t pid);
+/* A fork in the trace made @process (a live process node) from @ppid. */
+void cw_tasks__set_parent_pid(struct cw_obj *process, uint32_t ppid);
 
 #endif /* CAUSEWAY_TASK_H */
