@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * causeway.h — the adapter contract for C and C++ programs (contract
- * section 6): USDT probes that declare runtime tasks, requests and
+ * causeway.h — the adapter contract for C and C++ programs
+ * (docs/model.md §6): USDT probes that declare runtime tasks, requests and
  * resources, which kernel events cannot see. Header only; needs
  * <sys/sdt.h> (Debian: systemtap-sdt-dev).
  *

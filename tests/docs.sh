@@ -54,7 +54,10 @@ grep -ohE 'docs/[a-z-]+\.md §[0-9]+(\.[0-9]+)?' $src | sort -u | while read -r 
 	grep -qE "^#+ $sec " "$doc" || { echo "docs: FAIL: $doc has no section $sec" >&2; echo x; }
 done | grep -q x && failed=1
 # shellcheck disable=SC2086
-if grep -nE '[Cc]ontract( section)? [0-9]' $src | grep -v '^tests/docs.sh:'; then
+if { grep -nE '[Cc]ontract( section)? [0-9]' $src
+     # and a citation folded over two lines of a comment
+     perl -0ne 'while (/[Cc]ontract( section)?[ \t]*\n[ \t]*(\*|#|--|\/\/)?[ \t]*(section )?[0-9]/g) {
+		print "$ARGV: a citation folded over two lines\n" }' $src; } | grep -v '^tests/docs.sh'; then
 	fail "the lines above cite the contract, a document outside the tree: cite docs/model.md"
 fi
 
