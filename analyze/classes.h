@@ -88,6 +88,10 @@ struct cw_aclass {
 	 */
 	void (*edge)(struct cw_cls *c, uint8_t type, const struct cw_obj *src, struct cw_obj *dst,
 		     const struct cw_hdr *h);
+	/* The class's counters (analyze/counters.h), as offsets into its
+	 * state, ended by a NULL key, or NULL: read after the join (the
+	 * meta table, the summary: cw_join__stats). */
+	const struct cw_counter *counters;
 };
 
 /* Ranks of what runs on a thread: more specific is higher. The thread

@@ -257,7 +257,26 @@ struct thr {
 
 /* Both tables keep the buckets they are made with: the waits still open
  * at the end are written in the thread table's order. */
+/* The class's counters (analyze/counters.h's form). */
+#define CW_ADAPTER_COUNTERS(X)                                                                     \
+	X(probes, "usdt_probes", "probe records kept")                                             \
+	X(probes_dropped, "usdt_probes_dropped", "probe records past the table's bound, or a repeated id") \
+	X(hits, "usdt_hits", "hits joined")                                                        \
+	X(unknown_probe, "usdt_hits_unknown_probe", "hits of a probe id no record declared")       \
+	X(unmapped, "usdt_hits_unmapped", "hits of a probe no adapter row maps")                   \
+	X(malformed, "usdt_malformed",                                                             \
+	  "hits or probes whose fields cannot be (also in records_malformed)")                     \
+	X(unpaired, "usdt_unpaired_ends", "ends with nothing open to end: a poll end, a wait end") \
+	X(dropped, "adapter_state_dropped", "intervals or waits not followed: the bounds")         \
+	X(waits, "resource_waits", "resource_waits rows")                                          \
+	X(waits_quiet, "resource_waits_quiet", "waits whose end says nothing was waited for: no row")
+
+struct adapter_stats {
+	CW_ADAPTER_COUNTERS(CW_COUNTER_FIELD)
+};
+
 struct adapter {
+	struct adapter_stats st;
 	struct cw_htab probes; /* by id */
 	uint32_t version; /* bumped by every probe added that shows births */
 	struct cw_htab thr; /* by thread node id */
@@ -265,6 +284,11 @@ struct adapter {
 	size_t since_sweep, sweep_freed; /* refusals since the last sweep; what it freed */
 	size_t nwaiting; /* open waits in all entries: 0 makes a wake cost nothing */
 };
+
+static struct adapter_stats *stats_of(const struct cw_cls *c)
+{
+	return &((struct adapter *)c->state)->st;
+}
 
 /* The hash of @x in a table of 2^bits buckets, which never grows:
  * Fibonacci hashing, already within the buckets. */
@@ -315,14 +339,14 @@ static int on_probe(struct cw_cls *c, const struct cw_hdr *h)
 	if ((size_t)r->provider_len + r->name_len + r->path_len > h->size - sizeof(*r) ||
 	    r->nargs > CW_USDT_MAX_ARGS ||
 	    (r->str_arg != CW_USDT_NO_STR && r->str_arg >= r->nargs)) {
-		c->st->adapter.malformed++;
+		stats_of(c)->malformed++;
 		c->st->bad_records++;
 		return 0;
 	}
 	/* Ids are unique in a trace: a second record for one is not
 	 * believed over the first, whose hits may already be joined. */
 	if (probe_find(a, r->id) || a->probes.n >= MAX_PROBES) {
-		c->st->adapter.probes_dropped++;
+		stats_of(c)->probes_dropped++;
 		return 0;
 	}
 	p = calloc(1, sizeof(*p));
@@ -339,7 +363,7 @@ static int on_probe(struct cw_cls *c, const struct cw_hdr *h)
 	/* only a probe that shows births changes what birth_probe finds */
 	if (p->row >= 0 && (rows[p->row].op == OP_SPAWN || rows[p->row].op == OP_REQ_BEGIN))
 		a->version++;
-	c->st->adapter.probes++;
+	stats_of(c)->probes++;
 	return 0;
 }
 
@@ -425,7 +449,7 @@ static struct thr *thr_get(struct cw_cls *c, const struct cw_obj *thread, int *e
 		a->sweep_freed = before - a->thr.n;
 	}
 	if (a->thr.n >= a->max_thr) {
-		c->st->adapter.dropped++;
+		stats_of(c)->dropped++;
 		return NULL;
 	}
 	if (!(e = calloc(1, sizeof(*e)))) {
@@ -505,7 +529,7 @@ static void frame_push(struct cw_cls *c, struct thr *e, const struct cw_obj *o, 
 		/* the outermost goes: its work falls back to what is below */
 		memmove(&e->run[0], &e->run[1], sizeof(e->run[0]) * (RUN_DEPTH - 1));
 		e->depth--;
-		c->st->adapter.dropped++;
+		stats_of(c)->dropped++;
 	}
 	e->run[e->depth].type = o->n.type;
 	e->run[e->depth].key = o->n.key;
@@ -673,7 +697,7 @@ static int do_task(struct cw_cls *c, struct hit *x)
 		 * exited inside its poll is over, not an orphan. */
 		e = thr_find(c->state, x->thread->n.id);
 		if (!e || !frame_pop(c, e, CW_NODE_RUNTIME_TASK, key))
-			c->st->adapter.unpaired++;
+			stats_of(c)->unpaired++;
 		if (e)
 			thr_gc(c->state, e);
 		return 0;
@@ -805,7 +829,7 @@ static struct cw_obj *resource(struct cw_cls *c, struct hit *x, int *err)
 	}
 	if (o) {
 		/* even the private scope holds another name: cannot be */
-		c->st->adapter.malformed++;
+		stats_of(c)->malformed++;
 		return NULL;
 	}
 	o = cw_ident__orphan(c->id, CW_NODE_RESOURCE, sc, key, x->h, -1, NULL, err);
@@ -875,7 +899,7 @@ static int write_wait(struct cw_cls *c, const struct wait *w, const struct cw_ob
 			row.reason = k->conf == CW_CONF_OBSERVED ? NULL : R_ACROSS_BREAK;
 		}
 	}
-	c->st->adapter.waits++;
+	stats_of(c)->waits++;
 	return sink->wait ? sink->wait(sink->ctx, &row) : 0;
 }
 
@@ -919,7 +943,7 @@ static int do_resource(struct cw_cls *c, struct hit *x)
 			wait_drop(a, e, i);
 		}
 		if (e->nwaits == MAX_WAITS) {
-			c->st->adapter.dropped++;
+			stats_of(c)->dropped++;
 			thr_gc(a, e);
 			return 0;
 		}
@@ -934,11 +958,11 @@ static int do_resource(struct cw_cls *c, struct hit *x)
 		for (i = 0; e && i < e->nwaits && e->w[i].res != res->n.id; i++)
 			;
 		if (!e || i == e->nwaits) {
-			c->st->adapter.unpaired++;
+			stats_of(c)->unpaired++;
 			return 0;
 		}
 		if (x->r->quiet && arg(x, x->r->quiet))
-			c->st->adapter.waits_quiet++;
+			stats_of(c)->waits_quiet++;
 		else
 			err = write_wait(c, &e->w[i], res, (int64_t)x->h->ts);
 		wait_drop(a, e, i);
@@ -955,17 +979,17 @@ static int on_usdt(struct cw_cls *c, const struct cw_hdr *h)
 
 	x.p = probe_find(c->state, x.u->probe);
 	if (!x.p) {
-		c->st->adapter.unknown_probe++;
+		stats_of(c)->unknown_probe++;
 		return 0;
 	}
 	if (x.p->row < 0) {
-		c->st->adapter.unmapped++;
+		stats_of(c)->unmapped++;
 		return 0;
 	}
 	x.r = &rows[x.p->row];
 	if (x.u->nargs > CW_USDT_MAX_ARGS || (x.p->pid && x.p->pid != x.u->task.pid) ||
 	    !x.u->task.tid || !args_ok(&x)) {
-		c->st->adapter.malformed++;
+		stats_of(c)->malformed++;
 		c->st->bad_records++;
 		return 0;
 	}
@@ -982,7 +1006,7 @@ static int on_usdt(struct cw_cls *c, const struct cw_hdr *h)
 		size_t klen;
 
 		if (!str_of(&x, x.r->str, &klen) || !klen) {
-			c->st->adapter.malformed++;
+			stats_of(c)->malformed++;
 			return 0;
 		}
 	}
@@ -994,7 +1018,7 @@ static int on_usdt(struct cw_cls *c, const struct cw_hdr *h)
 	scope_name(sname, sizeof(sname), x.u->task.pid);
 	if (!(x.scope = cw_ident__scope(c->id, sname)))
 		return -ENOMEM;
-	c->st->adapter.hits++;
+	stats_of(c)->hits++;
 	switch (x.r->op) {
 	case OP_SPAWN:
 		return do_spawn(c, &x);
@@ -1128,6 +1152,12 @@ static const struct cw_handler watches[] = {
 	{ 0 },
 };
 
+#define ADAPTER_ENTRY(field, key, comment) CW_COUNTER_ENTRY(struct adapter, st.field, key)
+static const struct cw_counter counters[] = {
+	CW_ADAPTER_COUNTERS(ADAPTER_ENTRY)
+	{ NULL, 0, 0 },
+};
+
 const struct cw_aclass cw_aclass_adapter = {
 	.name = "adapter",
 	.init = adapter_init,
@@ -1137,4 +1167,5 @@ const struct cw_aclass cw_aclass_adapter = {
 	.watches = watches,
 	.running_ranks = 1u << CW_RUN_REQUEST | 1u << CW_RUN_RUNTIME_TASK,
 	.running = adapter_running,
+	.counters = counters,
 };

@@ -101,6 +101,29 @@ struct thread_wait {
 };
 CW_OBJ_STATE_OF(wait_of, struct thread_wait, state)
 
+/* The class's counters (analyze/counters.h's form). */
+#define CW_SAMPLE_COUNTERS(X)                                                                      \
+	X(malformed, "samples_malformed",                                                          \
+	  "malformed sample or mapping records (also in records_malformed)")                       \
+	X(late, "samples_late", "samples read after newer records: their node is the thread")     \
+	X(offcpu_unresolved, "offcpu_unresolved",                                                  \
+	  "off-CPU samples whose weight is a lower bound: the switch-in was not seen")             \
+	X(offcpu_pushed, "offcpu_pushed_out",                                                      \
+	  "of those, pushed out of the pending table by its bound")                                \
+	X(frames_symbolized, "frames_symbolized", "frames with a function")                        \
+	X(frame_resets, "frame_table_resets", "times the frame dedup table was emptied by its bound") \
+	X(stack_resets, "stack_table_resets", "times the stack dedup table was emptied by its bound") \
+	X(maps_dropped, "address_spaces_dropped", "address spaces dropped by the bound of cw_maps") \
+	X(sym_opened, "symbol_objects_opened", "ELF objects the symbolizer opened")                \
+	X(sym_refused, "symbol_objects_refused",                                                   \
+	  "mapping paths the symbolizer refused to open (not a regular file, ...)")
+
+struct sample_stats {
+	uint64_t samples[2];	 /* written, by cw_sample_kind (the summary) */
+	uint64_t stacks, frames; /* rows written (the summary) */
+	CW_SAMPLE_COUNTERS(CW_COUNTER_FIELD)
+};
+
 /* ---- bounded dedup tables --------------------------------------------- */
 
 struct dent {
@@ -225,6 +248,7 @@ struct recent_map {
 };
 
 struct sample {
+	struct sample_stats st;
 	struct cw_maps *maps;
 	struct cw_sym *sym;
 	int no_symbols;
@@ -248,6 +272,11 @@ struct sample {
 	uint64_t raw[4 + 2 * CW_SAMPLE_MAX_FRAMES];
 	uint8_t key[4 * MAX_STR + 64];
 };
+
+static struct sample_stats *stats_of(const struct cw_cls *c)
+{
+	return &((struct sample *)c->state)->st;
+}
 
 static struct pending *pending_find(struct sample *s, uint32_t tid)
 {
@@ -281,7 +310,7 @@ static int write_sample(struct cw_cls *c, const struct cw_sample_row *row)
 {
 	const struct cw_sink *sink = cw_ident__sink(c->id);
 
-	c->st->sample.samples[row->kind]++;
+	stats_of(c)->samples[row->kind]++;
 	return sink->sample ? sink->sample(sink->ctx, row) : 0;
 }
 
@@ -324,7 +353,7 @@ static int close_unresolved(struct cw_cls *c, struct pending *e, uint64_t ts)
 	e->row.weight_exact = 0;
 	e->row.wake = 0;
 	settle_wait(&e->row, NULL);
-	c->st->sample.offcpu_unresolved++;
+	stats_of(c)->offcpu_unresolved++;
 	err = write_sample(c, &e->row);
 	free(e);
 	return err;
@@ -366,9 +395,9 @@ static int frame_id(struct cw_cls *c, struct cw_frame *f, uint64_t *id)
 	if (*id)
 		return 0;
 	*id = f->id = ++s->next_frame;
-	c->st->sample.frames++;
+	stats_of(c)->frames++;
 	if (f->function)
-		c->st->sample.frames_symbolized++;
+		stats_of(c)->frames_symbolized++;
 	return sink->frame ? sink->frame(sink->ctx, f) : 0;
 }
 
@@ -484,7 +513,7 @@ static int stack_of(struct cw_cls *c, const struct cw_sample *r, uint64_t *stack
 		err = dedup_get(&s->stacks, s->stack_ids, depth * 8, s->next_stack + 1, stack);
 	if (!err && depth && !*stack) {
 		*stack = ++s->next_stack;
-		c->st->sample.stacks++;
+		stats_of(c)->stacks++;
 		err = sink->stack ? sink->stack(sink->ctx, *stack, s->stack_ids, depth) : 0;
 	}
 	return err ?: dedup_put(&s->raws, s->raw, (uint32_t)(8 * nraw), h, *stack + 1);
@@ -495,7 +524,7 @@ static int stack_of(struct cw_cls *c, const struct cw_sample *r, uint64_t *stack
 static int bad(struct cw_cls *c)
 {
 	c->st->bad_records++;
-	c->st->sample.malformed++;
+	stats_of(c)->malformed++;
 	return 0;
 }
 
@@ -583,7 +612,7 @@ static int on_sample(struct cw_cls *c, const struct cw_hdr *h)
 	 * given whatever runs now: it gets the thread, less specific but
 	 * never another work item's. */
 	late = h->ts < c->st->last_ts;
-	c->st->sample.late += late;
+	stats_of(c)->late += late;
 	row.node = late ? t->n.id : cw_cls__running(c, t, h)->n.id;
 	attribute(c, t, h, late, &row);
 	row.ts = h->ts;
@@ -603,7 +632,7 @@ static int on_sample(struct cw_cls *c, const struct cw_hdr *h)
 		 * at a switch-in no later than the last one seen. */
 		row.weight = wait_of(t)->run_ts - h->ts;
 		settle_wait(&row, NULL);
-		c->st->sample.offcpu_unresolved++;
+		stats_of(c)->offcpu_unresolved++;
 		return write_sample(c, &row);
 	}
 	e = pending_find(s, r->task.tid);
@@ -613,11 +642,11 @@ static int on_sample(struct cw_cls *c, const struct cw_hdr *h)
 		 * tid is ever open. */
 		row.weight = e->row.ts - h->ts;
 		settle_wait(&row, NULL);
-		c->st->sample.offcpu_unresolved++;
+		stats_of(c)->offcpu_unresolved++;
 		return write_sample(c, &row);
 	}
 	if (s->ptab.n >= s->max_pending) {
-		c->st->sample.offcpu_pushed++;
+		stats_of(c)->offcpu_pushed++;
 		if ((err = close_unresolved(c, s->oldest, h->ts)))
 			return err;
 	}
@@ -812,13 +841,13 @@ static int sample_finish(struct cw_cls *c)
 
 	while (s->oldest && !err)
 		err = close_unresolved(c, s->oldest, c->st->last_ts);
-	c->st->sample.stack_resets = s->stacks.resets;
-	c->st->sample.frame_resets = s->frames.resets;
-	c->st->sample.maps_dropped = cw_maps__dropped(s->maps);
+	stats_of(c)->stack_resets = s->stacks.resets;
+	stats_of(c)->frame_resets = s->frames.resets;
+	stats_of(c)->maps_dropped = cw_maps__dropped(s->maps);
 	if (s->sym && !s->no_symbols) {
 		cw_sym__stats(s->sym, &st);
-		c->st->sample.sym_opened = st.opened;
-		c->st->sample.sym_refused = st.refused;
+		stats_of(c)->sym_opened = st.opened;
+		stats_of(c)->sym_refused = st.refused;
 	}
 	return err;
 }
@@ -859,6 +888,16 @@ static const struct cw_handler watches[] = {
 	{ 0 },
 };
 
+#define SAMPLE_ENTRY(field, key, comment) CW_COUNTER_ENTRY(struct sample, st.field, key)
+static const struct cw_counter counters[] = {
+	CW_TALLY_ENTRY(struct sample, st.samples[CW_SAMPLE_KIND_CPU], "samples_cpu")
+	CW_TALLY_ENTRY(struct sample, st.samples[CW_SAMPLE_KIND_OFFCPU], "samples_offcpu")
+	CW_TALLY_ENTRY(struct sample, st.stacks, "stacks")
+	CW_TALLY_ENTRY(struct sample, st.frames, "frames")
+	CW_SAMPLE_COUNTERS(SAMPLE_ENTRY)
+	{ NULL, 0, 0 },
+};
+
 const struct cw_aclass cw_aclass_sample = {
 	.name = "sample",
 	.init = sample_init,
@@ -867,4 +906,5 @@ const struct cw_aclass cw_aclass_sample = {
 	.handlers = handlers,
 	.watches = watches,
 	.edge = sample_edge,
+	.counters = counters,
 };

@@ -284,6 +284,29 @@ int cw_join__finish(struct cw_join *j)
 void cw_join__stats(const struct cw_join *j, struct cw_join_stats *st)
 {
 	*st = j->st;
+	st->nclass_counters = 0;
+	for (size_t c = 0; c < NACLASSES; c++) {
+		const char *base = j->cls[c].state;
+
+		for (const struct cw_counter *k = aclasses[c]->counters; k && k->key; k++) {
+			/* more counters than the table: a build error */
+			if (st->nclass_counters == CW_CLASS_COUNTERS_MAX || !base)
+				abort();
+			st->class_counters[st->nclass_counters++] = (struct cw_counter_value){
+				.key = k->key,
+				.value = *(const uint64_t *)(base + k->off),
+				.meta = k->meta,
+			};
+		}
+	}
+}
+
+uint64_t cw_join_stats__get(const struct cw_join_stats *st, const char *key)
+{
+	for (size_t i = 0; i < st->nclass_counters; i++)
+		if (!strcmp(st->class_counters[i].key, key))
+			return st->class_counters[i].value;
+	return 0;
 }
 
 void cw_join__free(struct cw_join *j)

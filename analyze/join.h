@@ -149,9 +149,13 @@ struct cw_join_stats {
 	uint64_t edges[CW_EDGE_NTYPES][CW_CONF_N];
 	uint64_t first_ts, last_ts;
 	CW_JOIN_COUNTERS(CW_COUNTER_FIELD)
-	struct cw_sample_stats sample;	 /* the context plane (cls_sample.c) */
-	struct cw_adapter_stats adapter; /* the adapter plane (cls_adapter.c) */
+	/* the classes' own counters, in the order of the classes */
+	size_t nclass_counters;
+	struct cw_counter_value class_counters[CW_CLASS_COUNTERS_MAX];
 };
+
+/* The class counter @key in @st; 0 when no class keeps it. */
+uint64_t cw_join_stats__get(const struct cw_join_stats *st, const char *key);
 
 /*
  * Split a metadata key/value record: its key, NUL-terminated, into @key

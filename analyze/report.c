@@ -11,13 +11,9 @@
 #include "report.h"
 #include "trace/format.h"
 
-#define JOIN_ENTRY(field, key, comment) CW_COUNTER_ENTRY(struct cw_join_stats, field, key),
-#define SAMPLE_ENTRY(field, key, comment) CW_COUNTER_ENTRY(struct cw_sample_stats, field, key),
-#define ADAPTER_ENTRY(field, key, comment) CW_COUNTER_ENTRY(struct cw_adapter_stats, field, key),
+#define JOIN_ENTRY(field, key, comment) CW_COUNTER_ENTRY(struct cw_join_stats, field, key)
 
 static const struct cw_counter join_counters[] = { CW_JOIN_COUNTERS(JOIN_ENTRY) };
-static const struct cw_counter sample_counters[] = { CW_SAMPLE_COUNTERS(SAMPLE_ENTRY) };
-static const struct cw_counter adapter_counters[] = { CW_ADAPTER_COUNTERS(ADAPTER_ENTRY) };
 
 #define NELEMS(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -97,15 +93,17 @@ int report__meta(struct cw_db *db, const struct report *r)
 	err = err ?: cw_db__meta(db, "symbols", r->env->no_symbols ? "none" : "libdw");
 	err = err ?: put_trace(db, r);
 	err = err ?: put_counters(db, join_counters, NELEMS(join_counters), js);
-	err = err ?: put_counters(db, sample_counters, NELEMS(sample_counters), &js->sample);
-	err = err ?: put_counters(db, adapter_counters, NELEMS(adapter_counters), &js->adapter);
+	for (size_t i = 0; i < js->nclass_counters && !err; i++)
+		if (js->class_counters[i].meta)
+			err = cw_db__meta_u64(db, js->class_counters[i].key, js->class_counters[i].value);
 	return err;
 }
 
 void report__summary(const struct report *r)
 {
 	const struct cw_join_stats *js = r->js;
-	const struct cw_sample_stats *ss = &js->sample;
+	/* the sample class's counters, by their keys */
+#define K(key) cw_join_stats__get(js, key)
 	const struct cw_scan *scan = r->scan;
 	int first;
 
@@ -164,18 +162,19 @@ void report__summary(const struct report *r)
 	       ", unknown records %" PRIu64 "\n",
 	       js->orphans, cw_breaks__count(scan->breaks), js->events_lost,
 	       scan->rs.segments_damaged, js->evicted, r->os->late, js->unknown_records);
-	if (ss->samples[CW_SAMPLE_KIND_CPU] || ss->samples[CW_SAMPLE_KIND_OFFCPU] || ss->malformed) {
+	if (K("samples_cpu") || K("samples_offcpu") || K("samples_malformed")) {
 		printf("  samples: cpu %" PRIu64 ", offcpu %" PRIu64 " (%" PRIu64
 		       " without a seen switch-in, %" PRIu64 " pushed out), malformed %" PRIu64 "\n",
-		       ss->samples[CW_SAMPLE_KIND_CPU], ss->samples[CW_SAMPLE_KIND_OFFCPU],
-		       ss->offcpu_unresolved, ss->offcpu_pushed, ss->malformed);
+		       K("samples_cpu"), K("samples_offcpu"), K("offcpu_unresolved"),
+		       K("offcpu_pushed_out"), K("samples_malformed"));
 		printf("  stacks %" PRIu64 ", frames %" PRIu64 " (%" PRIu64 " with a function)",
-		       ss->stacks, ss->frames, ss->frames_symbolized);
+		       K("stacks"), K("frames"), K("frames_symbolized"));
 		if (r->env->no_symbols)
 			printf(", symbols: none (--no-symbols)\n");
 		else
-			printf(", objects opened %" PRIu64 ", refused %" PRIu64 "\n", ss->sym_opened,
-			       ss->sym_refused);
+			printf(", objects opened %" PRIu64 ", refused %" PRIu64 "\n",
+			       K("symbol_objects_opened"), K("symbol_objects_refused"));
 	}
+#undef K
 	printf("wrote %s\n", r->out);
 }

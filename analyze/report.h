@@ -2,8 +2,9 @@
 /*
  * What a run of the analyzer reports once the join is done: the keys of
  * the database's meta table (schema/tables.sql) and the summary on
- * stdout. The counters come from analyze/counters.h's lists, written by
- * a loop over them.
+ * stdout. The counters come from the join's list (analyze/counters.h)
+ * and each class's (cw_join_stats.class_counters), written by loops over
+ * them.
  */
 #ifndef CAUSEWAY_REPORT_H
 #define CAUSEWAY_REPORT_H

@@ -151,11 +151,11 @@ static void test_probe_bound(void)
 	CHECK(!hit(j, n, 10, 200, 6, 0, NULL), "hit n");
 	CHECK(!cw_join__finish(j), "finish");
 	cw_join__stats(j, &st);
-	CHECK(st.adapter.probes == 16384 && st.adapter.probes_dropped == n - 16384 + 1,
-	      "probes %llu dropped %llu", (unsigned long long)st.adapter.probes,
-	      (unsigned long long)st.adapter.probes_dropped);
-	CHECK(st.adapter.hits == 1 && st.adapter.unknown_probe == 1, "hits %llu unknown %llu",
-	      (unsigned long long)st.adapter.hits, (unsigned long long)st.adapter.unknown_probe);
+	CHECK(cw_join_stats__get(&st, "usdt_probes") == 16384 && cw_join_stats__get(&st, "usdt_probes_dropped") == n - 16384 + 1,
+	      "probes %llu dropped %llu", (unsigned long long)cw_join_stats__get(&st, "usdt_probes"),
+	      (unsigned long long)cw_join_stats__get(&st, "usdt_probes_dropped"));
+	CHECK(cw_join_stats__get(&st, "usdt_hits") == 1 && cw_join_stats__get(&st, "usdt_hits_unknown_probe") == 1, "hits %llu unknown %llu",
+	      (unsigned long long)cw_join_stats__get(&st, "usdt_hits"), (unsigned long long)cw_join_stats__get(&st, "usdt_hits_unknown_probe"));
 	cw_join__free(j);
 	passes++;
 	printf("ok probe_bound\n");
@@ -174,9 +174,9 @@ static void test_thread_bound(void)
 		CHECK(!hit(j, 1, 100 + t, 1000 + t, 0, t, "slot"), "wait %u", t);
 	CHECK(!cw_join__finish(j), "finish");
 	cw_join__stats(j, &st);
-	CHECK(st.adapter.dropped == threads - max_live, "dropped %llu",
-	      (unsigned long long)st.adapter.dropped);
-	CHECK(lg.waits == max_live && st.adapter.waits == max_live, "waits %llu",
+	CHECK(cw_join_stats__get(&st, "adapter_state_dropped") == threads - max_live, "dropped %llu",
+	      (unsigned long long)cw_join_stats__get(&st, "adapter_state_dropped"));
+	CHECK(lg.waits == max_live && cw_join_stats__get(&st, "resource_waits") == max_live, "waits %llu",
 	      (unsigned long long)lg.waits);
 	CHECK(!lg.wait_bad, "a wait row names what does not exist");
 	cw_join__free(j);
@@ -203,9 +203,9 @@ static void test_stale_sweep(void)
 	}
 	CHECK(!cw_join__finish(j), "finish");
 	cw_join__stats(j, &st);
-	CHECK(st.adapter.dropped == 0 && st.adapter.hits == 2 * threads,
-	      "dropped %llu hits %llu", (unsigned long long)st.adapter.dropped,
-	      (unsigned long long)st.adapter.hits);
+	CHECK(cw_join_stats__get(&st, "adapter_state_dropped") == 0 && cw_join_stats__get(&st, "usdt_hits") == 2 * threads,
+	      "dropped %llu hits %llu", (unsigned long long)cw_join_stats__get(&st, "adapter_state_dropped"),
+	      (unsigned long long)cw_join_stats__get(&st, "usdt_hits"));
 	cw_join__free(j);
 	passes++;
 	printf("ok stale_sweep\n");
@@ -266,7 +266,7 @@ static void test_random(void)
 	CHECK(!add_probe(j, NPROBES + 1, "not_a_contract_probe", 2, 0xff, 1), "unmapped");
 	CHECK(!add_probe(j, NPROBES + 2, "task_spawn", 2, 7, 1), "malformed probe");
 	cw_join__stats(j, &st);
-	malformed_probes = st.adapter.malformed;
+	malformed_probes = cw_join_stats__get(&st, "usdt_malformed");
 	CHECK(malformed_probes == 1, "malformed probes %llu", (unsigned long long)malformed_probes);
 	rng = 0x9e3779b97f4a7c15ull; /* the stream this test has always drawn */
 	for (uint64_t ts = 1000; ts < 1000 + 200000; ts += 10) {
@@ -295,16 +295,16 @@ static void test_random(void)
 	}
 	CHECK(!cw_join__finish(j), "finish");
 	cw_join__stats(j, &st);
-	CHECK(st.adapter.hits + st.adapter.unknown_probe + st.adapter.unmapped +
-			      (st.adapter.malformed - malformed_probes) + shorts == fed,
+	CHECK(cw_join_stats__get(&st, "usdt_hits") + cw_join_stats__get(&st, "usdt_hits_unknown_probe") + cw_join_stats__get(&st, "usdt_hits_unmapped") +
+			      (cw_join_stats__get(&st, "usdt_malformed") - malformed_probes) + shorts == fed,
 	      "hits %llu unknown %llu unmapped %llu malformed %llu short %llu of %llu",
-	      (unsigned long long)st.adapter.hits, (unsigned long long)st.adapter.unknown_probe,
-	      (unsigned long long)st.adapter.unmapped, (unsigned long long)st.adapter.malformed,
+	      (unsigned long long)cw_join_stats__get(&st, "usdt_hits"), (unsigned long long)cw_join_stats__get(&st, "usdt_hits_unknown_probe"),
+	      (unsigned long long)cw_join_stats__get(&st, "usdt_hits_unmapped"), (unsigned long long)cw_join_stats__get(&st, "usdt_malformed"),
 	      (unsigned long long)shorts, (unsigned long long)fed);
-	CHECK(st.adapter.hits > fed / 4 && st.adapter.waits > 0, "too little joined: %llu hits, %llu waits",
-	      (unsigned long long)st.adapter.hits, (unsigned long long)st.adapter.waits);
-	CHECK(lg.waits == st.adapter.waits && !lg.wait_bad, "wait rows %llu of %llu",
-	      (unsigned long long)lg.waits, (unsigned long long)st.adapter.waits);
+	CHECK(cw_join_stats__get(&st, "usdt_hits") > fed / 4 && cw_join_stats__get(&st, "resource_waits") > 0, "too little joined: %llu hits, %llu waits",
+	      (unsigned long long)cw_join_stats__get(&st, "usdt_hits"), (unsigned long long)cw_join_stats__get(&st, "resource_waits"));
+	CHECK(lg.waits == cw_join_stats__get(&st, "resource_waits") && !lg.wait_bad, "wait rows %llu of %llu",
+	      (unsigned long long)lg.waits, (unsigned long long)cw_join_stats__get(&st, "resource_waits"));
 	cw_join__free(j);
 	passes++;
 	printf("ok random\n");
@@ -408,9 +408,9 @@ static void test_schema_table(void)
 				    t ? t->str_arg : CW_USDT_NO_STR, 1) &&
 		      !hit(j, 1, 7, 2, 1, 0, NULL), "records");
 		cw_join__stats(j, &st);
-		CHECK(st.adapter.unmapped == !t, "%s %s: %s in schema/adapters.h, %s by a row",
+		CHECK(cw_join_stats__get(&st, "usdt_hits_unmapped") == !t, "%s %s: %s in schema/adapters.h, %s by a row",
 		      shipped[i].provider, shipped[i].name, t ? "listed" : "not listed",
-		      st.adapter.unmapped ? "not mapped" : "mapped");
+		      cw_join_stats__get(&st, "usdt_hits_unmapped") ? "not mapped" : "mapped");
 		cw_join__free(j);
 		listed += t != NULL;
 	}

@@ -148,7 +148,7 @@ static void test_wake_link(void)
 	CHECK(lg.samples[0].wake == wake_id, "wake %llu, want %llu",
 	      (unsigned long long)lg.samples[0].wake, (unsigned long long)wake_id);
 	cw_join__stats(j, &st);
-	CHECK(st.sample.samples[CW_SAMPLE_KIND_OFFCPU] == 1 && st.sample.offcpu_unresolved == 0, "stats");
+	CHECK(cw_join_stats__get(&st, "samples_offcpu") == 1 && cw_join_stats__get(&st, "offcpu_unresolved") == 0, "stats");
 	cw_join__free(j);
 	passes++;
 	printf("ok wake_link\n");
@@ -225,17 +225,17 @@ static void test_random(void)
 	cw_join__stats(j, &st);
 	/* every sample record is a sample or malformed; a mapping may be
 	 * malformed too */
-	CHECK(st.sample.samples[0] + st.sample.samples[1] + st.sample.malformed >= fed &&
-		      st.sample.samples[0] + st.sample.samples[1] + st.sample.malformed <= fed + mmaps,
+	CHECK(cw_join_stats__get(&st, "samples_cpu") + cw_join_stats__get(&st, "samples_offcpu") + cw_join_stats__get(&st, "samples_malformed") >= fed &&
+		      cw_join_stats__get(&st, "samples_cpu") + cw_join_stats__get(&st, "samples_offcpu") + cw_join_stats__get(&st, "samples_malformed") <= fed + mmaps,
 	      "samples %llu + %llu, malformed %llu, fed %llu (+%llu mappings)",
-	      (unsigned long long)st.sample.samples[0], (unsigned long long)st.sample.samples[1],
-	      (unsigned long long)st.sample.malformed, (unsigned long long)fed,
+	      (unsigned long long)cw_join_stats__get(&st, "samples_cpu"), (unsigned long long)cw_join_stats__get(&st, "samples_offcpu"),
+	      (unsigned long long)cw_join_stats__get(&st, "samples_malformed"), (unsigned long long)fed,
 	      (unsigned long long)mmaps);
-	CHECK(lg.ns == st.sample.samples[0] + st.sample.samples[1], "sink saw %zu samples", lg.ns);
-	CHECK(st.sample.malformed > 0 && lg.ns > 0, "the mix has both kinds");
+	CHECK(lg.ns == cw_join_stats__get(&st, "samples_cpu") + cw_join_stats__get(&st, "samples_offcpu"), "sink saw %zu samples", lg.ns);
+	CHECK(cw_join_stats__get(&st, "samples_malformed") > 0 && lg.ns > 0, "the mix has both kinds");
 	CHECK(!lg.stack_bad, "a stack names a frame not written before it");
-	CHECK(lg.frames == st.sample.frames && lg.stacks == st.sample.stacks, "row counts");
-	CHECK(st.sample.offcpu_pushed > 0, "16 waiting samples at most: none pushed out?");
+	CHECK(lg.frames == cw_join_stats__get(&st, "frames") && lg.stacks == cw_join_stats__get(&st, "stacks"), "row counts");
+	CHECK(cw_join_stats__get(&st, "offcpu_pushed_out") > 0, "16 waiting samples at most: none pushed out?");
 	cw_join__free(j);
 	passes++;
 	printf("ok random\n");
