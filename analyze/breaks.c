@@ -122,6 +122,8 @@ static void coarsen(struct cw_breaks *b)
 					last->cpu = -1;
 				if (last->ring != cur->ring)
 					last->ring = 0;
+				if (last->class != cur->class)
+					last->class = CW_BREAK_NO_CLASS;
 				if (strcmp(last->reason, cur->reason))
 					snprintf(last->reason, sizeof(last->reason), "%s: many breaks, coarsened",
 						 last->stream);
@@ -147,14 +149,15 @@ int cw_breaks__add(struct cw_breaks *b, const struct cw_break *br)
 {
 	size_t from = b->n > MERGE_LOOKBACK ? b->n - MERGE_LOOKBACK : 0;
 
-	/* Adjacent or overlapping windows of one stream, CPU, cause and
-	 * ring are one break: a long lossy stretch must not cost a row a
-	 * second. */
+	/* Adjacent or overlapping windows of one stream, CPU, class, cause
+	 * and ring are one break: a long lossy stretch must not cost a row
+	 * a second. */
 	for (size_t i = b->n; i-- > from;) {
 		struct cw_break *e = &b->v[i];
 
-		if (e->cpu == br->cpu && e->ring == br->ring && !strcmp(e->stream, br->stream) &&
-		    !strcmp(e->reason, br->reason) && touches(e, br)) {
+		if (e->cpu == br->cpu && e->ring == br->ring && e->class == br->class &&
+		    !strcmp(e->stream, br->stream) && !strcmp(e->reason, br->reason) &&
+		    touches(e, br)) {
 			absorb(e, br);
 			return 0;
 		}
@@ -192,6 +195,8 @@ static int break_cmp(const void *a, const void *b)
 		return x->cpu < y->cpu ? -1 : 1;
 	if ((c = strcmp(x->reason, y->reason)))
 		return c;
+	if (x->class != y->class)
+		return x->class < y->class ? -1 : 1;
 	return x->ring < y->ring ? -1 : x->ring > y->ring;
 }
 

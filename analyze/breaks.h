@@ -15,11 +15,21 @@
 /* end_ns of a break that runs to the end of the trace (stored as NULL). */
 #define CW_BREAK_OPEN ((uint64_t)INT64_MAX)
 
+/* cw_break.class of a break that is not one class's (stored as NULL). */
+#define CW_BREAK_NO_CLASS (-1)
+
 struct cw_break {
 	uint64_t start_ns, end_ns;
 	int32_t cpu;	    /* -1: all / unknown */
 	const char *stream; /* "edge", "sample", "map", "file", "io_uring" */
 	int64_t lost;	    /* -1: unknown (file damage) */
+	/* CW_CLASS_* whose events were lost, as the accounting record
+	 * names it: coverage_breaks.class. CW_BREAK_NO_CLASS where no one
+	 * class's were: file damage, a CQE overflow, a gap record (which
+	 * names none), losses no gap record reported, a class number this
+	 * analyzer does not know. Never read back out of reason, which is
+	 * prose for people. */
+	int32_t class;
 	char reason[96];
 	/* 0: the break concerns every join. Otherwise the io_uring ring
 	 * (io_ring_ctx pointer) whose completions it concerns (a CQE
@@ -35,9 +45,9 @@ struct cw_break {
  */
 struct cw_breaks;
 struct cw_breaks *cw_breaks__new(void);
-/* Adjacent or overlapping breaks of one stream, CPU, reason and ring
- * merge; past a bound, neighbours are merged into wider breaks
- * (coarsened). */
+/* Adjacent or overlapping breaks of one stream, CPU, class, reason and
+ * ring merge; past a bound, neighbours are merged into wider breaks
+ * (coarsened: of no class when theirs differ). */
 int cw_breaks__add(struct cw_breaks *b, const struct cw_break *br);
 /* Sorts; call once after the last add and before the first query. */
 void cw_breaks__finish(struct cw_breaks *b);

@@ -34,6 +34,7 @@ static struct cw_gap_tally *gap_tally(struct cw_scan *s, uint16_t cpu)
 static int add_account_break(struct cw_scan *s, const struct cw_account *a)
 {
 	uint64_t start = a->hdr.ts > a->window_ns ? a->hdr.ts - a->window_ns : 0, lost = a->lost;
+	const char *class = cw_name_of(cw_class_names, CW_CLASS_MAX, a->class);
 	struct cw_break br;
 
 	/* A CPU that is not one (0xffff) has no gap records to report its
@@ -58,11 +59,12 @@ static int add_account_break(struct cw_scan *s, const struct cw_account *a)
 		.cpu = a->hdr.cpu == 0xffff ? -1 : a->hdr.cpu,
 		.stream = cw_name_of(cw_ring_names, CW_RING_MAX, a->ring) ?: "unknown",
 		.lost = (int64_t)(lost > INT64_MAX ? INT64_MAX : lost),
+		/* the record's class number, not its name in the reason */
+		.class = class ? a->class : CW_BREAK_NO_CLASS,
 	};
 
 	snprintf(br.reason, sizeof(br.reason), "%s: %s",
-		 a->ring == CW_RING_MAP ? "join map full" : "ring full",
-		 cw_name_of(cw_class_names, CW_CLASS_MAX, a->class) ?: "unknown class");
+		 a->ring == CW_RING_MAP ? "join map full" : "ring full", class ?: "unknown class");
 	return cw_breaks__add(s->breaks, &br);
 }
 
@@ -77,6 +79,7 @@ static int add_gap_break(struct cw_scan *s, const struct cw_gap *r)
 		.cpu = r->hdr.cpu == 0xffff ? -1 : r->hdr.cpu,
 		.stream = "edge",
 		.lost = (int64_t)(r->lost > INT64_MAX ? INT64_MAX : r->lost),
+		.class = CW_BREAK_NO_CLASS, /* a gap record names no class */
 	};
 
 	if (g) {
@@ -105,6 +108,9 @@ static int add_unreported_breaks(struct cw_scan *s)
 			.end_ns = CW_BREAK_OPEN,
 			.cpu = (int)cpu,
 			.stream = "edge",
+			/* summed over the CPU's accounting records, whatever
+			 * their class: not one class's */
+			.class = CW_BREAK_NO_CLASS,
 		};
 
 		if (g->reported >= g->expected)
@@ -133,6 +139,7 @@ static int add_overflow_break(struct cw_scan *s, const struct cw_uring_overflow 
 		.cpu = -1,
 		.stream = "io_uring",
 		.lost = o->ocqe ? 0 : 1,
+		.class = CW_BREAK_NO_CLASS,
 		.ring = o->ring,
 	};
 
@@ -159,6 +166,7 @@ static int add_file_break(struct cw_scan *s, uint64_t after, uint64_t before, co
 		.cpu = -1,
 		.stream = "file",
 		.lost = -1,
+		.class = CW_BREAK_NO_CLASS,
 	};
 
 	snprintf(br.reason, sizeof(br.reason), "%s", what);

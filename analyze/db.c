@@ -7,6 +7,7 @@
 #include <sqlite3.h>
 #include "db.h"
 #include "tables_sql.h"
+#include "../schema/names.h"
 
 #define INDEX_MARKER "-- @@INDEXES@@"
 
@@ -19,8 +20,8 @@ static const char *const stmt_sql[ST_N] = {
 	[ST_EDGE] = "INSERT INTO edges(id,type,src,dst,ts,cpu,source,confidence,reason,"
 		    "interrupted_tid,addr) VALUES(?,?,?,?,?,?,?,?,?,?,?)",
 	[ST_EXEC] = "INSERT INTO execs(node,ts,comm,filename) VALUES(?,?,?,?)",
-	[ST_BREAK] = "INSERT INTO coverage_breaks(start_ns,end_ns,cpu,stream,lost_events,reason)"
-		     " VALUES(?,?,?,?,?,?)",
+	[ST_BREAK] = "INSERT INTO coverage_breaks(start_ns,end_ns,cpu,stream,lost_events,reason,"
+		     "class) VALUES(?,?,?,?,?,?,?)",
 	[ST_DIAG] = "INSERT INTO diagnostics(level,message) VALUES(?,?)",
 	[ST_META] = "INSERT OR REPLACE INTO meta(key,value) VALUES(?,?)",
 	[ST_FRAME] = "INSERT INTO frames(id,address,kernel,module,build_id,function,file,line,"
@@ -240,6 +241,9 @@ int cw_db__break(struct cw_db *db, const struct cw_break *br)
 	bind_text(s, 4, br->stream);
 	bind_opt_i64(s, 5, br->lost);
 	bind_text(s, 6, br->reason);
+	bind_text(s, 7, br->class == CW_BREAK_NO_CLASS ?
+				NULL :
+				cw_name_of(cw_class_names, CW_CLASS_MAX, (unsigned)br->class));
 	return step(db, s);
 }
 

@@ -155,6 +155,15 @@ CREATE TABLE attribution(
   reason     TEXT,
   waker_request INTEGER REFERENCES nodes(id));
 
+-- A window of lost events (docs/model.md §5.7). reason is prose for
+-- people ('ring full: timer', 'CQE overflow on ring 0x...'); class is
+-- the class whose events were lost, from the class number the
+-- accounting record carries (schema/classes.def), NULL where the break
+-- is not one class's: file damage, a CQE overflow, a gap record's run
+-- (it names no class), losses no gap record reported ('ring full:
+-- losses not reported where', summed over the CPU's classes), a class
+-- number the analyzer does not know, breaks of several classes
+-- coarsened into one. Query class, never the reason's words.
 CREATE TABLE coverage_breaks(
   id          INTEGER PRIMARY KEY,
   start_ns    INTEGER,
@@ -162,7 +171,8 @@ CREATE TABLE coverage_breaks(
   cpu         INTEGER,
   stream      TEXT,
   lost_events INTEGER,
-  reason      TEXT);
+  reason      TEXT,
+  class       TEXT);
 
 -- Every exec a thread did: the node keeps its identity across exec, and
 -- its name is the last comm; this keeps the history.
@@ -540,10 +550,10 @@ CREATE VIEW orphans_by_class AS
   HAVING count(*) > (SELECT coalesce(sum(unseen), 0) FROM u WHERE u.type = n.type);
 
 -- Coverage breaks by stream ('edge', 'sample', 'map' rings, 'file'
--- damage) and class (for ring and join-map loss, from the reason 'ring
--- full: CLASS'; NULL otherwise): how many, the events they lost (NULL:
--- unknown, as for file damage; lost_unknown counts such breaks), and
--- covered_ns, the time of the capture within at least one of them
+-- damage, 'io_uring' overflows) and class (coverage_breaks.class; NULL:
+-- not one class's): how many, the events they lost (NULL: unknown, as
+-- for file damage; lost_unknown counts such breaks), and covered_ns,
+-- the time of the capture within at least one of them
 -- (breaks are clipped to [capture_start_ns, capture_end_ns], an open one
 -- runs to the end, and breaks of several CPUs that overlap count once),
 -- also as a fraction of the capture.
@@ -552,9 +562,7 @@ CREATE VIEW coverage_by_class AS
     SELECT (SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'capture_start_ns') AS t0,
            (SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'capture_end_ns') AS t1),
   raw AS (
-    SELECT stream,
-           CASE WHEN reason LIKE 'ring full: %' OR reason LIKE 'join map full: %'
-                THEN substr(reason, instr(reason, ': ') + 2) END AS class,
+    SELECT stream, class,
            max(start_ns, coalesce(t0, start_ns)) AS s,
            min(coalesce(end_ns, t1, start_ns), coalesce(t1, end_ns, start_ns)) AS e,
            lost_events

@@ -4,7 +4,8 @@
  * io_uring ring (a CQE overflow, docs/model.md §5.4):
  *  - a ring's break is seen by that ring's joins only, never by the
  *    global query the other classes ask, nor by another ring's joins;
- *  - breaks merge only within one stream, CPU, reason and ring;
+ *  - breaks merge only within one stream, CPU, class, reason and ring;
+ *    a break coarsened from several classes is of none;
  *  - coarsening past the bound keeps a ring's breaks on that ring while
  *    merging within rings is enough, and when it is not, the merged break
  *    concerns every join (wider, never narrower); it always ends;
@@ -152,6 +153,59 @@ static void test_samples(void)
 	printf("ok samples\n");
 }
 
+/* A break's class is a key like its ring: touching breaks of two classes
+ * stay two, and a break coarsened from breaks of two classes is of none,
+ * one coarsened from breaks of one class keeps it. Three runs of breaks
+ * 1 s apart, each run 10^6 s from the next: 30000 of sched and timer in
+ * turn, 20000 of sched, 20000 of timer. */
+#define RUN_NS 1000000000000000ull
+
+static void test_class(void)
+{
+	static const int32_t want[3] = { CW_BREAK_NO_CLASS, CW_CLASS_SCHED, CW_CLASS_TIMER };
+	struct cw_breaks *b = cw_breaks__new();
+	struct cw_break br = { .cpu = 0, .stream = "edge", .lost = 1 };
+	size_t n;
+
+	CHECK(b, "new");
+	snprintf(br.reason, sizeof(br.reason), "ring full");
+	br.start_ns = br.end_ns = 10;
+	br.class = CW_CLASS_SCHED;
+	CHECK(!cw_breaks__add(b, &br), "add");
+	br.start_ns = br.end_ns = 11;
+	br.class = CW_BREAK_NO_CLASS;
+	CHECK(!cw_breaks__add(b, &br), "add");
+	CHECK(cw_breaks__count(b) == 2, "breaks of two classes merged: count %zu",
+	      cw_breaks__count(b));
+	cw_breaks__free(b);
+
+	b = cw_breaks__new();
+	CHECK(b, "new");
+	for (uint64_t i = 0; i < 70000; i++) {
+		uint64_t run = i < 30000 ? 0 : i < 50000 ? 1 : 2;
+		int sched = run == 1 || (run == 0 && i % 2);
+
+		br.start_ns = br.end_ns = run * RUN_NS + 1000000000ull * (1 + i);
+		br.class = sched ? CW_CLASS_SCHED : CW_CLASS_TIMER;
+		snprintf(br.reason, sizeof(br.reason), "ring full: %s", sched ? "sched" : "timer");
+		CHECK(!cw_breaks__add(b, &br), "add %llu", (unsigned long long)i);
+	}
+	cw_breaks__finish(b);
+	n = cw_breaks__count(b);
+	CHECK(n <= 65536 / 2 && cw_breaks__coarsened(b) > 0, "count %zu", n);
+	for (size_t i = 0; i < n; i++) {
+		const struct cw_break *c = cw_breaks__get(b, i);
+		uint64_t run = c->start_ns / RUN_NS;
+
+		CHECK(run < 3 && c->end_ns / RUN_NS == run, "break %zu crosses runs", i);
+		CHECK(run >= 3 || c->class == want[run], "break %zu of run %llu: class %d", i,
+		      (unsigned long long)run, (int)c->class);
+	}
+	cw_breaks__free(b);
+	passes++;
+	printf("ok class (%zu breaks)\n", n);
+}
+
 int main(void)
 {
 	test_scoped();
@@ -159,6 +213,7 @@ int main(void)
 	test_coarsen_within();
 	test_coarsen_across();
 	test_samples();
+	test_class();
 	printf("test_breaks: %d passed, %d failed\n", passes, failures);
 	return failures != 0;
 }
