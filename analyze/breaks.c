@@ -9,8 +9,9 @@
  * inside one (docs/model.md §5.7).
  *
  * A break may concern one io_uring ring only (a CQE overflow,
- * docs/model.md §5.4): cw_break.ring names it, only that ring's joins ask about it
- * (cw_breaks__overlap_ring), and the other classes' joins never see it.
+ * docs/model.md §5.4): cw_break.ring names it, only that ring's joins
+ * ask about it (cw_breaks__overlap_ring), and the other classes' joins
+ * never see it.
  *
  * Loss on the sample ring concerns samples only: the sample ring carries
  * no fork, exit, wake or switch, so a lost sample can hide no change of
