@@ -75,18 +75,13 @@ void cw_carry__edge(void *ctx, uint8_t type, const struct cw_obj *src, struct cw
 
 	if (!carries(type))
 		return;
-	switch (dst->n.type) {
-	case CW_NODE_RUNTIME_TASK:
-		/* a task belongs to the request it was spawned in; a wake
-		 * is what it waited for, not whom it works for */
+	/* schema/nodes.def says which handoffs tell a node whom it works for */
+	switch (cw_node_type_takes[dst->n.type]) {
+	case CW_TAKES_ALL:
+		break;
+	case CW_TAKES_SPAWN:
 		if (type != CW_EDGE_SPAWN)
 			return;
-		break;
-	case CW_NODE_THREAD:
-	case CW_NODE_IO_REQUEST:
-	case CW_NODE_WORK_ITEM:
-	case CW_NODE_TIMER:
-	case CW_NODE_PACKET:
 		break;
 	default:
 		return;

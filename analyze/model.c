@@ -8,8 +8,12 @@
 #include "model.h"
 
 const char *const cw_node_type_names[CW_NODE_NTYPES] = {
-	"process", "thread", "runtime_task", "io_request",
-	"work_item", "timer", "resource", "request", "packet",
+#define CW_NODE(id, name, takes) [CW_NODE_##id] = name,
+#include "../schema/nodes.def"
+};
+const uint8_t cw_node_type_takes[CW_NODE_NTYPES] = {
+#define CW_NODE(id, name, takes) [CW_NODE_##id] = takes,
+#include "../schema/nodes.def"
 };
 const char *const cw_edge_type_names[CW_EDGE_NTYPES] = {
 #define CW_EDGE(id, name, carries) [CW_EDGE_##id] = name,

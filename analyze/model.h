@@ -8,18 +8,15 @@
 
 #include <stdint.h>
 
+/* The node types: schema/nodes.def. */
 enum cw_node_type {
-	CW_NODE_PROCESS,
-	CW_NODE_THREAD,
-	CW_NODE_RUNTIME_TASK,
-	CW_NODE_IO_REQUEST,
-	CW_NODE_WORK_ITEM,
-	CW_NODE_TIMER,
-	CW_NODE_RESOURCE,
-	CW_NODE_REQUEST,
-	CW_NODE_PACKET, /* a network packet: one generation per transmit */
+#define CW_NODE(id, name, takes) CW_NODE_##id,
+#include "../schema/nodes.def"
 	CW_NODE_NTYPES,
 };
+
+/* What a handoff into a node carries (schema/nodes.def). */
+enum cw_node_takes { CW_TAKES_NONE, CW_TAKES_ALL, CW_TAKES_SPAWN };
 
 /* The edge types: schema/edges.def. */
 enum cw_edge_type {
@@ -32,6 +29,7 @@ enum cw_source { CW_SRC_KERNEL, CW_SRC_RUNTIME, CW_SRC_APPLICATION, CW_SRC_INFER
 enum cw_confidence { CW_CONF_OBSERVED, CW_CONF_RECONSTRUCTED, CW_CONF_UNKNOWN, CW_CONF_N };
 
 extern const char *const cw_node_type_names[CW_NODE_NTYPES];
+extern const uint8_t cw_node_type_takes[CW_NODE_NTYPES];
 extern const char *const cw_edge_type_names[CW_EDGE_NTYPES];
 /* 1 where the edge type carries attribution (schema/edges.def). */
 extern const uint8_t cw_edge_type_carries[CW_EDGE_NTYPES];
