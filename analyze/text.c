@@ -2,12 +2,12 @@
 /*
  * The record text form (syntax in text.h): the field tables, the parser
  * that builds records from lines, and the formatter that prints records
- * as lines. A table row says where a field lives (offsetof on the
- * schema/events.h struct, so a layout change moves the text form with it)
- * and how it is spelled, one table per struct of schema/events.h; which
- * record types there are, and the struct of each, is schema/records.def.
- * Names of record types, contexts, rings and classes come from
- * schema/names.h.
+ * as lines. The tables are schema/fields.def's rows, one table per struct
+ * of schema/events.h, each row where a field lives (offsetof on the
+ * struct, so a layout change moves the text form with it) and how it is
+ * spelled; which record types there are, and the struct of each, is
+ * schema/records.def. Names of record types, contexts, rings and classes
+ * come from schema/names.h.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -20,6 +20,9 @@
 #include "../schema/names.h"
 #include "text.h"
 
+/* The kinds and options of schema/fields.def's rows. They are this file's,
+ * not a header's: the formatter and the parser below are all that read
+ * them, and fields.def's other includer drops those columns. */
 enum {
 	FK_U,	  /* unsigned integer of .size bytes, decimal */
 	FK_HEX,	  /* unsigned integer of .size bytes, printed 0x-hex */
@@ -68,312 +71,26 @@ struct rectype {
 #define F(key, kind, st, member, arg, opt)                                           \
 	{ key, kind, sizeof(((struct st *)0)->member), offsetof(struct st, member), arg, \
 	  opt }
-#define F_TS F("ts", FK_U, cw_hdr, ts, 0, 0)
-#define F_CPU F("cpu", FK_U, cw_hdr, cpu, 0, 0)
-#define F_CTX F("ctx", FK_CTX, cw_hdr, ctx, 0, FO_NONZERO)
-#define F_FLAGS F("flags", FK_U, cw_hdr, flags, 0, FO_NONZERO)
-#define F_HDR F_TS, F_CPU, F_CTX, F_FLAGS
 #define F_END { NULL, 0, 0, 0, 0, 0 }
 
-static const struct field cw_meta_kv_fields[] = {
-	F_HDR,
-	F("key", FK_VAR, cw_meta_kv, key_len, 0, 0),
-	F("value", FK_VAR, cw_meta_kv, val_len, 0, 0),
-	F_END,
-};
-static const struct field cw_meta_task_fields[] = {
-	F_HDR,
-	F("tid", FK_U, cw_meta_task, task.tid, 0, 0),
-	F("pid", FK_U, cw_meta_task, task.pid, 0, 0),
-	F("ppid", FK_U, cw_meta_task, ppid, 0, 0),
-	F("comm", FK_STR, cw_meta_task, comm, 0, 0),
-	F("exe", FK_VAR, cw_meta_task, exe_len, 0, 0),
-	F_END,
-};
-static const struct field cw_switch_fields[] = {
-	F_TS, F_CPU, F_CTX,
-	F("flags", FK_U, cw_hdr, flags, CW_SWITCH_PREEMPT, FO_EXTRA),
-	F("prev", FK_TASK, cw_switch, prev, 0, 0),
-	F("next", FK_TASK, cw_switch, next, 0, 0),
-	F("prev_state", FK_U, cw_switch, prev_state, 0, 0),
-	F("preempt", FK_BIT, cw_hdr, flags, CW_SWITCH_PREEMPT, FO_NONZERO),
-	F("prev_prio", FK_S32, cw_switch, prev_prio, 0, 0),
-	F("next_prio", FK_S32, cw_switch, next_prio, 0, 0),
-	F("prev_start", FK_U, cw_switch, prev_start, 0, FO_NONZERO),
-	F("next_start", FK_U, cw_switch, next_start, 0, FO_NONZERO),
-	F_END,
-};
-/* ctx is always printed on a wake: it decides who the cause is. */
-static const struct field cw_wake_fields[] = {
-	F_TS, F_CPU,
-	F("ctx", FK_CTX, cw_hdr, ctx, 0, 0),
-	F_FLAGS,
-	F("waker", FK_TASK, cw_wake, waker, 0, 0),
-	F("wakee", FK_TASK, cw_wake, wakee, 0, 0),
-	F("target_cpu", FK_S32, cw_wake, target_cpu, 0, 0),
-	F("prio", FK_S32, cw_wake, wakee_prio, 0, 0),
-	F("waker_start", FK_U, cw_wake, waker_start, 0, FO_NONZERO),
-	F("wakee_start", FK_U, cw_wake, wakee_start, 0, FO_NONZERO),
-	F_END,
-};
-static const struct field cw_fork_fields[] = {
-	F_HDR,
-	F("parent", FK_TASK, cw_fork, parent, 0, 0),
-	F("child", FK_TASK, cw_fork, child, 0, 0),
-	F("fork_flags", FK_HEX, cw_fork, fork_flags, CW_FORK_THREAD, FO_EXTRA),
-	F("thread", FK_BIT, cw_fork, fork_flags, CW_FORK_THREAD, 0),
-	F("clone_flags", FK_HEX, cw_fork, clone_flags, 0, 0),
-	F("comm", FK_STR, cw_fork, child_comm, 0, 0),
-	F("parent_start", FK_U, cw_fork, parent_start, 0, FO_NONZERO),
-	F("child_start", FK_U, cw_fork, child_start, 0, FO_NONZERO),
-	F_END,
-};
-static const struct field cw_exec_fields[] = {
-	F_HDR,
-	F("task", FK_TASK, cw_exec, task, 0, 0),
-	F("old_tid", FK_U, cw_exec, old_tid, 0, 0),
-	F("comm", FK_STR, cw_exec, comm, 0, 0),
-	F("filename", FK_STR, cw_exec, filename, 0, 0),
-	F("start", FK_U, cw_exec, task_start, 0, FO_NONZERO),
-	F_END,
-};
-static const struct field cw_exit_fields[] = {
-	F_HDR,
-	F("task", FK_TASK, cw_exit, task, 0, 0),
-	F("exit_flags", FK_HEX, cw_exit, exit_flags, CW_EXIT_GROUP_DEAD, FO_EXTRA),
-	F("group_dead", FK_BIT, cw_exit, exit_flags, CW_EXIT_GROUP_DEAD, 0),
-	F("code", FK_S32, cw_exit, exit_code, 0, 0),
-	F("start", FK_U, cw_exit, task_start, 0, FO_NONZERO),
-	F_END,
-};
-static const struct field cw_rename_fields[] = {
-	F_HDR,
-	F("task", FK_TASK, cw_rename, task, 0, 0),
-	F("old", FK_STR, cw_rename, oldcomm, 0, 0),
-	F("new", FK_STR, cw_rename, newcomm, 0, 0),
-	F("start", FK_U, cw_rename, task_start, 0, FO_NONZERO),
-	F_END,
-};
-static const struct field cw_account_fields[] = {
-	F_HDR,
-	F("window", FK_U, cw_account, window_ns, 0, 0),
-	F("ring", FK_RING, cw_account, ring, 0, 0),
-	F("class", FK_CLASS, cw_account, class, 0, 0),
-	F("written", FK_U, cw_account, written, 0, 0),
-	F("lost", FK_U, cw_account, lost, 0, 0),
-	F("unmarked", FK_U, cw_account, lost_unmarked, 0, FO_NONZERO),
-	F_END,
-};
-static const struct field cw_gap_fields[] = {
-	F_HDR,
-	F("first", FK_U, cw_gap, first_ns, 0, 0),
-	F("lost", FK_U, cw_gap, lost, 0, 0),
-	F_END,
-};
-/* format 1.2: the async classes. Each names its current task and witness. */
-#define F_ACTOR(st) F("task", FK_TASK, st, task, 0, 0), F("start", FK_U, st, task_start, 0, FO_NONZERO)
-#define F_CAUSE(st)                                                       \
-	F("cause", FK_CAUSE, st, cause.kind, 0, FO_NONZERO),              \
-	F("cause_key", FK_HEX, st, cause.key, 0, FO_NONZERO),             \
-	F("cause_aux", FK_HEX, st, cause.aux, 0, FO_NONZERO)
+/* One table per struct, STRUCT_fields, from schema/fields.def. */
+#define CW_FIELDS(st) static const struct field st##_fields[] = {
+#define CW_FIELD(st, key, kind, member, arg, opt) F(key, kind, st, member, arg, opt),
+#define CW_HFIELD(st, key, kind, member, arg, opt) F(key, kind, cw_hdr, member, arg, opt),
+#define CW_FIELDS_END(st) F_END };
+#include "../schema/fields.def"
 
-static const struct field cw_meta_blob_fields[] = {
-	F_HDR,
-	F("lines", FK_VAR, cw_meta_blob, len, 0, 0),
-	F_END,
-};
-static const struct field cw_wake_caused_fields[] = {
-	F_TS, F_CPU,
-	F("ctx", FK_CTX, cw_hdr, ctx, 0, 0),
-	F_FLAGS,
-	F("waker", FK_TASK, cw_wake_caused, w.waker, 0, 0),
-	F("wakee", FK_TASK, cw_wake_caused, w.wakee, 0, 0),
-	F("target_cpu", FK_S32, cw_wake_caused, w.target_cpu, 0, 0),
-	F("prio", FK_S32, cw_wake_caused, w.wakee_prio, 0, 0),
-	F("waker_start", FK_U, cw_wake_caused, w.waker_start, 0, FO_NONZERO),
-	F("wakee_start", FK_U, cw_wake_caused, w.wakee_start, 0, FO_NONZERO),
-	F("cause", FK_CAUSE, cw_wake_caused, cause.kind, 0, 0),
-	F("cause_key", FK_HEX, cw_wake_caused, cause.key, 0, 0),
-	F("cause_aux", FK_HEX, cw_wake_caused, cause.aux, 0, FO_NONZERO),
-	F_END,
-};
-static const struct field cw_uring_create_fields[] = {
-	F_HDR, F_ACTOR(cw_uring_create),
-	F("ring", FK_HEX, cw_uring_create, ring, 0, 0),
-	F("sq_entries", FK_U, cw_uring_create, sq_entries, 0, 0),
-	F("cq_entries", FK_U, cw_uring_create, cq_entries, 0, 0),
-	F("setup_flags", FK_HEX, cw_uring_create, setup_flags, 0, FO_NONZERO),
-	F("fd", FK_S32, cw_uring_create, fd, 0, 0),
-	F_END,
-};
-static const struct field cw_uring_req_fields[] = {
-	F_HDR, F_ACTOR(cw_uring_req),
-	F("ring", FK_HEX, cw_uring_req, ring, 0, 0),
-	F("req", FK_HEX, cw_uring_req, req, 0, 0),
-	F("user_data", FK_HEX, cw_uring_req, user_data, 0, 0),
-	F("opcode", FK_U, cw_uring_req, opcode, 0, 0),
-	F("req_flags", FK_HEX, cw_uring_req, req_flags, 0, FO_NONZERO),
-	F("aux", FK_HEX, cw_uring_req, aux, 0, FO_NONZERO),
-	F("aux2", FK_HEX, cw_uring_req, aux2, 0, FO_NONZERO),
-	F("sq_thread", FK_U, cw_uring_req, sq_thread, 0, FO_NONZERO),
-	F_END,
-};
-static const struct field cw_uring_link_fields[] = {
-	F_HDR, F_ACTOR(cw_uring_link),
-	F("ring", FK_HEX, cw_uring_link, ring, 0, 0),
-	F("req", FK_HEX, cw_uring_link, req, 0, 0),
-	F("user_data", FK_HEX, cw_uring_link, user_data, 0, 0),
-	F("target", FK_HEX, cw_uring_link, target, 0, 0),
-	F("target_user_data", FK_HEX, cw_uring_link, target_user_data, 0, 0),
-	F_END,
-};
-static const struct field cw_uring_complete_fields[] = {
-	F_HDR, F_ACTOR(cw_uring_complete),
-	F("ring", FK_HEX, cw_uring_complete, ring, 0, 0),
-	F("req", FK_HEX, cw_uring_complete, req, 0, 0),
-	F("user_data", FK_HEX, cw_uring_complete, user_data, 0, 0),
-	F("res", FK_S32, cw_uring_complete, res, 0, 0),
-	F("cflags", FK_HEX, cw_uring_complete, cflags, 0, FO_NONZERO),
-	F("extra1", FK_HEX, cw_uring_complete, extra1, 0, FO_NONZERO),
-	F("extra2", FK_HEX, cw_uring_complete, extra2, 0, FO_NONZERO),
-	F_END,
-};
-static const struct field cw_uring_overflow_fields[] = {
-	F_HDR, F_ACTOR(cw_uring_overflow),
-	F("ring", FK_HEX, cw_uring_overflow, ring, 0, 0),
-	F("user_data", FK_HEX, cw_uring_overflow, user_data, 0, 0),
-	F("res", FK_S32, cw_uring_overflow, res, 0, 0),
-	F("cflags", FK_HEX, cw_uring_overflow, cflags, 0, FO_NONZERO),
-	F("ocqe", FK_HEX, cw_uring_overflow, ocqe, 0, FO_NONZERO),
-	F_END,
-};
-static const struct field cw_uring_free_fields[] = {
-	F_HDR, F_ACTOR(cw_uring_free),
-	F("ring", FK_HEX, cw_uring_free, ring, 0, 0),
-	F_END,
-};
-static const struct field cw_wq_queue_fields[] = {
-	F_HDR, F_ACTOR(cw_wq_queue),
-	F("work", FK_HEX, cw_wq_queue, work, 0, 0),
-	F("function", FK_HEX, cw_wq_queue, function, 0, 0),
-	F("workqueue", FK_STR, cw_wq_queue, workqueue, 0, 0),
-	F("req_cpu", FK_S32, cw_wq_queue, req_cpu, 0, 0),
-	F("wq_cpu", FK_S32, cw_wq_queue, cpu, 0, 0),
-	F_CAUSE(cw_wq_queue),
-	F_END,
-};
-static const struct field cw_wq_work_fields[] = {
-	F_HDR, F_ACTOR(cw_wq_work),
-	F("work", FK_HEX, cw_wq_work, work, 0, 0),
-	F("function", FK_HEX, cw_wq_work, function, 0, FO_NONZERO),
-	F_END,
-};
-static const struct field cw_timer_start_fields[] = {
-	F_HDR, F_ACTOR(cw_timer_start),
-	F("timer", FK_HEX, cw_timer_start, timer, 0, 0),
-	F("kind", FK_U, cw_timer_start, kind, 0, 0),
-	F("function", FK_HEX, cw_timer_start, function, 0, 0),
-	F("expires", FK_S64, cw_timer_start, expires, 0, 0),
-	F("softexpires", FK_S64, cw_timer_start, softexpires, 0, FO_NONZERO),
-	F("mode", FK_HEX, cw_timer_start, mode, 0, FO_NONZERO),
-	F("was_armed", FK_U, cw_timer_start, was_armed, 0, FO_NONZERO),
-	F_CAUSE(cw_timer_start),
-	F_END,
-};
-static const struct field cw_timer_event_fields[] = {
-	F_HDR, F_ACTOR(cw_timer_event),
-	F("timer", FK_HEX, cw_timer_event, timer, 0, 0),
-	F("kind", FK_U, cw_timer_event, kind, 0, 0),
-	F("function", FK_HEX, cw_timer_event, function, 0, FO_NONZERO),
-	F("now", FK_S64, cw_timer_event, now, 0, FO_NONZERO),
-	F_END,
-};
-static const struct field cw_futex_fields[] = {
-	F_HDR, F_ACTOR(cw_futex),
-	F("call", FK_U, cw_futex, call, 0, 0),
-	F("op", FK_HEX, cw_futex, op, 0, 0),
-	F("uaddr", FK_HEX, cw_futex, uaddr, 0, 0),
-	F("uaddr2", FK_HEX, cw_futex, uaddr2, 0, FO_NONZERO),
-	F("val", FK_U, cw_futex, val, 0, FO_NONZERO),
-	F("val3", FK_HEX, cw_futex, val3, 0, FO_NONZERO),
-	F("enter", FK_U, cw_futex, enter_ns, 0, 0),
-	F("ret", FK_S64, cw_futex, ret, 0, 0),
-	F_END,
-};
-static const struct field cw_net_pkt_fields[] = {
-	F_HDR, F_ACTOR(cw_net_pkt),
-	F("skb", FK_HEX, cw_net_pkt, skb, 0, 0),
-	F("len", FK_U, cw_net_pkt, len, 0, 0),
-	F("ifindex", FK_U, cw_net_pkt, ifindex, 0, FO_NONZERO),
-	F("protocol", FK_HEX, cw_net_pkt, protocol, 0, FO_NONZERO),
-	F("family", FK_U, cw_net_pkt, family, 0, FO_NONZERO),
-	F("l4", FK_U, cw_net_pkt, l4proto, 0, FO_NONZERO),
-	F("sport", FK_U, cw_net_pkt, sport, 0, FO_NONZERO),
-	F("dport", FK_U, cw_net_pkt, dport, 0, FO_NONZERO),
-	F("saddr", FK_BYTES, cw_net_pkt, saddr, 0, 0),
-	F("daddr", FK_BYTES, cw_net_pkt, daddr, 0, 0),
-	F_END,
-};
-/* format 1.3: the context plane */
-static const struct field cw_mmap_fields[] = {
-	F_HDR,
-	F("task", FK_TASK, cw_mmap, task, 0, 0),
-	F("start", FK_HEX, cw_mmap, start, 0, 0),
-	F("len", FK_HEX, cw_mmap, len, 0, 0),
-	F("pgoff", FK_HEX, cw_mmap, pgoff, 0, 0),
-	F("prot", FK_HEX, cw_mmap, prot, 0, FO_NONZERO),
-	F("mflags", FK_HEX, cw_mmap, mflags, 0, FO_NONZERO),
-	F("build_id", FK_BUILDID, cw_mmap, build_id, offsetof(struct cw_mmap, build_id_len),
-	  FO_NONZERO),
-	F("path", FK_VAR, cw_mmap, path_len, 0, 0),
-	F_END,
-};
-/* The arrays in the order the record holds them. */
-static const struct field cw_sample_fields[] = {
-	F_HDR, F_ACTOR(cw_sample),
-	F("period", FK_U, cw_sample, period, 0, FO_NONZERO),
-	F("keep", FK_HEX, cw_sample, keep, 0, 0),
-	F("kerr", FK_S32, cw_sample, kerr, 0, FO_NONZERO),
-	F("uerr", FK_S32, cw_sample, uerr, 0, FO_NONZERO),
-	F("kernel", FK_U64S, cw_sample, nkernel, 0, FO_NONZERO),
-	F("user", FK_U64S, cw_sample, nuser, 0, FO_NONZERO),
-	F("regs", FK_U64S, cw_sample, nregs, 0, FO_NONZERO),
-	F("stack", FK_HEXVAR, cw_sample, stack_len, 0, FO_NONZERO),
-	F_END,
-};
-/* format 1.4: the adapter plane. A probe's strings follow it in the
- * order provider, name, path. */
-static const struct field cw_usdt_probe_fields[] = {
-	F_HDR,
-	F("id", FK_U, cw_usdt_probe, id, 0, 0),
-	F("pid", FK_U, cw_usdt_probe, pid, 0, 0),
-	F("nargs", FK_U, cw_usdt_probe, nargs, 0, 0),
-	F("str_arg", FK_U, cw_usdt_probe, str_arg, 0, 0),
-	F("provider", FK_VAR, cw_usdt_probe, provider_len, 0, 0),
-	F("name", FK_VAR, cw_usdt_probe, name_len, 0, 0),
-	F("path", FK_VAR, cw_usdt_probe, path_len, 0, 0),
-	F_END,
-};
-#define F_USDT(st, u)                                                      \
-	F("task", FK_TASK, st, u task, 0, 0),                              \
-	F("start", FK_U, st, u task_start, 0, FO_NONZERO),                 \
-	F("probe", FK_U, st, u probe, 0, 0),                               \
-	F("nargs", FK_U, st, u nargs, 0, 0),                               \
-	F("args", FK_S64S, st, u args, 0, FO_NONZERO)
-static const struct field cw_usdt_fields[] = {
-	F_HDR, F_USDT(cw_usdt, ),
-	F_END,
-};
-static const struct field cw_usdt_str_fields[] = {
-	F_HDR, F_USDT(cw_usdt_str, u.),
-	F("str_err", FK_S32, cw_usdt_str, str_err, 0, FO_NONZERO),
-	F("str", FK_STR, cw_usdt_str, str, 0, 0),
-	F_END,
-};
+/* Any record, typed or not, as its header and its body in hex: what a
+ * line the typed form cannot reproduce falls back to, and how a fixture
+ * spells a record no struct holds. It is the text form's own, not a
+ * struct's, so it is no table of fields.def. */
 static const struct field raw_fields[] = {
 	F("type", FK_HEX, cw_hdr, type, 0, 0),
 	F("size", FK_SIZE, cw_hdr, size, 0, 0),
-	F_HDR,
+	F("ts", FK_U, cw_hdr, ts, 0, 0),
+	F("cpu", FK_U, cw_hdr, cpu, 0, 0),
+	F("ctx", FK_CTX, cw_hdr, ctx, 0, FO_NONZERO),
+	F("flags", FK_U, cw_hdr, flags, 0, FO_NONZERO),
 	{ "body", FK_BODY, 0, sizeof(struct cw_hdr), 0, FO_NONZERO },
 	F_END,
 };

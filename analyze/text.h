@@ -3,7 +3,7 @@
  * The text form of records: one line per record, "NAME key=value ...",
  * printed by the dump (causeway-analyze --dump) and compiled back into a
  * trace by the fixture compiler (tests/fixturec). Both sides use the field
- * tables of text.c, so the two can never disagree, and cw_text_format()
+ * tables of text.c (schema/fields.def), so the two can never disagree, and cw_text_format()
  * checks every line it makes by parsing it back: a record the typed form
  * cannot reproduce byte for byte (non-zero padding, a string with bytes
  * after its terminator, a malformed length) comes out as "raw" with its

@@ -7,6 +7,10 @@
  *    minimum), and documents no type the .def lacks;
  *  - the names are unique, the numbers are within their class's range
  *    of 16 and name a class of schema/classes.def;
+ *  - schema/fields.def spells every struct the .def names, once, each in
+ *    a table of its own rows that gives at least one of its members:
+ *    a type without one could not be dumped or written in a fixture
+ *    (analyze/text.c would not build, and this says which);
  *  - cw_sample_ok, the drain's and the analyzer's rule, takes what
  *    bpf/sample.bpf.c writes and refuses each way of not being that.
  */
@@ -21,8 +25,9 @@
 static const struct {
 	const char *id; /* CW_REC_ suffix */
 	unsigned type;
+	const char *st;
 } defs[] = {
-#define CW_REC(id, type, name, st, writer) { #id, type },
+#define CW_REC(id, type, name, st, writer) { #id, type, #st },
 #include "schema/records.def"
 };
 #define NDEFS (sizeof(defs) / sizeof(defs[0]))
@@ -171,6 +176,65 @@ static void test_table(void)
 	printf("ok table\n");
 }
 
+/* fields.def's rows in order, each with the struct it names: 'b' a table
+ * begins, 'f' a member of the struct, 'h' of its header, 'e' it ends. */
+static const struct {
+	char row;
+	const char *st;
+} field_rows[] = {
+#define CW_FIELDS(st) { 'b', #st },
+#define CW_FIELD(st, key, kind, member, arg, opt) { 'f', #st },
+#define CW_HFIELD(st, key, kind, member, arg, opt) { 'h', #st },
+#define CW_FIELDS_END(st) { 'e', #st },
+#include "schema/fields.def"
+};
+
+/* The row of fields.def where @st's table begins, or -1. */
+static long table_of(const char *st)
+{
+	for (size_t r = 0; r < CW_ARRAY_SIZE(field_rows); r++)
+		if (field_rows[r].row == 'b' && !strcmp(field_rows[r].st, st))
+			return (long)r;
+	return -1;
+}
+
+static void test_fields(void)
+{
+	const char *open = NULL;
+	size_t tables = 0, own = 0;
+
+	for (size_t r = 0; r < CW_ARRAY_SIZE(field_rows); r++) {
+		const char *st = field_rows[r].st;
+		size_t i = 0;
+
+		if (field_rows[r].row == 'b') {
+			CHECK(!open, "fields.def: %s's table begins inside %s's", st, open);
+			CHECK(table_of(st) == (long)r, "fields.def: two tables of %s", st);
+			while (i < NDEFS && strcmp(defs[i].st, st))
+				i++;
+			CHECK(i < NDEFS, "fields.def: a table of %s, which no type of records.def is",
+			      st);
+			open = st;
+			own = 0;
+			tables++;
+			continue;
+		}
+		CHECK(open, "fields.def: a row of %s outside any table", st);
+		CHECK(!strcmp(open, st), "fields.def: a row of %s in %s's table", st, open);
+		own += field_rows[r].row == 'f';
+		if (field_rows[r].row == 'e') {
+			CHECK(own, "fields.def: %s's table gives none of its members", st);
+			open = NULL;
+		}
+	}
+	CHECK(!open, "fields.def: %s's table does not end", open);
+	for (size_t i = 0; i < NDEFS; i++)
+		CHECK(table_of(defs[i].st) >= 0,
+		      "records.def: CW_REC_%s is a %s, which fields.def has no table of", defs[i].id,
+		      defs[i].st);
+	printf("ok fields (%zu tables)\n", tables);
+}
+
 /* A CPU sample as bpf/sample.bpf.c writes it: @nk kernel frames, @nu user
  * frames, @nr registers, @len stack bytes. */
 static size_t make_sample(void *buf, int nk, int nu, int nr, int len)
@@ -229,6 +293,7 @@ int main(void)
 	(void)passes;
 	test_table();
 	test_format_md();
+	test_fields();
 	test_sample_ok();
 	if (failures)
 		fprintf(stderr, "%d failure(s)\n", failures);
