@@ -6,8 +6,10 @@
  * to the identity layer (ident.h) and, through it, to the sink.
  *
  * To add a class: write analyze/cls_NAME.c with its handlers and a
- * `const struct cw_aclass cw_aclass_NAME`, declare it below, and list it
- * in join.c's table. See docs/hacking.md (Adding an edge class).
+ * `const struct cw_aclass cw_aclass_NAME`, and name NAME in the class's
+ * row of schema/classes.def, which declares it below and places it in
+ * join.c's order; nothing here or in join.c lists classes by hand. See
+ * docs/hacking.md (Adding an edge class).
  */
 #ifndef CAUSEWAY_CLASSES_H
 #define CAUSEWAY_CLASSES_H
@@ -171,14 +173,10 @@ const struct cw_join_opts *cw_cls__opts(const struct cw_cls *c);
  * "name+0xOFF", or "0xADDR" when the snapshot has none. @return @buf. */
 char *cw_cls__ksym(const struct cw_cls *c, uint64_t addr, char *buf, size_t len);
 
-extern const struct cw_aclass cw_aclass_meta;
-extern const struct cw_aclass cw_aclass_sched;
-extern const struct cw_aclass cw_aclass_io_uring;
-extern const struct cw_aclass cw_aclass_workqueue;
-extern const struct cw_aclass cw_aclass_timer;
-extern const struct cw_aclass cw_aclass_net;
-extern const struct cw_aclass cw_aclass_futex;
-extern const struct cw_aclass cw_aclass_sample;
-extern const struct cw_aclass cw_aclass_adapter;
+/* Each class's, in analyze/cls_<aclass>.c, named by its schema/classes.def
+ * row: the row is what makes join.c dispatch to it. */
+#define CW_CLASS(id, n, name, ename, kind, aclass, join) \
+	extern const struct cw_aclass cw_aclass_##aclass;
+#include "../schema/classes.def"
 
 #endif /* CAUSEWAY_CLASSES_H */

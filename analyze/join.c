@@ -16,19 +16,25 @@
 #include "classes.h"
 #include "carry.h"
 
-/* Every analyzer class; the only list of them. */
+/*
+ * Every analyzer class, one per row of schema/classes.def, placed by its
+ * join column: the order every loop below runs the classes' hooks in,
+ * which is not -e's (classes.def says why it matters).
+ */
 static const struct cw_aclass *const aclasses[] = {
-	&cw_aclass_meta,
-	&cw_aclass_sched,
-	&cw_aclass_io_uring,
-	&cw_aclass_workqueue,
-	&cw_aclass_timer,
-	&cw_aclass_net,
-	&cw_aclass_futex,
-	&cw_aclass_sample,
-	&cw_aclass_adapter,
+#define CW_CLASS(id, n, name, ename, kind, aclass, join) [join] = &cw_aclass_##aclass,
+#include "../schema/classes.def"
 };
 #define NACLASSES (sizeof(aclasses) / sizeof(aclasses[0]))
+/* A place given twice overrides an initializer (-Woverride-init, in
+ * -Wextra); one out of 0..N-1 leaves a NULL hole and makes the list
+ * longer than classes.def. */
+enum {
+#define CW_CLASS(id, n, name, ename, kind, aclass, join) JOIN_ROW_##id,
+#include "../schema/classes.def"
+	NROWS
+};
+_Static_assert(NACLASSES == NROWS, "classes.def: the join places are not 0 to the rows less one");
 _Static_assert(NACLASSES <= CW_ACLASS_MAX, "raise CW_ACLASS_MAX");
 
 /* Record types are class << 4 | n with 16 classes at most. */

@@ -6,7 +6,8 @@
  * it.
  *
  * Adding a class (capture side):
- *  1. schema/: its row in classes.def (number, names, kind), its
+ *  1. schema/: its row in classes.def (number, names, kind, and the
+ *     analyzer's class, which the capture does not read), its
  *     record types in records.def, their layouts in events.h,
  *     documented in format.md.
  *  2. bpf/CLASS.bpf.c: its programs, including bpf/causeway.bpf.h (the

@@ -29,13 +29,13 @@
 /* Classes: the unit of filtering (-e) and of loss accounting; the list,
  * their names and numbers, is schema/classes.def. */
 enum {
-#define CW_CLASS(id, n, name, ename, kind) CW_CLASS_##id = n,
+#define CW_CLASS(id, n, name, ename, kind, aclass, join) CW_CLASS_##id = n,
 #include "classes.def"
 };
 
 /* One more than the largest class number: a union as large as that. */
 union cw_class_span_ {
-#define CW_CLASS(id, n, name, ename, kind) char c_##id[n + 1];
+#define CW_CLASS(id, n, name, ename, kind, aclass, join) char c_##id[n + 1];
 #include "classes.def"
 };
 enum { CW_CLASS_MAX = sizeof(union cw_class_span_) };

@@ -17,7 +17,7 @@
 
 /* Indexed by CW_CLASS_*. */
 static const char *const cw_class_names[CW_CLASS_MAX] = {
-#define CW_CLASS(id, n, name, ename, kind) [CW_CLASS_##id] = name,
+#define CW_CLASS(id, n, name, ename, kind, aclass, join) [CW_CLASS_##id] = name,
 #include "classes.def"
 };
 
@@ -30,7 +30,7 @@ static const struct {
 	unsigned char kind; /* CW_CK_* */
 	const char *name, *ename;
 } cw_class_table[] = {
-#define CW_CLASS(id, n, name, ename, kind) { CW_CLASS_##id, kind, name, ename },
+#define CW_CLASS(id, n, name, ename, kind, aclass, join) { CW_CLASS_##id, kind, name, ename },
 #include "classes.def"
 };
 
