@@ -83,19 +83,12 @@ static void add_running(struct cw_join *j, uint8_t c, uint8_t rank)
 	s->running[i].rank = rank;
 }
 
-/*
- * The capture class (CW_CLASS_*) of an analyzer class: that of the first
- * record type it owns outside the metadata range (the adapter class also
- * owns the probe declarations, which are metadata); CW_CLASS_META for a
- * class that owns none.
- */
-static unsigned capture_class(const struct cw_aclass *ac)
-{
-	for (const struct cw_handler *h = ac->handlers; h && h->type; h++)
-		if (CW_CLASS_OF(h->type) != CW_CLASS_META)
-			return CW_CLASS_OF(h->type);
-	return CW_CLASS_META;
-}
+/* The capture class (CW_CLASS_*) of each analyzer class, by its place:
+ * the row that names it says (the class -e turns on and off). */
+static const uint8_t capture_class[] = {
+#define CW_CLASS(id, n, name, ename, kind, aclass, join) [join] = CW_CLASS_##id,
+#include "../schema/classes.def"
+};
 
 /* Every edge: what its dst works for, from its src (carry.h: one rule for
  * every class's edges, so it lives here, not in one), then what each
@@ -146,7 +139,7 @@ struct cw_join *cw_join__new(const struct cw_sink *sink, const struct cw_join_op
 		 * have named (a wake's timer), which is exactly what a
 		 * baseline without the class must not show. Its records stay
 		 * routed, so that they are skipped, not counted unknown. */
-		int on = j->classes >> capture_class(ac) & 1;
+		int on = j->classes >> capture_class[c] & 1;
 
 		j->cls[c].id = j->id;
 		j->cls[c].st = &j->st;
@@ -182,7 +175,7 @@ struct cw_join *cw_join__new(const struct cw_sink *sink, const struct cw_join_op
 	/* Watches after every owner is known: a watch of a type nobody owns
 	 * would never run, which is a build error too. */
 	for (size_t c = 0; c < NACLASSES; c++) {
-		if (!(j->classes >> capture_class(aclasses[c]) & 1))
+		if (!(j->classes >> capture_class[c] & 1))
 			continue;
 		for (const struct cw_handler *h = aclasses[c]->watches; h && h->type; h++) {
 			struct route *r = h->type < NTYPES ? &j->routes[h->type] : NULL;
