@@ -7,12 +7,14 @@
 #include <sqlite3.h>
 #include "db.h"
 #include "tables_sql.h"
+#include "lib/hash.h"
+#include "lib/htab.h"
 #include "../schema/names.h"
 
 #define INDEX_MARKER "-- @@INDEXES@@"
 
 enum { ST_NODE, ST_EDGE, ST_EXEC, ST_BREAK, ST_DIAG, ST_META, ST_FRAME, ST_STACK, ST_STACK_FRAME,
-       ST_SAMPLE, ST_WAIT, ST_ATTR, ST_N };
+       ST_SAMPLE, ST_WAIT, ST_ATTR, ST_REASON, ST_N };
 
 static const char *const stmt_sql[ST_N] = {
 	[ST_NODE] = "INSERT INTO nodes(id,type,scope,key,generation,pid,tid,name,start_ns,end_ns,"
@@ -28,19 +30,52 @@ static const char *const stmt_sql[ST_N] = {
 		     "inlined) VALUES(?,?,?,?,?,?,?,?,?)",
 	[ST_STACK] = "INSERT INTO stacks(id,depth) VALUES(?,?)",
 	[ST_STACK_FRAME] = "INSERT INTO stack_frames(stack,position,frame) VALUES(?,?,?)",
-	[ST_ATTR] = "INSERT INTO attribution(sample,request,task,confidence,reason,waker_request) "
-		    "VALUES(?,?,?,?,?,?)",
+	[ST_ATTR] = "INSERT INTO attribution_rows(sample,request,task,confidence,reason,"
+		    "waker_request) VALUES(?,?,?,?,?,?)",
+	[ST_REASON] = "INSERT INTO attribution_reasons(id,reason) VALUES(?,?)",
 	[ST_SAMPLE] = "INSERT INTO samples(node,thread,ts,cpu,kind,stack,weight,"
 		      "inclusion_probability,weight_exact,wake) VALUES(?,?,?,?,?,?,?,?,?,?)",
 	[ST_WAIT] = "INSERT INTO resource_waits(resource,waiter,start_ns,end_ns,wake_edge,waker,"
 		    "confidence,reason) VALUES(?,?,?,?,?,?,?,?)",
 };
 
+/*
+ * An attribution reason, written once to attribution_reasons: a sample's
+ * row names it by id (the attribution view spells it out again). Every
+ * sample has a reason, and one text is shared by most of them (a trace
+ * without requests gives each the same "unknown"), so spelt out per row
+ * it was a third of a system-wide database. The texts come from a finite
+ * set (fixed reasons, and chains of at most CW_CARRY_PATH edge types), so
+ * the table is bounded by what the analyzer can say, not by the trace.
+ */
+struct reason {
+	struct cw_hnode hn;
+	uint64_t hash, id;
+	char text[];
+};
+
 struct cw_db {
 	sqlite3 *h;
 	sqlite3_stmt *st[ST_N];
+	struct cw_htab reasons;
+	uint64_t next_reason;
 	int failed;
 };
+
+/* FNV-1a, mixed: reasons are short, and few. */
+static uint64_t text_hash(const char *t)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (; *t; t++)
+		h = (h ^ (uint8_t)*t) * 0x100000001b3ull;
+	return cw_mix64(h);
+}
+
+static uint64_t reason_rehash(const struct cw_hnode *n)
+{
+	return cw_hentry(n, struct reason, hn)->hash;
+}
 
 static int step(struct cw_db *db, sqlite3_stmt *s)
 {
@@ -157,10 +192,43 @@ static int db_stack(void *ctx, uint64_t id, const uint64_t *frames, uint32_t dep
 	return err;
 }
 
+/* The id of reason @text in attribution_reasons, written there the first
+ * time; 0 with *err on failure. */
+static uint64_t reason_of(struct cw_db *db, const char *text, int *err)
+{
+	uint64_t h = text_hash(text);
+	struct reason *e;
+	size_t len;
+
+	cw_htab_for_each_possible(&db->reasons, e, hn, h)
+		if (e->hash == h && !strcmp(e->text, text))
+			return e->id;
+	if (db->reasons.n >= db->reasons.cap &&
+	    (*err = cw_htab__grow(&db->reasons, 64, reason_rehash, 0)))
+		return 0;
+	len = strlen(text);
+	if (!(e = malloc(sizeof(*e) + len + 1))) {
+		*err = -ENOMEM;
+		return 0;
+	}
+	e->hash = h;
+	e->id = ++db->next_reason;
+	memcpy(e->text, text, len + 1);
+	cw_htab__add(&db->reasons, &e->hn, h);
+	sqlite3_bind_int64(db->st[ST_REASON], 1, (int64_t)e->id);
+	sqlite3_bind_text(db->st[ST_REASON], 2, e->text, -1, SQLITE_STATIC);
+	if ((*err = step(db, db->st[ST_REASON])))
+		return 0;
+	return e->id;
+}
+
 static int db_sample(void *ctx, const struct cw_sample_row *r)
 {
 	struct cw_db *db = ctx;
 	sqlite3_stmt *s = db->st[ST_SAMPLE];
+	const char *reason;
+	uint64_t reason_id = 0;
+	int64_t sample;
 	int err;
 
 	sqlite3_bind_int64(s, 1, (int64_t)r->node);
@@ -176,17 +244,18 @@ static int db_sample(void *ctx, const struct cw_sample_row *r)
 	bind_id(s, 10, r->wake);
 	if ((err = step(db, s)))
 		return err;
+	/* the sample's id, before a new reason's insert moves it */
+	sample = sqlite3_last_insert_rowid(db->h);
+	reason = r->attr_reason ?: r->attr_chain[0] ? r->attr_chain : NULL;
+	if (reason && !(reason_id = reason_of(db, reason, &err)))
+		return err;
 	s = db->st[ST_ATTR];
-	sqlite3_bind_int64(s, 1, sqlite3_last_insert_rowid(db->h));
+	sqlite3_bind_int64(s, 1, sample);
 	bind_id(s, 2, r->request);
 	bind_id(s, 3, r->task);
-	sqlite3_bind_text(s, 4, cw_confidence_names[r->attr_confidence], -1, SQLITE_STATIC);
-	if (r->attr_reason)
-		sqlite3_bind_text(s, 5, r->attr_reason, -1, SQLITE_STATIC);
-	else if (r->attr_chain[0])
-		sqlite3_bind_text(s, 5, r->attr_chain, -1, SQLITE_TRANSIENT);
-	else
-		sqlite3_bind_null(s, 5);
+	/* the code of enum cw_confidence: the attribution view names it */
+	sqlite3_bind_int(s, 4, r->attr_confidence);
+	bind_id(s, 5, reason_id);
 	bind_id(s, 6, r->waker_request);
 	return step(db, s);
 }
@@ -440,6 +509,8 @@ int cw_db__finish(struct cw_db *db, char *errbuf, size_t errlen)
 		snprintf(errbuf, errlen, "database: close failed");
 		err = -EIO;
 	}
+	cw_htab__free_entries(&db->reasons, offsetof(struct reason, hn));
+	cw_htab__free(&db->reasons);
 	free(db);
 	return err;
 }
@@ -451,5 +522,7 @@ void cw_db__abort(struct cw_db *db)
 	for (int i = 0; i < ST_N; i++)
 		sqlite3_finalize(db->st[i]);
 	sqlite3_close(db->h);
+	cw_htab__free_entries(&db->reasons, offsetof(struct reason, hn));
+	cw_htab__free(&db->reasons);
 	free(db);
 }

@@ -147,13 +147,34 @@ CREATE TABLE samples(
 -- the request the wake was a handoff of (observed or carried, and not
 -- ended), which the blocked time can also be charged to as its cause;
 -- NULL when none or unknown.
-CREATE TABLE attribution(
+--
+-- attribution is a view: the rows are attribution_rows, with the
+-- confidence as its code (0 observed, 1 reconstructed, 2 unknown:
+-- analyze/model.h's enum cw_confidence, which tests/test_db.c holds this
+-- view to) and the reason
+-- as the id of its text in attribution_reasons, each text once. Most
+-- samples of a trace share a reason, which spelt out on every row was a
+-- third of a system-wide database. Query the view; its columns are what
+-- the table's were.
+CREATE TABLE attribution_rows(
   sample     INTEGER PRIMARY KEY REFERENCES samples(id),
   request    INTEGER REFERENCES nodes(id),
   task       INTEGER REFERENCES nodes(id),
-  confidence TEXT NOT NULL,
-  reason     TEXT,
+  confidence INTEGER NOT NULL,
+  reason     INTEGER REFERENCES attribution_reasons(id),
   waker_request INTEGER REFERENCES nodes(id));
+
+CREATE TABLE attribution_reasons(
+  id     INTEGER PRIMARY KEY,
+  reason TEXT NOT NULL);
+
+CREATE VIEW attribution AS
+  SELECT a.sample, a.request, a.task,
+         CASE a.confidence WHEN 0 THEN 'observed' WHEN 1 THEN 'reconstructed'
+                           WHEN 2 THEN 'unknown' END AS confidence,
+         (SELECT r.reason FROM attribution_reasons r WHERE r.id = a.reason) AS reason,
+         a.waker_request
+    FROM attribution_rows a;
 
 -- A window of lost events (docs/model.md §5.7). reason is prose for
 -- people ('ring full: timer', 'CQE overflow on ring 0x...'); class is
@@ -621,4 +642,4 @@ CREATE INDEX samples_thread ON samples(thread, ts);
 CREATE INDEX stack_frames_frame ON stack_frames(frame);
 CREATE INDEX resource_waits_resource ON resource_waits(resource);
 CREATE INDEX resource_waits_waiter ON resource_waits(waiter, start_ns);
-CREATE INDEX attribution_request ON attribution(request);
+CREATE INDEX attribution_request ON attribution_rows(request);

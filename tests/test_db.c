@@ -185,11 +185,64 @@ static void test_query_plans(void)
 	printf("ok query_plans\n");
 }
 
+/*
+ * attribution is a view over coded rows: each sample's confidence and
+ * reason read back as written, for every confidence the model has (the
+ * view's CASE is held to cw_confidence_names), a reason shared by many
+ * samples is stored once, and a sample without one reads NULL.
+ */
+static void test_attribution_codes(void)
+{
+	static const char *const reasons[] = { "woken by an unknown cause", NULL,
+					       "request > wake", "woken by an unknown cause" };
+	struct cw_sample_row row = { .node = 1, .thread = 1, .weight = 1,
+				     .inclusion_probability = 1.0 };
+	char err[256], want[512] = "", *w = want;
+	struct cw_sink sink;
+	struct cw_db *db;
+	sqlite3 *h = NULL;
+	const char *got;
+	int n = 0;
+
+	snprintf(path, sizeof(path), "/tmp/test_db.%d.db", (int)getpid());
+	unlink(path);
+	CHECK((db = cw_db__create(path, err, sizeof(err))) != NULL, "create: %s", err);
+	if (!db)
+		return;
+	cw_db__sink(db, &sink);
+	for (int c = 0; c < CW_CONF_N; c++) {
+		for (size_t i = 0; i < sizeof(reasons) / sizeof(reasons[0]); i++, n++) {
+			row.ts = (uint64_t)n;
+			row.attr_confidence = (uint8_t)c;
+			/* a chain is a copy in the row, a fixed reason a pointer */
+			row.attr_reason = i == 2 ? NULL : reasons[i];
+			snprintf(row.attr_chain, sizeof(row.attr_chain), "%s", i == 2 ? reasons[i] : "");
+			CHECK(sink.sample(sink.ctx, &row) == 0, "sample %d", n);
+			w += snprintf(w, want + sizeof(want) - w, "%s%s:%s", n ? " " : "",
+				      cw_confidence_names[c], reasons[i] ? reasons[i] : "NULL");
+		}
+	}
+	CHECK(cw_db__finish(db, err, sizeof(err)) == 0, "finish: %s", err);
+	CHECK(sqlite3_open(path, &h) == SQLITE_OK, "open");
+	got = one(h, "SELECT group_concat(confidence || ':' || coalesce(reason, 'NULL'), ' ') FROM"
+		     " (SELECT confidence, reason FROM attribution ORDER BY sample)");
+	CHECK(!strcmp(got, want), "attribution reads\n  %s\nnot\n  %s", got, want);
+	got = one(h, "SELECT count(*) FROM attribution_reasons");
+	CHECK(!strcmp(got, "2"), "%s reasons stored, not 2", got);
+	got = one(h, "SELECT count(*) FROM attribution_rows WHERE reason IS NULL");
+	CHECK(!strcmp(got, "3"), "%s rows without a reason, not 3", got);
+	sqlite3_close(h);
+	unlink(path);
+	passes++;
+	printf("ok attribution_codes\n");
+}
+
 int main(void)
 {
 	test_generations();
 	test_generations_kept();
 	test_query_plans();
+	test_attribution_codes();
 	printf("test_db: %d passed, %d failed\n", passes, failures);
 	return failures != 0;
 }

@@ -269,7 +269,7 @@ int edb_open(const char *path, const struct truth *t, struct edb *db)
 		return -1;
 	}
 	sqlite3_busy_timeout(db->h, 5000);
-	if (sqlite3_prepare_v2(db->h, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?",
+	if (sqlite3_prepare_v2(db->h, "SELECT 1 FROM sqlite_master WHERE type IN ('table', 'view') AND name = ?",
 			       -1, &st, NULL) != SQLITE_OK) {
 		edb_fail(db, "not a SQLite database");
 		edb_close(db);
