@@ -247,6 +247,15 @@ int classes__prog_probe(const struct cw_prog_desc *p)
 	return n >= p->min_args && (!p->max_args || n <= p->max_args) ? 0 : -EINVAL;
 }
 
+const struct cw_prog_desc *classes__prog_needs(const struct cw_class_desc *c,
+					       const struct cw_prog_desc *p)
+{
+	for (const struct cw_prog_desc *q = c->progs; p->needs && q->name; q++)
+		if (!strcmp(q->name, p->needs))
+			return q;
+	return NULL;
+}
+
 bool classes__prog_fits(const struct cw_prog_desc *p)
 {
 	return classes__prog_probe(p) == 0;

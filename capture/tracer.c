@@ -252,7 +252,7 @@ static int choose_programs(struct tracer *t, struct bpf_object *obj, const struc
 	int optional = 0;
 
 	bpf_object__for_each_program(prog, obj) {
-		const struct cw_prog_desc *p = prog_desc(c, prog);
+		const struct cw_prog_desc *p = prog_desc(c, prog), *q;
 		char why[200];
 		int err;
 
@@ -267,6 +267,12 @@ static int choose_programs(struct tracer *t, struct bpf_object *obj, const struc
 			continue;
 		}
 		err = classes__prog_probe(p);
+		/* What it needs says why it does not run, in its turn. */
+		q = classes__prog_needs(c, p);
+		if (!err && q && !classes__prog_fits(q)) {
+			bpf_program__set_autoload(prog, false);
+			continue;
+		}
 		bpf_program__set_autoload(prog, !err);
 		if (!err) {
 			optional += p->optional;
@@ -601,15 +607,33 @@ static int attach_ticks(struct tracer *t, struct bpf_program *prog)
 	return err;
 }
 
+/* Did optional program @p fail to attach (one of @n in @failed)? */
+static bool attach_failed(const struct cw_prog_desc *const *failed, size_t n,
+			  const struct cw_prog_desc *p)
+{
+	while (p && n--)
+		if (failed[n] == p)
+			return true;
+	return false;
+}
+
 int tracer__attach(struct tracer *t)
 {
 	for (size_t i = 0; i < t->nobjs; i++) {
+		const struct cw_prog_desc *failed[16];
 		struct bpf_program *prog;
+		size_t nfailed = 0;
 
 		bpf_object__for_each_program(prog, t->objs[i]) {
 			const struct cw_prog_desc *p = t->descs[i] ? prog_desc(t->descs[i], prog) : NULL;
+			const struct cw_prog_desc *needs;
 			struct bpf_link *link;
 			int err;
+
+			/* What it needs, attached before it, said why. */
+			needs = p ? classes__prog_needs(t->descs[i], p) : NULL;
+			if (attach_failed(failed, nfailed, needs))
+				continue;
 
 			/* context.bpf.c's program is run, not attached; a USDT
 			 * program is attached per probe (capture/usdt.c). */
@@ -631,6 +655,8 @@ int tracer__attach(struct tracer *t)
 				snprintf(why, sizeof(why), "cannot attach to %s: %s", p->tp, strerror(-err));
 				/* not -ENOENT: the probe found the hook */
 				optional_missing(t, t->descs[i], p, err == -ENOENT ? -EPERM : err, why);
+				if (nfailed < sizeof(failed) / sizeof(failed[0]))
+					failed[nfailed++] = p;
 				continue;
 			}
 			if (!link) {
