@@ -25,6 +25,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,6 +65,13 @@ struct tracer {
 	int shared[NSHARED]; /* ours (dup'd), -1 until the first load */
 	struct bpf_link **links;
 	size_t nlinks;
+	/* Perf-event links (tracefs tracepoints), detached apart: see
+	 * tracer__detach. */
+	struct bpf_link **slow;
+	size_t nslow;
+	pthread_t *slow_threads;
+	size_t nslow_threads;
+	int slow_left; /* atomic: slow links not yet destroyed */
 	int ncpus;
 	int ctx_method;
 	char ctx_why[400];
@@ -557,18 +565,26 @@ const char *tracer__records_missing(const struct tracer *t)
 	return t->records_missing;
 }
 
-static int add_link(struct tracer *t, struct bpf_link *link)
+/* Keep @link, a perf-event one (tracefs tracepoint) when @slow. */
+static int keep_link(struct tracer *t, struct bpf_link *link, bool slow)
 {
-	struct bpf_link **links = realloc(t->links, (t->nlinks + 1) * sizeof(*links));
+	struct bpf_link ***v = slow ? &t->slow : &t->links;
+	size_t *n = slow ? &t->nslow : &t->nlinks;
+	struct bpf_link **links = realloc(*v, (*n + 1) * sizeof(*links));
 
 	if (!links) {
 		bpf_link__destroy(link);
 		cw_msg("out of memory");
 		return -ENOMEM;
 	}
-	t->links = links;
-	t->links[t->nlinks++] = link;
+	*v = links;
+	links[(*n)++] = link;
 	return 0;
+}
+
+static int add_link(struct tracer *t, struct bpf_link *link)
+{
+	return keep_link(t, link, false);
 }
 
 /*
@@ -665,12 +681,65 @@ int tracer__attach(struct tracer *t)
 				       strerror(-err));
 				return err;
 			}
-			err = add_link(t, link);
+			err = keep_link(t, link, p && p->kind == CW_PROG_TRACEPOINT);
 			if (err)
 				return err;
 		}
 	}
 	return 0;
+}
+
+struct slow_close {
+	struct tracer *t;
+	struct bpf_link *link;
+};
+
+static void *slow_close(void *arg)
+{
+	struct slow_close *c = arg;
+
+	bpf_link__destroy(c->link);
+	__atomic_sub_fetch(&c->t->slow_left, 1, __ATOMIC_RELEASE);
+	free(c);
+	return NULL;
+}
+
+/*
+ * Destroy the slow links, each in a thread of its own. Closing a
+ * tracefs tracepoint's perf event waits for an RCU tasks-trace grace
+ * period (perf_trace_event_unreg()), which under load takes seconds, up
+ * to a minute: one after the other, ten of them took 22 s to 200 s under
+ * 16 ping-pong pairs. Closed at once, they wait for the same grace
+ * period (3 s there), and the drain loop's thread goes on draining. One
+ * that finds no thread is destroyed here.
+ */
+static void detach_slow(struct tracer *t)
+{
+	sigset_t all, old;
+
+	if (!t->nslow)
+		return;
+	t->slow_threads = calloc(t->nslow, sizeof(*t->slow_threads));
+	__atomic_store_n(&t->slow_left, (int)t->nslow, __ATOMIC_RELEASE);
+	/* Signals go to the drain loop's thread (capture/flusher.c). */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	while (t->nslow) {
+		struct slow_close *c = malloc(sizeof(*c));
+		struct bpf_link *link = t->slow[--t->nslow];
+
+		if (c)
+			*c = (struct slow_close){ .t = t, .link = link };
+		if (!c || !t->slow_threads ||
+		    pthread_create(&t->slow_threads[t->nslow_threads], NULL, slow_close, c)) {
+			free(c);
+			bpf_link__destroy(link);
+			__atomic_sub_fetch(&t->slow_left, 1, __ATOMIC_RELEASE);
+			continue;
+		}
+		t->nslow_threads++;
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
 /*
@@ -680,6 +749,10 @@ int tracer__attach(struct tracer *t)
  * grace period before it returns (tracepoint_remove_func(): the probe
  * left has other data), which under load takes seconds, each, while the
  * ring fills. Removing the last one leaves the first in place: no wait.
+ * The slow links go after all the others, so that while they wait only
+ * their own programs still run (the futex class's: an entry its exit,
+ * gone first, leaves in futex_calls is its thread's, replaced at its next
+ * call), and nothing reads the cause slots they set.
  */
 void tracer__detach(struct tracer *t)
 {
@@ -687,6 +760,12 @@ void tracer__detach(struct tracer *t)
 		return;
 	while (t->nlinks)
 		bpf_link__destroy(t->links[--t->nlinks]);
+	detach_slow(t);
+}
+
+bool tracer__detaching(const struct tracer *t)
+{
+	return t && __atomic_load_n(&t->slow_left, __ATOMIC_ACQUIRE) > 0;
 }
 
 int tracer__ring_fd(const struct tracer *t)
@@ -729,7 +808,11 @@ void tracer__free(struct tracer *t)
 	if (!t)
 		return;
 	tracer__detach(t);
+	for (size_t i = 0; i < t->nslow_threads; i++)
+		pthread_join(t->slow_threads[i], NULL);
+	free(t->slow_threads);
 	free(t->links);
+	free(t->slow);
 	for (size_t i = 0; i < t->nobjs; i++)
 		bpf_object__close(t->objs[i]);
 	for (size_t i = 0; i < NSHARED; i++)
