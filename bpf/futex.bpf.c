@@ -13,8 +13,8 @@
  * also keep the other syscalls off the traced path, but the kernel this
  * was written on refuses every trampoline. The events' cost is at the
  * end: closing one waits for an RCU tasks-trace grace period, seconds
- * under load, which the capture spends draining (capture/tracer.c,
- * tracer__detach).
+ * to minutes under load, which a child process waits out for the
+ * capture (capture/tracer.c, detach_slow()).
  *
  * Only native syscalls: the kernel gives the syscall events none of a
  * 32-bit (compat) task's. The futex2 calls (futex_waitv 5.16,

@@ -111,13 +111,11 @@ enum stop_reason loop__drain_rest(struct loop *l, enum stop_reason stop)
 
 	if (stop == STOP_MAX_SIZE || stop == STOP_ERROR)
 		return stop;
-	/* USDT probes and tracefs tracepoints take a while to detach
-	 * (usdt.h, tracer.h): they still produce meanwhile, so drain as the
-	 * loop does until they are gone. */
+	/* USDT probes take a while to detach (usdt.h): they still produce
+	 * meanwhile, so drain as the loop does until they are gone. */
 	do
 		ret = drain__poll(l->drain, POLL_MS);
-	while (ret >= 0 && (usdt__detaching(l->usdt) || tracer__detaching(l->tracer)) &&
-	       signals__count() == signals);
+	while (ret >= 0 && usdt__detaching(l->usdt) && signals__count() == signals);
 	/* Nothing produces any more, so this ends; in batches all the same,
 	 * so that a user who insists (a second signal) is heard. */
 	do

@@ -25,12 +25,14 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
@@ -65,13 +67,11 @@ struct tracer {
 	int shared[NSHARED]; /* ours (dup'd), -1 until the first load */
 	struct bpf_link **links;
 	size_t nlinks;
-	/* Perf-event links (tracefs tracepoints), detached apart: see
-	 * tracer__detach. */
+	/* Perf-event links (tracefs tracepoints, the tick), closed apart:
+	 * see detach_slow() */
 	struct bpf_link **slow;
 	size_t nslow;
-	pthread_t *slow_threads;
-	size_t nslow_threads;
-	int slow_left; /* atomic: slow links not yet destroyed */
+	pid_t closer; /* the process that closes them, or 0 */
 	int ncpus;
 	int ctx_method;
 	char ctx_why[400];
@@ -565,7 +565,7 @@ const char *tracer__records_missing(const struct tracer *t)
 	return t->records_missing;
 }
 
-/* Keep @link, a perf-event one (tracefs tracepoint) when @slow. */
+/* Keep @link, a perf-event one when @slow. */
 static int keep_link(struct tracer *t, struct bpf_link *link, bool slow)
 {
 	struct bpf_link ***v = slow ? &t->slow : &t->links;
@@ -580,11 +580,6 @@ static int keep_link(struct tracer *t, struct bpf_link *link, bool slow)
 	*v = links;
 	links[(*n)++] = link;
 	return 0;
-}
-
-static int add_link(struct tracer *t, struct bpf_link *link)
-{
-	return keep_link(t, link, false);
 }
 
 /*
@@ -615,7 +610,7 @@ static int attach_ticks(struct tracer *t, struct bpf_program *prog)
 			       cpus[i], strerror(-err));
 			break;
 		}
-		err = add_link(t, link);
+		err = keep_link(t, link, true);
 	}
 	if (n < 0)
 		cw_msg("cannot list the online CPUs: %s", strerror(-n));
@@ -689,57 +684,87 @@ int tracer__attach(struct tracer *t)
 	return 0;
 }
 
-struct slow_close {
-	struct tracer *t;
-	struct bpf_link *link;
-};
-
-static void *slow_close(void *arg)
+/* Close every descriptor from @lo up to, not including, @hi. */
+static void close_from(int lo, int hi)
 {
-	struct slow_close *c = arg;
+	if (lo < hi && syscall(SYS_close_range, lo, hi - 1, 0))
+		for (int fd = lo; fd < hi; fd++)
+			close(fd);
+}
 
-	bpf_link__destroy(c->link);
-	__atomic_sub_fetch(&c->t->slow_left, 1, __ATOMIC_RELEASE);
-	free(c);
-	return NULL;
+static int cmp_fd(const void *a, const void *b)
+{
+	return *(const int *)a - *(const int *)b;
 }
 
 /*
- * Destroy the slow links, each in a thread of its own. Closing a
- * tracefs tracepoint's perf event waits for an RCU tasks-trace grace
- * period (perf_trace_event_unreg()), which under load takes seconds, up
- * to a minute: one after the other, ten of them took 22 s to 200 s under
- * 16 ping-pong pairs. Closed at once, they wait for the same grace
- * period (3 s there), and the drain loop's thread goes on draining. One
- * that finds no thread is destroyed here.
+ * The closer: keep only the @n descriptors @keep (sorted), @wait's read
+ * end among them, and exit once the capture has closed its own copies
+ * (EOF on @wait), so that the exit drops the last references.
+ * Async-signal-safe calls only: this is a fork of a process with threads.
+ */
+static void closer_main(const int *keep, size_t n, int wait, int max_fd)
+{
+	int lo = 0;
+	char c;
+
+	for (size_t i = 0; i < n; i++) {
+		close_from(lo, keep[i]);
+		lo = keep[i] + 1;
+	}
+	close_from(lo, max_fd);
+	while (read(wait, &c, 1) < 0 && errno == EINTR)
+		;
+	_exit(0);
+}
+
+/*
+ * Close the perf-event links without waiting for them. Detaching a BPF
+ * program from a perf event, and closing a tracefs tracepoint's event,
+ * each wait for an RCU tasks-trace grace period
+ * (perf_event_detach_bpf_prog(), perf_trace_event_unreg()), in the
+ * thread that drops the last reference. While syscall events are
+ * attached every syscall of every task is such a reader, and under 16
+ * ping-pong pairs on 2 CPUs one grace period took from 2 s to over a
+ * minute: the ring filled meanwhile, or the capture took minutes to exit
+ * after its -d. So a child process takes copies of them, the capture
+ * closes its own at once, and the child's exit drops the last
+ * references and waits in the capture's stead. Their programs run until
+ * then, into a ring nobody reads: what they write after the capture's
+ * last drain is after its end. Without a child they are closed here,
+ * and waited for.
  */
 static void detach_slow(struct tracer *t)
 {
-	sigset_t all, old;
+	int *keep = t->nslow ? calloc(t->nslow + 1, sizeof(*keep)) : NULL;
+	int wait[2] = { -1, -1 };
+	struct rlimit lim;
+	int max_fd = 65536;
 
-	if (!t->nslow)
-		return;
-	t->slow_threads = calloc(t->nslow, sizeof(*t->slow_threads));
-	__atomic_store_n(&t->slow_left, (int)t->nslow, __ATOMIC_RELEASE);
-	/* Signals go to the drain loop's thread (capture/flusher.c). */
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	while (t->nslow) {
-		struct slow_close *c = malloc(sizeof(*c));
-		struct bpf_link *link = t->slow[--t->nslow];
-
-		if (c)
-			*c = (struct slow_close){ .t = t, .link = link };
-		if (!c || !t->slow_threads ||
-		    pthread_create(&t->slow_threads[t->nslow_threads], NULL, slow_close, c)) {
-			free(c);
-			bpf_link__destroy(link);
-			__atomic_sub_fetch(&t->slow_left, 1, __ATOMIC_RELEASE);
-			continue;
+	if (keep && !pipe2(wait, O_CLOEXEC)) {
+		for (size_t i = 0; i < t->nslow; i++)
+			keep[i] = bpf_link__fd(t->slow[i]);
+		keep[t->nslow] = wait[0];
+		qsort(keep, t->nslow + 1, sizeof(*keep), cmp_fd);
+		if (!getrlimit(RLIMIT_NOFILE, &lim) && lim.rlim_cur < (rlim_t)max_fd)
+			max_fd = (int)lim.rlim_cur;
+		t->closer = fork();
+		if (!t->closer)
+			closer_main(keep, t->nslow + 1, wait[0], max_fd);
+		if (t->closer < 0) {
+			cw_notice("cannot start a process to close the perf events (%s): "
+				  "waiting for the kernel to close them",
+				  strerror(errno));
+			t->closer = 0;
 		}
-		t->nslow_threads++;
 	}
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	while (t->nslow)
+		bpf_link__destroy(t->slow[--t->nslow]);
+	if (wait[0] >= 0) {
+		close(wait[0]);
+		close(wait[1]);
+	}
+	free(keep);
 }
 
 /*
@@ -749,10 +774,8 @@ static void detach_slow(struct tracer *t)
  * grace period before it returns (tracepoint_remove_func(): the probe
  * left has other data), which under load takes seconds, each, while the
  * ring fills. Removing the last one leaves the first in place: no wait.
- * The slow links go after all the others, so that while they wait only
- * their own programs still run (the futex class's: an entry its exit,
- * gone first, leaves in futex_calls is its thread's, replaced at its next
- * call), and nothing reads the cause slots they set.
+ * The slow links go after all the others, so that nothing reads the
+ * cause slots their programs still set.
  */
 void tracer__detach(struct tracer *t)
 {
@@ -761,11 +784,6 @@ void tracer__detach(struct tracer *t)
 	while (t->nlinks)
 		bpf_link__destroy(t->links[--t->nlinks]);
 	detach_slow(t);
-}
-
-bool tracer__detaching(const struct tracer *t)
-{
-	return t && __atomic_load_n(&t->slow_left, __ATOMIC_ACQUIRE) > 0;
 }
 
 int tracer__ring_fd(const struct tracer *t)
@@ -808,9 +826,9 @@ void tracer__free(struct tracer *t)
 	if (!t)
 		return;
 	tracer__detach(t);
-	for (size_t i = 0; i < t->nslow_threads; i++)
-		pthread_join(t->slow_threads[i], NULL);
-	free(t->slow_threads);
+	/* Reaped if done; else its parent's end hands it to init. */
+	if (t->closer > 0)
+		waitpid(t->closer, NULL, WNOHANG);
 	free(t->links);
 	free(t->slow);
 	for (size_t i = 0; i < t->nobjs; i++)

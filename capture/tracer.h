@@ -69,11 +69,12 @@ int tracer__attach(struct tracer *t);
  * tracer__attach(); the metadata key records_missing.
  */
 const char *tracer__records_missing(const struct tracer *t);
-/* Stop every program; events already in the ring stay there. The
- * tracefs tracepoints' programs stop in the background, while
- * tracer__detaching(); tracer__free() waits for them. */
+/* Stop every program; events already in the ring stay there. Those on
+ * perf events (tracefs tracepoints, the tick) stop later, in a process
+ * of their own, without the capture waiting for them (tracer.c,
+ * detach_slow()): what they write after the last drain is after the
+ * capture's end. */
 void tracer__detach(struct tracer *t);
-bool tracer__detaching(const struct tracer *t);
 
 int tracer__ring_fd(const struct tracer *t);
 int tracer__sample_ring_fd(const struct tracer *t);
