@@ -5,26 +5,27 @@
  * called with and what it returned: futex(2), futex_wait(2),
  * futex_wake(2), futex_waitv(2) and futex_requeue(2).
  *
- * tp_btf sys_enter/sys_exit, filtered by syscall number, rather than the
- * tracefs syscall tracepoints (syscalls/sys_enter_futex, ...), which the
- * kernel dispatches by number so that only futex calls would run a
- * program. Both make every syscall take the traced slow path; the
- * programs here add a few nanoseconds to each (measured: within the
- * noise of a 115 ns getppid() on the machine they were written on). But
- * a tracefs tracepoint is attached through a perf event, and closing one
- * waits for an RCU tasks-trace grace period, in the thread that drains
- * the ring: under load (16 ping-pong pairs on 2 CPUs) the ten of them
- * took 200 s to detach and 2 million events were lost meanwhile. A
- * tp_btf link is released without waiting.
+ * The calls' own syscall events (syscalls/sys_enter_futex, ...), which
+ * the kernel dispatches by number, so that no other syscall runs a
+ * program (docs/decisions.md, "futex hooks", has the figures). The raw
+ * sys_enter/sys_exit (tp_btf) ran one for every syscall of every process,
+ * about 60 ns each. fentry/fexit on __x64_sys_futex and the others would
+ * also keep the other syscalls off the traced path, but the kernel this
+ * was written on refuses every trampoline. The events' cost is at the
+ * end: closing one waits for an RCU tasks-trace grace period, seconds
+ * to minutes under load, which a child process waits out for the
+ * capture (capture/tracer.c, detach_slow()).
  *
- * Only native syscalls: a 32-bit (compat) task numbers them otherwise,
- * and is not recorded, as the tracefs syscall events do not record it.
+ * Only native syscalls: the kernel gives the syscall events none of a
+ * 32-bit (compat) task's. The futex2 calls (futex_waitv 5.16,
+ * futex_wait, futex_wake, futex_requeue 6.7) are optional programs: a
+ * kernel without them makes no such call.
  *
  * The enter's arguments wait in futex_calls, keyed by thread, until its
  * exit: a thread is in one syscall at a time. Bounded: an enter that does
  * not fit is counted on CW_RING_MAP for the futex class, and its call is
- * not recorded. The exit program is defined before the enter program, so
- * that it attaches first: a call in flight at start is then missed whole
+ * not recorded. Each exit program is defined before its enter program,
+ * so that it attaches first: a call in flight at start is then missed whole
  * rather than leaving an entry that no exit removes.
  *
  * Causes: a call that can wake names its futex word in the task-level
@@ -37,30 +38,11 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>
-#include <bpf/bpf_tracing.h>
 #include "schema/events.h"
 #include "bpf/config.h"
 #include "causeway.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual MIT/GPL";
-
-/* Syscall numbers, part of the ABI: futex(2) is per architecture (x86_64,
- * else the asm-generic table of arm64, riscv and loongarch); the futex2
- * calls have one number everywhere since 5.1's unified table. */
-#if defined(__TARGET_ARCH_x86)
-#define CW_NR_FUTEX 202
-#else
-#define CW_NR_FUTEX 98
-#endif
-#define CW_NR_FUTEX_WAITV 449
-#define CW_NR_FUTEX_WAKE 454
-#define CW_NR_FUTEX_WAIT 455
-#define CW_NR_FUTEX_REQUEUE 456
-
-/* arch/x86/include/asm/thread_info.h: a 32-bit syscall (int 0x80, or a
- * 32-bit task); arm64: PSR_MODE32_BIT, an AArch32 task. */
-#define CW_TS_COMPAT 0x0002
-#define CW_PSR_MODE32_BIT 0x10
 
 /* include/uapi/linux/futex.h; part of the ABI. */
 #define CW_FUTEX_WAKE 1
@@ -113,18 +95,15 @@ static __always_inline bool op_wakes(__u32 op)
 }
 
 /*
- * Keep @c for the exit of this thread's call, and when it can wake, set
+ * Keep @c, a traced thread's call, for its exit, and when it can wake, set
  * the cause slot: key the futex word, aux its futex(2) op (@cause_op; the
  * futex2 calls are given the futex(2) op they act as, so aux reads one
  * way).
  */
 static __always_inline void enter(struct futex_call *c, bool wakes, __u32 cause_op)
 {
-	__u64 id = bpf_get_current_pid_tgid();
-	__u32 tid = (__u32)id;
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 
-	if (!cw_tgid_traced(id >> 32))
-		return;
 	c->enter_ns = bpf_ktime_get_ns();
 	c->slot = wakes;
 	c->slot_cpu = bpf_get_smp_processor_id();
@@ -180,77 +159,29 @@ static __always_inline void leave(__u8 call, long ret)
 	bpf_map_delete_elem(&futex_calls, &tid);
 }
 
-/* Which futex call syscall @nr is, or -1. */
-static __always_inline int futex_call_of(long nr)
+/* Is the caller traced? */
+static __always_inline bool wanted(void)
 {
-	switch (nr) {
-	case CW_NR_FUTEX:
-		return CW_FUTEX_CALL_FUTEX;
-	case CW_NR_FUTEX_WAIT:
-		return CW_FUTEX_CALL_WAIT;
-	case CW_NR_FUTEX_WAKE:
-		return CW_FUTEX_CALL_WAKE;
-	case CW_NR_FUTEX_WAITV:
-		return CW_FUTEX_CALL_WAITV;
-	case CW_NR_FUTEX_REQUEUE:
-		return CW_FUTEX_CALL_REQUEUE;
+	return cw_tgid_traced(bpf_get_current_pid_tgid() >> 32);
+}
+
+/* ---- exits (each attached before its enter) -------------------------- */
+
+#define EXIT(fn, call)                                       \
+	SEC("tracepoint/syscalls/sys_exit_" #fn)             \
+	int handle_##fn##_exit(struct syscall_trace_exit *ctx) \
+	{                                                    \
+		leave(call, ctx->ret);                       \
+		return 0;                                    \
 	}
-	return -1;
-}
 
-struct thread_info___x86 {
-	u32 status;
-} __attribute__((preserve_access_index));
+EXIT(futex, CW_FUTEX_CALL_FUTEX)
+EXIT(futex_wait, CW_FUTEX_CALL_WAIT)
+EXIT(futex_wake, CW_FUTEX_CALL_WAKE)
+EXIT(futex_waitv, CW_FUTEX_CALL_WAITV)
+EXIT(futex_requeue, CW_FUTEX_CALL_REQUEUE)
 
-/* Is the current syscall a compat (32-bit) one, numbered otherwise? */
-static __always_inline bool compat_syscall(struct pt_regs *regs)
-{
-#if defined(__TARGET_ARCH_x86)
-	struct task_struct *t = bpf_get_current_task_btf();
-
-	return BPF_CORE_READ((struct thread_info___x86 *)&t->thread_info, status) & CW_TS_COMPAT;
-#elif defined(__TARGET_ARCH_arm64)
-	return regs->pstate & CW_PSR_MODE32_BIT;
-#else
-	return false;
-#endif
-}
-
-/* Syscall argument @n (0..5) of @regs, at sys_enter. */
-#if defined(__TARGET_ARCH_x86)
-#define ARG0(r) ((r)->di)
-#define ARG1(r) ((r)->si)
-#define ARG2(r) ((r)->dx)
-#define ARG3(r) ((r)->r10)
-#define ARG4(r) ((r)->r8)
-#define ARG5(r) ((r)->r9)
-#define SYSCALL_NR(r) ((long)(r)->orig_ax)
-#elif defined(__TARGET_ARCH_arm64)
-#define ARG0(r) ((r)->orig_x0)
-#define ARG1(r) ((r)->regs[1])
-#define ARG2(r) ((r)->regs[2])
-#define ARG3(r) ((r)->regs[3])
-#define ARG4(r) ((r)->regs[4])
-#define ARG5(r) ((r)->regs[5])
-#define SYSCALL_NR(r) ((long)(r)->syscallno)
-#else
-#error "bpf/futex.bpf.c: syscall registers unknown for this architecture"
-#endif
-
-/* ---- exit (attached first) ----------------------------------------- */
-
-SEC("tp_btf/sys_exit")
-int BPF_PROG(handle_sys_exit, struct pt_regs *regs, long ret)
-{
-	int call = futex_call_of(SYSCALL_NR(regs));
-
-	if (call < 0 || compat_syscall(regs))
-		return 0;
-	leave(call, ret);
-	return 0;
-}
-
-/* ---- enter ----------------------------------------------------------- */
+/* ---- enters ---------------------------------------------------------- */
 
 /*
  * futex(uaddr, op, val, utime|val2, uaddr2, val3).
@@ -262,55 +193,56 @@ int BPF_PROG(handle_sys_exit, struct pt_regs *regs, long ret)
  * futex_requeue(waiters[2], flags, nr_wake, nr_requeue): uaddr, uaddr2 =
  *   the two futex words (read from the caller's array; 0 when
  *   unreadable), op = flags, val = nr_wake, val3 = nr_requeue.
+ * Each program has its @call constant, so that only its case is compiled
+ * into it. The arguments are read from @ctx directly: the verifier
+ * refuses a load through a pointer derived from it.
  */
-SEC("tp_btf/sys_enter")
-int BPF_PROG(handle_sys_enter, struct pt_regs *regs, long id)
+static __always_inline int enter_call(struct syscall_trace_enter *ctx, __u8 call)
 {
-	int call = futex_call_of(id);
 	struct futex_call c = { .call = call };
 	struct futex_waitv w[2];
 	__u32 cause_op = 0;
 	bool wakes = false;
 
-	if (call < 0 || compat_syscall(regs))
+	if (!wanted())
 		return 0;
 	switch (call) {
 	case CW_FUTEX_CALL_FUTEX:
-		c.uaddr = ARG0(regs);
-		c.op = (__u32)ARG1(regs);
-		c.val = (__u32)ARG2(regs);
-		c.uaddr2 = ARG4(regs);
-		c.val3 = (__u32)ARG5(regs);
+		c.uaddr = ctx->args[0];
+		c.op = (__u32)ctx->args[1];
+		c.val = (__u32)ctx->args[2];
+		c.uaddr2 = ctx->args[4];
+		c.val3 = (__u32)ctx->args[5];
 		wakes = op_wakes(c.op);
 		cause_op = c.op;
 		break;
 	case CW_FUTEX_CALL_WAIT:
-		c.uaddr = ARG0(regs);
-		c.val = (__u32)ARG1(regs);
-		c.val3 = (__u32)ARG2(regs);
-		c.op = (__u32)ARG3(regs);
+		c.uaddr = ctx->args[0];
+		c.val = (__u32)ctx->args[1];
+		c.val3 = (__u32)ctx->args[2];
+		c.op = (__u32)ctx->args[3];
 		break;
 	case CW_FUTEX_CALL_WAKE:
-		c.uaddr = ARG0(regs);
-		c.val3 = (__u32)ARG1(regs);
-		c.val = (__u32)ARG2(regs);
-		c.op = (__u32)ARG3(regs);
+		c.uaddr = ctx->args[0];
+		c.val3 = (__u32)ctx->args[1];
+		c.val = (__u32)ctx->args[2];
+		c.op = (__u32)ctx->args[3];
 		wakes = true;
 		/* futex_wake(2) acts as FUTEX_WAKE_BITSET */
 		cause_op = CW_FUTEX_WAKE_BITSET | (c.op & CW_FUTEX_PRIVATE_FLAG);
 		break;
 	case CW_FUTEX_CALL_WAITV:
-		c.uaddr = ARG0(regs);
-		c.val = (__u32)ARG1(regs);
-		c.op = (__u32)ARG2(regs);
+		c.uaddr = ctx->args[0];
+		c.val = (__u32)ctx->args[1];
+		c.op = (__u32)ctx->args[2];
 		break;
 	case CW_FUTEX_CALL_REQUEUE:
-		c.op = (__u32)ARG1(regs);
-		c.val = (__u32)ARG2(regs);
-		c.val3 = (__u32)ARG3(regs);
+		c.op = (__u32)ctx->args[1];
+		c.val = (__u32)ctx->args[2];
+		c.val3 = (__u32)ctx->args[3];
 		wakes = true;
 		cause_op = CW_FUTEX_CMP_REQUEUE;
-		if (!bpf_probe_read_user(w, sizeof(w), (void *)ARG0(regs))) {
+		if (!bpf_probe_read_user(w, sizeof(w), (void *)ctx->args[0])) {
 			c.uaddr = w[0].uaddr;
 			c.uaddr2 = w[1].uaddr;
 			cause_op |= w[0].flags & CW_FUTEX_PRIVATE_FLAG;
@@ -320,3 +252,16 @@ int BPF_PROG(handle_sys_enter, struct pt_regs *regs, long id)
 	enter(&c, wakes, cause_op);
 	return 0;
 }
+
+#define ENTER(fn, call)                                          \
+	SEC("tracepoint/syscalls/sys_enter_" #fn)                \
+	int handle_##fn##_enter(struct syscall_trace_enter *ctx) \
+	{                                                        \
+		return enter_call(ctx, call);                    \
+	}
+
+ENTER(futex, CW_FUTEX_CALL_FUTEX)
+ENTER(futex_wait, CW_FUTEX_CALL_WAIT)
+ENTER(futex_wake, CW_FUTEX_CALL_WAKE)
+ENTER(futex_waitv, CW_FUTEX_CALL_WAITV)
+ENTER(futex_requeue, CW_FUTEX_CALL_REQUEUE)

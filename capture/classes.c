@@ -117,11 +117,31 @@ static const struct cw_prog_desc net_progs[] = {
 };
 
 
-/* futex: every syscall's enter and exit, filtered by number in BPF
- * (bpf/futex.bpf.c says why not the tracefs syscall tracepoints). */
+/* futex: the syscall events of the futex calls, each exit attached before
+ * its enter (bpf/futex.bpf.c says why these hooks). futex(2) is the class;
+ * the futex2 calls are optional: a kernel without one (futex_waitv came
+ * in 5.16, the others in 6.7) never makes the call. */
 static const struct cw_prog_desc futex_progs[] = {
-	{ .name = "handle_sys_exit", .tp = "sys_exit", .min_args = 2, .max_args = 2 },
-	{ .name = "handle_sys_enter", .tp = "sys_enter", .min_args = 2, .max_args = 2 },
+	{ .name = "handle_futex_exit", .tp = "syscalls/sys_exit_futex",
+	  .kind = CW_PROG_TRACEPOINT },
+	{ .name = "handle_futex_enter", .tp = "syscalls/sys_enter_futex",
+	  .kind = CW_PROG_TRACEPOINT },
+	{ .name = "handle_futex_wait_exit", .tp = "syscalls/sys_exit_futex_wait",
+	  .kind = CW_PROG_TRACEPOINT, .optional = true },
+	{ .name = "handle_futex_wait_enter", .tp = "syscalls/sys_enter_futex_wait",
+	  .kind = CW_PROG_TRACEPOINT, .optional = true, .needs = "handle_futex_wait_exit" },
+	{ .name = "handle_futex_wake_exit", .tp = "syscalls/sys_exit_futex_wake",
+	  .kind = CW_PROG_TRACEPOINT, .optional = true },
+	{ .name = "handle_futex_wake_enter", .tp = "syscalls/sys_enter_futex_wake",
+	  .kind = CW_PROG_TRACEPOINT, .optional = true, .needs = "handle_futex_wake_exit" },
+	{ .name = "handle_futex_waitv_exit", .tp = "syscalls/sys_exit_futex_waitv",
+	  .kind = CW_PROG_TRACEPOINT, .optional = true },
+	{ .name = "handle_futex_waitv_enter", .tp = "syscalls/sys_enter_futex_waitv",
+	  .kind = CW_PROG_TRACEPOINT, .optional = true, .needs = "handle_futex_waitv_exit" },
+	{ .name = "handle_futex_requeue_exit", .tp = "syscalls/sys_exit_futex_requeue",
+	  .kind = CW_PROG_TRACEPOINT, .optional = true },
+	{ .name = "handle_futex_requeue_enter", .tp = "syscalls/sys_enter_futex_requeue",
+	  .kind = CW_PROG_TRACEPOINT, .optional = true, .needs = "handle_futex_requeue_exit" },
 	{ .name = NULL },
 };
 
@@ -245,6 +265,15 @@ int classes__prog_probe(const struct cw_prog_desc *p)
 	if (n < 0)
 		return -ENOENT;
 	return n >= p->min_args && (!p->max_args || n <= p->max_args) ? 0 : -EINVAL;
+}
+
+const struct cw_prog_desc *classes__prog_needs(const struct cw_class_desc *c,
+					       const struct cw_prog_desc *p)
+{
+	for (const struct cw_prog_desc *q = c->progs; p->needs && q->name; q++)
+		if (!strcmp(q->name, p->needs))
+			return q;
+	return NULL;
 }
 
 bool classes__prog_fits(const struct cw_prog_desc *p)

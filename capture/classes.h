@@ -84,6 +84,11 @@ struct cw_prog_desc {
 	 * it shares with another class costs nothing there. */
 	bool filtered_only;
 	unsigned feature; /* CW_FEAT_*, or 0: always wanted */
+	/* Optional programs: the program of the class, listed (and so
+	 * attached) before this one, without which this one does not run,
+	 * because what it leaves is that one's to clear (a syscall's enter
+	 * and exit, bpf/futex.bpf.c); NULL: none. */
+	const char *needs;
 };
 
 struct cw_class_desc {
@@ -162,6 +167,10 @@ int classes__choose(struct cw_class_sel *sel, const bool *requested, unsigned fe
  * refuses a program of that kind there (fentry/fexit).
  */
 int classes__prog_probe(const struct cw_prog_desc *p);
+
+/* The program of class @c that @p needs (cw_prog_desc.needs), or NULL. */
+const struct cw_prog_desc *classes__prog_needs(const struct cw_class_desc *c,
+					       const struct cw_prog_desc *p);
 
 /* classes__prog_probe(@p) == 0. */
 bool classes__prog_fits(const struct cw_prog_desc *p);

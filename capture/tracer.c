@@ -30,6 +30,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
@@ -64,6 +67,11 @@ struct tracer {
 	int shared[NSHARED]; /* ours (dup'd), -1 until the first load */
 	struct bpf_link **links;
 	size_t nlinks;
+	/* Perf-event links (tracefs tracepoints, the tick), closed apart:
+	 * see detach_slow() */
+	struct bpf_link **slow;
+	size_t nslow;
+	pid_t closer; /* the process that closes them, or 0 */
 	int ncpus;
 	int ctx_method;
 	char ctx_why[400];
@@ -252,7 +260,7 @@ static int choose_programs(struct tracer *t, struct bpf_object *obj, const struc
 	int optional = 0;
 
 	bpf_object__for_each_program(prog, obj) {
-		const struct cw_prog_desc *p = prog_desc(c, prog);
+		const struct cw_prog_desc *p = prog_desc(c, prog), *q;
 		char why[200];
 		int err;
 
@@ -267,6 +275,12 @@ static int choose_programs(struct tracer *t, struct bpf_object *obj, const struc
 			continue;
 		}
 		err = classes__prog_probe(p);
+		/* What it needs says why it does not run, in its turn. */
+		q = classes__prog_needs(c, p);
+		if (!err && q && !classes__prog_fits(q)) {
+			bpf_program__set_autoload(prog, false);
+			continue;
+		}
 		bpf_program__set_autoload(prog, !err);
 		if (!err) {
 			optional += p->optional;
@@ -551,17 +565,20 @@ const char *tracer__records_missing(const struct tracer *t)
 	return t->records_missing;
 }
 
-static int add_link(struct tracer *t, struct bpf_link *link)
+/* Keep @link, a perf-event one when @slow. */
+static int keep_link(struct tracer *t, struct bpf_link *link, bool slow)
 {
-	struct bpf_link **links = realloc(t->links, (t->nlinks + 1) * sizeof(*links));
+	struct bpf_link ***v = slow ? &t->slow : &t->links;
+	size_t *n = slow ? &t->nslow : &t->nlinks;
+	struct bpf_link **links = realloc(*v, (*n + 1) * sizeof(*links));
 
 	if (!links) {
 		bpf_link__destroy(link);
 		cw_msg("out of memory");
 		return -ENOMEM;
 	}
-	t->links = links;
-	t->links[t->nlinks++] = link;
+	*v = links;
+	links[(*n)++] = link;
 	return 0;
 }
 
@@ -593,7 +610,7 @@ static int attach_ticks(struct tracer *t, struct bpf_program *prog)
 			       cpus[i], strerror(-err));
 			break;
 		}
-		err = add_link(t, link);
+		err = keep_link(t, link, true);
 	}
 	if (n < 0)
 		cw_msg("cannot list the online CPUs: %s", strerror(-n));
@@ -601,15 +618,33 @@ static int attach_ticks(struct tracer *t, struct bpf_program *prog)
 	return err;
 }
 
+/* Did optional program @p fail to attach (one of @n in @failed)? */
+static bool attach_failed(const struct cw_prog_desc *const *failed, size_t n,
+			  const struct cw_prog_desc *p)
+{
+	while (p && n--)
+		if (failed[n] == p)
+			return true;
+	return false;
+}
+
 int tracer__attach(struct tracer *t)
 {
 	for (size_t i = 0; i < t->nobjs; i++) {
+		const struct cw_prog_desc *failed[16];
 		struct bpf_program *prog;
+		size_t nfailed = 0;
 
 		bpf_object__for_each_program(prog, t->objs[i]) {
 			const struct cw_prog_desc *p = t->descs[i] ? prog_desc(t->descs[i], prog) : NULL;
+			const struct cw_prog_desc *needs;
 			struct bpf_link *link;
 			int err;
+
+			/* What it needs, attached before it, said why. */
+			needs = p ? classes__prog_needs(t->descs[i], p) : NULL;
+			if (attach_failed(failed, nfailed, needs))
+				continue;
 
 			/* context.bpf.c's program is run, not attached; a USDT
 			 * program is attached per probe (capture/usdt.c). */
@@ -631,6 +666,8 @@ int tracer__attach(struct tracer *t)
 				snprintf(why, sizeof(why), "cannot attach to %s: %s", p->tp, strerror(-err));
 				/* not -ENOENT: the probe found the hook */
 				optional_missing(t, t->descs[i], p, err == -ENOENT ? -EPERM : err, why);
+				if (nfailed < sizeof(failed) / sizeof(failed[0]))
+					failed[nfailed++] = p;
 				continue;
 			}
 			if (!link) {
@@ -639,12 +676,95 @@ int tracer__attach(struct tracer *t)
 				       strerror(-err));
 				return err;
 			}
-			err = add_link(t, link);
+			err = keep_link(t, link, p && p->kind == CW_PROG_TRACEPOINT);
 			if (err)
 				return err;
 		}
 	}
 	return 0;
+}
+
+/* Close every descriptor from @lo up to, not including, @hi. */
+static void close_from(int lo, int hi)
+{
+	if (lo < hi && syscall(SYS_close_range, lo, hi - 1, 0))
+		for (int fd = lo; fd < hi; fd++)
+			close(fd);
+}
+
+static int cmp_fd(const void *a, const void *b)
+{
+	return *(const int *)a - *(const int *)b;
+}
+
+/*
+ * The closer: keep only the @n descriptors @keep (sorted), @wait's read
+ * end among them, and exit once the capture has closed its own copies
+ * (EOF on @wait), so that the exit drops the last references.
+ * Async-signal-safe calls only: this is a fork of a process with threads.
+ */
+static void closer_main(const int *keep, size_t n, int wait, int max_fd)
+{
+	int lo = 0;
+	char c;
+
+	for (size_t i = 0; i < n; i++) {
+		close_from(lo, keep[i]);
+		lo = keep[i] + 1;
+	}
+	close_from(lo, max_fd);
+	while (read(wait, &c, 1) < 0 && errno == EINTR)
+		;
+	_exit(0);
+}
+
+/*
+ * Close the perf-event links without waiting for them. Detaching a BPF
+ * program from a perf event, and closing a tracefs tracepoint's event,
+ * each wait for an RCU tasks-trace grace period
+ * (perf_event_detach_bpf_prog(), perf_trace_event_unreg()), in the
+ * thread that drops the last reference. While syscall events are
+ * attached every syscall of every task is such a reader, and under 16
+ * ping-pong pairs on 2 CPUs one grace period took from 2 s to over a
+ * minute: the ring filled meanwhile, or the capture took minutes to exit
+ * after its -d. So a child process takes copies of them, the capture
+ * closes its own at once, and the child's exit drops the last
+ * references and waits in the capture's stead. Their programs run until
+ * then, into a ring nobody reads: what they write after the capture's
+ * last drain is after its end. Without a child they are closed here,
+ * and waited for.
+ */
+static void detach_slow(struct tracer *t)
+{
+	int *keep = t->nslow ? calloc(t->nslow + 1, sizeof(*keep)) : NULL;
+	int wait[2] = { -1, -1 };
+	struct rlimit lim;
+	int max_fd = 65536;
+
+	if (keep && !pipe2(wait, O_CLOEXEC)) {
+		for (size_t i = 0; i < t->nslow; i++)
+			keep[i] = bpf_link__fd(t->slow[i]);
+		keep[t->nslow] = wait[0];
+		qsort(keep, t->nslow + 1, sizeof(*keep), cmp_fd);
+		if (!getrlimit(RLIMIT_NOFILE, &lim) && lim.rlim_cur < (rlim_t)max_fd)
+			max_fd = (int)lim.rlim_cur;
+		t->closer = fork();
+		if (!t->closer)
+			closer_main(keep, t->nslow + 1, wait[0], max_fd);
+		if (t->closer < 0) {
+			cw_notice("cannot start a process to close the perf events (%s): "
+				  "waiting for the kernel to close them",
+				  strerror(errno));
+			t->closer = 0;
+		}
+	}
+	while (t->nslow)
+		bpf_link__destroy(t->slow[--t->nslow]);
+	if (wait[0] >= 0) {
+		close(wait[0]);
+		close(wait[1]);
+	}
+	free(keep);
 }
 
 /*
@@ -654,6 +774,8 @@ int tracer__attach(struct tracer *t)
  * grace period before it returns (tracepoint_remove_func(): the probe
  * left has other data), which under load takes seconds, each, while the
  * ring fills. Removing the last one leaves the first in place: no wait.
+ * The slow links go after all the others, so that nothing reads the
+ * cause slots their programs still set.
  */
 void tracer__detach(struct tracer *t)
 {
@@ -661,6 +783,7 @@ void tracer__detach(struct tracer *t)
 		return;
 	while (t->nlinks)
 		bpf_link__destroy(t->links[--t->nlinks]);
+	detach_slow(t);
 }
 
 int tracer__ring_fd(const struct tracer *t)
@@ -703,7 +826,11 @@ void tracer__free(struct tracer *t)
 	if (!t)
 		return;
 	tracer__detach(t);
+	/* Reaped if done; else its parent's end hands it to init. */
+	if (t->closer > 0)
+		waitpid(t->closer, NULL, WNOHANG);
 	free(t->links);
+	free(t->slow);
 	for (size_t i = 0; i < t->nobjs; i++)
 		bpf_object__close(t->objs[i]);
 	for (size_t i = 0; i < NSHARED; i++)

@@ -69,7 +69,11 @@ int tracer__attach(struct tracer *t);
  * tracer__attach(); the metadata key records_missing.
  */
 const char *tracer__records_missing(const struct tracer *t);
-/* Stop every program; events already in the ring stay there. */
+/* Stop every program; events already in the ring stay there. Those on
+ * perf events (tracefs tracepoints, the tick) stop later, in a process
+ * of their own, without the capture waiting for them (tracer.c,
+ * detach_slow()): what they write after the last drain is after the
+ * capture's end. */
 void tracer__detach(struct tracer *t);
 
 int tracer__ring_fd(const struct tracer *t);

@@ -17,6 +17,10 @@
 
 # Does the kernel's BTF describe tracepoint $1?
 kernel_has() { grep -qa "btf_trace_$1" /sys/kernel/btf/vmlinux; }
+# Does tracefs list event $1 (syscalls/sys_enter_futex)?
+tracefs_has() {
+	[ -e "/sys/kernel/tracing/events/$1/id" ] || [ -e "/sys/kernel/debug/tracing/events/$1/id" ]
+}
 
 # CAUSEWAY_HIDE_TRACEPOINTS=uprobe stands in for a kernel without uprobe
 # perf events, which the adapter class (usdt) needs.
@@ -40,7 +44,7 @@ expect_rc 0 "not recording adapter: the kernel has no uprobe" "-e sched,usdt, up
 
 # io_uring and futex, where the kernel has them; their trampolines
 # (fentry/fexit) are optional, and a kernel may refuse them.
-if kernel_has io_uring_submit_req && kernel_has sys_enter; then
+if kernel_has io_uring_submit_req && tracefs_has syscalls/sys_enter_futex; then
 	expect_rc 0 "" "-e sched,io_uring,futex" -- \
 		"$CAP" -F 0 --no-offcpu -e sched,io_uring,futex -d 0.5 -o "$T/e.cwt"
 	[ "$(kv classes "$T/e.cwt")" = sched,io_uring,futex ] || fail "classes: $(kv classes "$T/e.cwt")"
@@ -58,10 +62,26 @@ if kernel_has io_uring_submit_req && kernel_has sys_enter; then
 		"$CAP" -F 0 --no-offcpu -e io_uring -d 0.5 -o "$T/o.cwt"
 	[ "$(kv records_missing "$T/o.cwt")" = uring_free:kernel,uring_work:kernel ] ||
 		fail "records_missing with the trampolines hidden: $(kv records_missing "$T/o.cwt")"
-	# The kernel lacks sys_enter: futex is left out with a notice.
-	expect_rc 0 "not recording futex: the kernel's BTF has no tracepoint sys_enter" "no sys_enter" -- \
-		env CAUSEWAY_HIDE_TRACEPOINTS=sys_enter "$CAP" -F 0 --no-offcpu -e sched,futex -d 0.5 -o "$T/f.cwt"
+	# The kernel lacks futex(2)'s syscall events: futex is left out with
+	# a notice.
+	expect_rc 0 "not recording futex: tracefs has no tracepoint syscalls/sys_exit_futex" \
+		"no sys_exit_futex" -- env CAUSEWAY_HIDE_TRACEPOINTS=sys_exit_futex \
+		"$CAP" -F 0 --no-offcpu -e sched,futex -d 0.5 -o "$T/f.cwt"
 	[ "$(kv classes_missing "$T/f.cwt")" = futex:kernel ] || fail "classes_missing: $(kv classes_missing "$T/f.cwt")"
+	# A kernel before 6.7 lacks futex_wait, futex_wake and futex_requeue:
+	# futex is recorded all the same, and no record is missing (nobody
+	# can make those calls). Without the exit of futex_waitv, its enter
+	# is not loaded either (nothing would clear what it leaves).
+	hide=sys_exit_futex_wait,sys_exit_futex_wake,sys_exit_futex_requeue,sys_exit_futex_waitv
+	expect_rc 0 "futex: not recording handle_futex_waitv_exit: tracefs has no tracepoint " \
+		"no futex2 exits" -- env CAUSEWAY_HIDE_TRACEPOINTS=$hide \
+		"$CAP" -F 0 --no-offcpu -e sched,futex -d 0.5 -o "$T/f2.cwt"
+	v=$(kv classes "$T/f2.cwt")
+	[ "$v" = sched,futex ] || fail "futex2 hidden: classes $v"
+	v=$(kv records_missing "$T/f2.cwt")
+	[ -z "$v" ] || fail "futex2 hidden: records_missing $v"
+	grep -q "not recording handle_futex_waitv_enter" "$T/err" &&
+		fail "a notice for the enter whose exit is missing"
 fi
 
 # The kernel lacks sched_switch: sched cannot be recorded, and nothing
