@@ -33,7 +33,9 @@
 	X(usdt_attached, "usdt_probes_attached", CW_CNT_USDT, "probe records written")             \
 	X(usdt_failed, "usdt_attach_failed", CW_CNT_USDT,                                          \
 	  "probes of known providers that did not attach (each named in a notice)")                \
-	X(usdt_skipped, "usdt_probes_skipped", CW_CNT_USDT, "probes of other providers, not attached")
+	X(usdt_skipped, "usdt_probes_skipped", CW_CNT_USDT, "probes of other providers, not attached") \
+	X(usdt_deselected, "usdt_probes_deselected", CW_CNT_USDT,                                  \
+	  "adapter probes found and left out by --usdt-probes (usdt_probes_off names them)")
 
 enum cw_cnt_when { CW_CNT_ALWAYS, CW_CNT_NONZERO, CW_CNT_SAMPLING, CW_CNT_USDT };
 

@@ -354,7 +354,8 @@ static int attach(struct capture *c)
 	if (trace_pids(c->tracer, c->traced, 0, c->ntraced) || tracer__attach(c->tracer))
 		return -1;
 	if (c->adapter) {
-		c->usdt = usdt__new(tracer__object(c->tracer, CW_CLASS_ADAPTER), getpid());
+		c->usdt = usdt__new(tracer__object(c->tracer, CW_CLASS_ADAPTER), getpid(),
+				    c->env->usdt_probe_on);
 		if (!c->usdt)
 			return -1;
 	}
@@ -393,6 +394,7 @@ static int write_start(struct capture *c)
 {
 	const struct cw_writer_opts wo = { .segment_size = c->env->segment_size };
 	struct meta_start ms;
+	char off[1024];
 	int err;
 
 	c->w = cw_writer__new(cw_outfile__fd(c->out), &wo);
@@ -412,6 +414,7 @@ static int write_start(struct capture *c)
 		.classes = c->recorded,
 		.classes_missing = c->missing,
 		.records_missing = tracer__records_missing(c->tracer),
+		.usdt_probes_off = c->adapter ? options__usdt_off(c->env, off, sizeof(off)) : NULL,
 		.context_method = cw_ctx_method_names[c->ctx],
 		.filtered = filtered(c),
 		.traced = c->traced,
@@ -506,6 +509,7 @@ static void count(const struct capture *c, struct capture_counters *n)
 		.usdt_attached = uc.attached,
 		.usdt_failed = uc.failed,
 		.usdt_skipped = uc.skipped,
+		.usdt_deselected = uc.deselected,
 	};
 }
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include <errno.h>
+#include <fnmatch.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -54,6 +55,13 @@ static void usage(FILE *f)
 		"      --usdt PATH       system-wide: also attach the adapter probes (providers\n"
 		"                        causeway and postgresql) of the ELF file PATH, in every\n"
 		"                        process that maps it (repeatable; needs -e usdt)\n"
+		"      --usdt-probes LIST  adapter probes to attach (needs -e usdt), items\n"
+		"                        applied in order: default (all but postgresql's\n"
+		"                        buffer__read__*, which fire on every buffer access),\n"
+		"                        all, [PROVIDER:]PROBE with globs (postgresql:buffer*;\n"
+		"                        '-' in PROBE reads '__', as in probes.d), -ITEM to\n"
+		"                        leave out (first: from default). Default: default;\n"
+		"                        those left out are named in metadata usdt_probes_off\n"
 		"  -q, --quiet           no status line, no notices, no summary\n"
 		"      --force           replace an existing regular file\n"
 		"  -h, --help            this text\n"
@@ -172,6 +180,81 @@ static int parse_call_graph(struct env *env, const char *s)
 	return 0;
 }
 
+/* Set or clear, in @on, the adapter probes item @item names. @return
+ * how many it names. */
+static size_t usdt_select(bool *on, const char *item, bool set)
+{
+	char pat[128], *name, *d = pat;
+	const char *colon = strchr(item, ':');
+	size_t n = 0;
+
+	if (!strcmp(item, "all") || !strcmp(item, "default")) {
+		for (size_t i = 0; i < CW_ADAPTER_NPROBES; i++)
+			if (item[0] == 'a' || !cw_adapter_probes[i].on_request) {
+				on[i] = set;
+				n++;
+			}
+		return n;
+	}
+	/* probes.d spells a probe buffer-read-start, its ELF note (and perf
+	 * and bpftrace) buffer__read__start. */
+	for (const char *s = item; *s && d < pat + sizeof(pat) - 2; s++) {
+		if (*s == '-' && colon && s > colon) {
+			*d++ = '_';
+			*d++ = '_';
+		} else {
+			*d++ = *s;
+		}
+	}
+	*d = 0;
+	name = strchr(pat, ':');
+	if (name)
+		*name++ = 0;
+	for (size_t i = 0; i < CW_ADAPTER_NPROBES; i++) {
+		const struct cw_adapter_probe *p = &cw_adapter_probes[i];
+
+		if ((!name || !fnmatch(pat, p->provider, 0)) &&
+		    !fnmatch(name ? name : pat, p->name, 0)) {
+			on[i] = set;
+			n++;
+		}
+	}
+	return n;
+}
+
+/* --usdt-probes LIST (the help says how it reads). */
+static int parse_usdt_probes(struct env *env, const char *s)
+{
+	char *copy = strdup(s), *tok, *save = NULL;
+	bool any = false;
+	int err = 0;
+
+	if (!copy)
+		return -ENOMEM;
+	memset(env->usdt_probe_on, 0, sizeof(env->usdt_probe_on));
+	if (*s == '-')
+		usdt_select(env->usdt_probe_on, "default", true);
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		bool set = *tok != '-';
+
+		if (!usdt_select(env->usdt_probe_on, tok + !set, set)) {
+			cw_msg("--usdt-probes: '%s' names none of the probes the adapters map "
+			       "(schema/adapters.h: causeway:task_spawn, ..., "
+			       "postgresql:query__start, ...; or default, all)", tok + !set);
+			err = -EINVAL;
+			break;
+		}
+	}
+	for (size_t i = 0; i < CW_ADAPTER_NPROBES; i++)
+		any |= env->usdt_probe_on[i];
+	if (!err && !any) {
+		cw_msg("--usdt-probes: '%s' leaves no probe attached (-e without usdt does that)", s);
+		err = -EINVAL;
+	}
+	free(copy);
+	return err;
+}
+
 static void version(void)
 {
 	printf("causeway-capture %s (writes trace format %d.%d)\n", CW_VERSION, CW_FORMAT_MAJOR,
@@ -191,6 +274,7 @@ int options__parse(struct env *env, int argc, char **argv)
 		OPT_SAMPLE_RING,
 		OPT_EDGE_RING,
 		OPT_USDT,
+		OPT_USDT_PROBES,
 		OPT_VERSION
 	};
 	static const struct option opts[] = {
@@ -209,6 +293,7 @@ int options__parse(struct env *env, int argc, char **argv)
 		{ "sample-ring", required_argument, NULL, OPT_SAMPLE_RING },
 		{ "edge-ring", required_argument, NULL, OPT_EDGE_RING },
 		{ "usdt", required_argument, NULL, OPT_USDT },
+		{ "usdt-probes", required_argument, NULL, OPT_USDT_PROBES },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, OPT_VERSION },
@@ -228,6 +313,7 @@ int options__parse(struct env *env, int argc, char **argv)
 	env->edge_ring_bytes = EDGE_RING_DEFAULT;
 	env->argc = argc;
 	env->argv = argv;
+	usdt_select(env->usdt_probe_on, "default", true);
 
 	/* '+': the first non-option starts COMMAND, so its own options are
 	 * never taken for ours. */
@@ -338,6 +424,11 @@ int options__parse(struct env *env, int argc, char **argv)
 			}
 			env->usdt_paths[env->nusdt++] = optarg;
 			break;
+		case OPT_USDT_PROBES:
+			if (parse_usdt_probes(env, optarg))
+				return 2;
+			env->usdt_probes = optarg;
+			break;
 		case 'q':
 			env->quiet = true;
 			break;
@@ -367,8 +458,9 @@ int options__parse(struct env *env, int argc, char **argv)
 		       "processes map are attached already", env->npids ? "-p" : "COMMAND");
 		return 2;
 	}
-	if (env->nusdt && !env->events[CW_CLASS_ADAPTER]) {
-		cw_msg("--usdt does nothing without the usdt class (-e ...,usdt)");
+	if ((env->nusdt || env->usdt_probes) && !env->events[CW_CLASS_ADAPTER]) {
+		cw_msg("%s does nothing without the usdt class (-e ...,usdt)",
+		       env->nusdt ? "--usdt" : "--usdt-probes");
 		return 2;
 	}
 	/* Not an -e class: the sample plane is on by -F and --no-offcpu. */
@@ -404,10 +496,25 @@ void options__string(const struct env *env, const char *classes, char *buf, size
 				env->ctx_method < 0 ? "auto" : cw_ctx_method_names[env->ctx_method]);
 	for (size_t i = 0; i < env->nusdt && off < len; i++)
 		off += snprintf(buf + off, len - off, " usdt=%s", env->usdt_paths[i]);
+	if (off < len && env->events[CW_CLASS_ADAPTER])
+		off += snprintf(buf + off, len - off, " usdt_probes=%s",
+				env->usdt_probes ? env->usdt_probes : "default");
 	if (off < len && ENV_SAMPLING(env))
 		snprintf(buf + off, len - off,
 			 " call_graph=%s dwarf_stack_size=%" PRIu32 " sample_budget=%" PRIu64
 			 " sample_ring=%" PRIu64,
 			 env->dwarf_stack ? "dwarf" : "fp", env->dwarf_stack, env->sample_budget,
 			 env->sample_ring_bytes);
+}
+
+const char *options__usdt_off(const struct env *env, char *buf, size_t len)
+{
+	size_t off = 0;
+
+	buf[0] = 0;
+	for (size_t i = 0; i < CW_ADAPTER_NPROBES && off < len; i++)
+		if (!env->usdt_probe_on[i])
+			off += snprintf(buf + off, len - off, "%s%s:%s", off ? "," : "",
+					cw_adapter_probes[i].provider, cw_adapter_probes[i].name);
+	return buf;
 }

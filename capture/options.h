@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "schema/adapters.h"
 #include "schema/events.h"
 
 #define MAX_PIDS 1024
@@ -39,6 +40,10 @@ struct env {
 	int ctx_method; /* CW_CTXM_*, or -1: auto */
 	const char *usdt_paths[MAX_USDT_PATHS]; /* --usdt, system-wide */
 	size_t nusdt;
+	/* --usdt-probes: which of schema/adapters.h's probes to attach, by
+	 * its index; usdt_probes the list as given, NULL for the default. */
+	bool usdt_probe_on[CW_ADAPTER_NPROBES];
+	const char *usdt_probes;
 	bool quiet;
 	int argc;
 	char **argv;
@@ -71,5 +76,9 @@ int options__parse(struct env *env, int argc, char **argv);
 /* The effective options as "key=value ..." for the metadata; @classes is
  * the list of classes recorded. */
 void options__string(const struct env *env, const char *classes, char *buf, size_t len);
+
+/* The adapter probes --usdt-probes leaves out, "provider:probe,..." for
+ * the metadata key usdt_probes_off; "" when none. @return @buf. */
+const char *options__usdt_off(const struct env *env, char *buf, size_t len);
 
 #endif /* CAUSEWAY_CAPTURE_OPTIONS_H */

@@ -10,7 +10,11 @@
  * allocation, ...) that fire far more often than anything here and that
  * the analyzer has no mapping for; attaching them would cost every traced
  * program a trap per call for records nobody reads. How many were left
- * out is said (a notice, the metadata key usdt_probes_skipped).
+ * out is said (a notice, the metadata key usdt_probes_skipped). Of the
+ * adapter's probes, --usdt-probes chooses (by default all but
+ * PostgreSQL's per-buffer ones); what it leaves out is counted apart
+ * (usdt_probes_deselected), so that a reader can tell "not attached"
+ * from "not in the binary".
  *
  * A probe's string argument (a request's name, a query's text; which
  * argument: schema/adapters.h) is copied by the BPF program, which
@@ -74,6 +78,7 @@ struct note_probe {
 
 struct usdt {
 	struct bpf_program *prog;
+	const bool *on; /* by schema/adapters.h index */
 	int str_fd;
 	pid_t self;
 	struct obj_id *objs;
@@ -100,12 +105,22 @@ static bool known_provider(const char *p)
 }
 
 /* Of PostgreSQL's probes only those the analyzer joins: the others are
- * costly and unread (schema/adapters.h). */
-static bool wanted(const char *provider, const char *name)
+ * costly and unread (schema/adapters.h). Of the adapter's, those @u
+ * chose; causeway probes the table does not list are attached, as a
+ * program declares only what it wants traced. Counts what it refuses. */
+static bool wanted(struct usdt *u, const char *provider, const char *name)
 {
-	if (strcmp(provider, "postgresql"))
-		return known_provider(provider);
-	return cw_adapter_probe(provider, name) != NULL;
+	const struct cw_adapter_probe *p = cw_adapter_probe(provider, name);
+
+	if (p && !u->on[p - cw_adapter_probes]) {
+		u->n.deselected++;
+		return false;
+	}
+	if (!p && (!known_provider(provider) || !strcmp(provider, "postgresql"))) {
+		u->n.skipped++;
+		return false;
+	}
+	return true;
 }
 
 static uint8_t string_arg(const char *provider, const char *name)
@@ -115,7 +130,7 @@ static uint8_t string_arg(const char *provider, const char *name)
 	return p ? p->str_arg : CW_USDT_NO_STR;
 }
 
-struct usdt *usdt__new(struct bpf_object *obj, pid_t self)
+struct usdt *usdt__new(struct bpf_object *obj, pid_t self, const bool *on)
 {
 	struct usdt *u = calloc(1, sizeof(*u));
 	struct bpf_map *map = obj ? bpf_object__find_map_by_name(obj, "usdt_str_arg") : NULL;
@@ -131,6 +146,7 @@ struct usdt *usdt__new(struct bpf_object *obj, pid_t self)
 	}
 	u->str_fd = bpf_map__fd(map);
 	u->self = self;
+	u->on = on;
 	elf_version(EV_CURRENT);
 	return u;
 }
@@ -358,12 +374,9 @@ static int add_object(struct usdt *u, const char *path, const char *open_path)
 	if (n < 0)
 		return (int)n;
 	u->n.objects += n > 0;
-	for (long i = 0; i < n; i++) {
-		if (wanted(probes[i].provider, probes[i].name))
+	for (long i = 0; i < n; i++)
+		if (wanted(u, probes[i].provider, probes[i].name))
 			attach_probe(u, &probes[i], open_path, path);
-		else
-			u->n.skipped++;
-	}
 	free_probes(probes, n);
 	return 0;
 }
@@ -507,9 +520,10 @@ void usdt__counts(const struct usdt *u, struct usdt_counts *c)
 void usdt__notice(const struct usdt *u, const char *when)
 {
 	cw_notice("usdt %s: %llu probes attached in %llu objects with probes, %llu failed; "
-		  "%llu probes of other providers not attached",
+		  "%llu probes of other providers not attached, %llu left out by --usdt-probes",
 		  when, (unsigned long long)u->n.attached, (unsigned long long)u->n.objects,
-		  (unsigned long long)u->n.failed, (unsigned long long)u->n.skipped);
+		  (unsigned long long)u->n.failed, (unsigned long long)u->n.skipped,
+		  (unsigned long long)u->n.deselected);
 }
 
 /* Only the detacher touches the links (and libbpf's USDT state) once

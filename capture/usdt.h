@@ -25,10 +25,12 @@ struct usdt;
 
 /*
  * For the adapter class's loaded object @obj (tracer__object()). @self:
- * the capture, whose own mappings are never looked at. @return NULL
- * after a message with errno set.
+ * the capture, whose own mappings are never looked at. @on: which of
+ * schema/adapters.h's probes to attach, by index (--usdt-probes; read
+ * while attaching, so it must outlive the struct). @return NULL after
+ * a message with errno set.
  */
-struct usdt *usdt__new(struct bpf_object *obj, pid_t self);
+struct usdt *usdt__new(struct bpf_object *obj, pid_t self, const bool *on);
 
 /* Attach the probes of every executable file that process @pid maps.
  * @return 0, or -ESRCH when the process is gone (not an error to stop
@@ -64,6 +66,7 @@ struct usdt_counts {
 	uint64_t attached; /* probes attached */
 	uint64_t failed;   /* probes of known providers that did not attach */
 	uint64_t skipped;  /* probes of other providers, not attached */
+	uint64_t deselected; /* adapter probes found that --usdt-probes leaves out */
 };
 
 void usdt__counts(const struct usdt *u, struct usdt_counts *c);
