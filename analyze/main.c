@@ -205,10 +205,20 @@ static int do_dump(const struct env *env)
 /* The capture's own metadata, as it was written. */
 struct meta_ctx {
 	struct cw_db *db;
-	char *start_ns, *end_ns;
+	char *start_ns, *end_ns, *usdt_probes_off;
 	int have_release, have_hostname;
 	int err;
 };
+
+/* A key may come again (metadata learned while capturing): the last
+ * value wins. */
+static void keep_value(char **dst, const char *key, const char *want, const char *val)
+{
+	if (strcmp(key, want))
+		return;
+	free(*dst);
+	*dst = strdup(val);
+}
 
 static int on_meta_kv(struct meta_ctx *m, const struct cw_hdr *h)
 {
@@ -222,14 +232,9 @@ static int on_meta_kv(struct meta_ctx *m, const struct cw_hdr *h)
 		m->err = m->err ?: cw_db__meta(m->db, key + 8, val);
 		*(key[8] == 'k' ? &m->have_release : &m->have_hostname) = 1;
 	}
-	if (!strcmp(key + 8, "capture_start_ns")) {
-		free(m->start_ns);
-		m->start_ns = strdup(val);
-	}
-	if (!strcmp(key + 8, "capture_end_ns")) {
-		free(m->end_ns);
-		m->end_ns = strdup(val);
-	}
+	keep_value(&m->start_ns, key + 8, "capture_start_ns", val);
+	keep_value(&m->end_ns, key + 8, "capture_end_ns", val);
+	keep_value(&m->usdt_probes_off, key + 8, "usdt_probes_off", val);
 	m->err = m->err ?: cw_db__meta(m->db, key, val);
 	free(val);
 	return m->err;
@@ -481,6 +486,7 @@ static int write_db(struct run *r)
 		.diagnostics_suppressed = r->log.suppressed,
 		.start_ns = r->meta.start_ns,
 		.end_ns = r->meta.end_ns,
+		.usdt_probes_off = r->meta.usdt_probes_off,
 		.have_release = r->meta.have_release,
 		.have_hostname = r->meta.have_hostname,
 		.out = r->out,
@@ -510,6 +516,7 @@ static void run__free(struct run *r)
 	free(r->out);
 	free(r->meta.start_ns);
 	free(r->meta.end_ns);
+	free(r->meta.usdt_probes_off);
 	cw_scan__free(&r->scan);
 	diag_log__free(&r->log);
 	diag_log__free(&r->symlog);

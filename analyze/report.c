@@ -89,6 +89,10 @@ int report__meta(struct cw_db *db, const struct report *r)
 		err = err ?: cw_db__meta_u64(db, "capture_end_ns", js->last_ts);
 	/* -e: the edge classes joined (records_skipped: the others') */
 	err = err ?: cw_db__meta(db, "classes", options__classes(r->env, classes, sizeof(classes)));
+	/* Said apart from capture.usdt_probes_off, and NULL when the trace
+	 * does not say: no buffer resource in the database then reads as
+	 * "not recorded", not as "no buffer was read". */
+	err = err ?: cw_db__meta(db, "usdt_probes_off", r->usdt_probes_off);
 	/* the context plane */
 	err = err ?: cw_db__meta(db, "symbols", r->env->no_symbols ? "none" : "libdw");
 	err = err ?: put_trace(db, r);

@@ -26,6 +26,10 @@ struct report {
 	/* The capture's own keys, as the trace gave them (NULL: it did
 	 * not, and the join's first and last timestamps stand in). */
 	const char *start_ns, *end_ns;
+	/* The adapter probes the capture left out by choice; NULL: the
+	 * trace does not say (no adapter class, or a capture before the
+	 * key), so nothing can be read from a probe's absence. */
+	const char *usdt_probes_off;
 	int have_release, have_hostname;
 	const char *out;		  /* the database's name */
 };
