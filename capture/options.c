@@ -59,7 +59,7 @@ static void usage(FILE *f)
 		"                        applied in order: default (all but postgresql's\n"
 		"                        buffer__read__*, which fire on every buffer access),\n"
 		"                        all, [PROVIDER:]PROBE with globs (postgresql:buffer*;\n"
-		"                        '-' in PROBE reads '__', as in probes.d), -ITEM to\n"
+		"                        '-' in a name reads '__', as in probes.d), -ITEM to\n"
 		"                        leave out (first: from default). Default: default;\n"
 		"                        those left out are named in metadata usdt_probes_off\n"
 		"  -q, --quiet           no status line, no notices, no summary\n"
@@ -185,7 +185,7 @@ static int parse_call_graph(struct env *env, const char *s)
 static size_t usdt_select(bool *on, const char *item, bool set)
 {
 	char pat[128], *name, *d = pat;
-	const char *colon = strchr(item, ':');
+	const char *s = item;
 	size_t n = 0;
 
 	if (!strcmp(item, "all") || !strcmp(item, "default")) {
@@ -197,15 +197,17 @@ static size_t usdt_select(bool *on, const char *item, bool set)
 		return n;
 	}
 	/* probes.d spells a probe buffer-read-start, its ELF note (and perf
-	 * and bpftrace) buffer__read__start. */
-	for (const char *s = item; *s && d < pat + sizeof(pat) - 2; s++) {
-		if (*s == '-' && colon && s > colon) {
+	 * and bpftrace) buffer__read__start; no note name has a '-'. */
+	for (; *s && d < pat + sizeof(pat) - 2; s++) {
+		if (*s == '-') {
 			*d++ = '_';
 			*d++ = '_';
 		} else {
 			*d++ = *s;
 		}
 	}
+	if (*s) /* longer than any name: cut, it could match another */
+		return 0;
 	*d = 0;
 	name = strchr(pat, ':');
 	if (name)
