@@ -15,8 +15,16 @@
 #    traced shell execs are attached, as are its library's;
 #  - system-wide, --usdt FILE attaches FILE's probes, and the library the
 #    program opens later is attached too;
+#  - by default usdt_probes_off names PostgreSQL's buffer probes (and
+#    nothing here is left out); system-wide --usdt FILE --usdt-probes
+#    -causeway:task_* attaches FILE's six other probes, names the five
+#    task probes in usdt_probes_off and counts them in
+#    usdt_probes_deselected (the workload does not run: it waits for all
+#    eleven semaphores);
 #  - --usdt that can do nothing exits 2: with -p, with COMMAND, without
-#    the usdt class, on a file that is no ELF object.
+#    the usdt class, on a file that is no ELF object; so does
+#    --usdt-probes naming no mapped probe, leaving none, or without the
+#    usdt class.
 
 . "$(dirname "$0")/../lib/live.bash" "$@"
 
@@ -111,6 +119,23 @@ wait "$CP" || fail "system-wide capture exited $?"
 n=$(check_hits "$T/s.cwt" "$T/truth2" system-wide) || exit 1
 echo "live/$NAME: system-wide --usdt: $n/$n probe hits"
 
+[ "$(kv usdt_probes_off "$T/c.cwt")" = postgresql:buffer__read__start,postgresql:buffer__read__done ] ||
+	fail "default usdt_probes_off '$(kv usdt_probes_off "$T/c.cwt")'"
+[ "$(kv usdt_probes_deselected "$T/c.cwt")" = 0 ] || fail "default usdt_probes_deselected $(kv usdt_probes_deselected "$T/c.cwt")"
+start_capture "$T/n.cwt" -e usdt --usdt "$WL/usdt_basic" --usdt-probes '-causeway:task_*'
+kill -INT "$CP"
+wait "$CP" || fail "system-wide --usdt-probes capture exited $?"
+off=causeway:task_spawn,causeway:task_wake,causeway:task_poll_begin,causeway:task_poll_end,causeway:task_exit
+[ "$(kv usdt_probes_off "$T/n.cwt")" = "$off,postgresql:buffer__read__start,postgresql:buffer__read__done" ] ||
+	fail "--usdt-probes -causeway:task_*: usdt_probes_off '$(kv usdt_probes_off "$T/n.cwt")'"
+n=$("$AN" --dump "$T/n.cwt" | grep "^usdt_probe .*path=$WL/usdt_basic" | grep -c .)
+[ "$n" = 6 ] || fail "--usdt-probes -causeway:task_*: $n probe records of the program, expected 6"
+! "$AN" --dump "$T/n.cwt" | grep "^usdt_probe .*path=$WL/usdt_basic" | grep -q 'name="task_' ||
+	fail "--usdt-probes -causeway:task_*: a task probe was attached"
+[ "$(kv usdt_probes_deselected "$T/n.cwt")" -ge 5 ] ||
+	fail "--usdt-probes -causeway:task_*: usdt_probes_deselected $(kv usdt_probes_deselected "$T/n.cwt"), expected at least the program's 5"
+echo "live/$NAME: --usdt-probes -causeway:task_*: 6 of the program's 11 probes attached, the 5 task probes named and counted"
+
 expect_rc 2 "--usdt does nothing with -p" "--usdt with -p" -- \
 	"$CAP" -o "$T/x.cwt" -e usdt --usdt "$WL/usdt_basic" -p $$
 expect_rc 2 "--usdt does nothing with COMMAND" "--usdt with COMMAND" -- \
@@ -119,5 +144,12 @@ expect_rc 2 "--usdt does nothing without the usdt class" "--usdt without -e usdt
 	"$CAP" -o "$T/x.cwt" -e sched --usdt "$WL/usdt_basic"
 expect_rc 2 "--usdt .*not an ELF object" "--usdt on a text file" -- \
 	"$CAP" -o "$T/x.cwt" -e usdt --usdt "$T/truth"
+expect_rc 2 "'causeway:task-spawned' names none of the probes" "--usdt-probes, a typo" -- \
+	"$CAP" -o "$T/x.cwt" -e usdt --usdt-probes default,causeway:task-spawned -- true
+expect_rc 2 "leaves no probe attached" "--usdt-probes leaving none" -- \
+	"$CAP" -o "$T/x.cwt" -e usdt --usdt-probes all,-causeway:*,-postgresql:* -- true
+expect_rc 2 "--usdt-probes does nothing without the usdt class" "--usdt-probes without -e usdt" -- \
+	"$CAP" -o "$T/x.cwt" -e sched --usdt-probes all -- true
 [ ! -e "$T/x.cwt" ] || fail "a refused --usdt capture left $T/x.cwt"
-echo "live/$NAME: --usdt with -p, with COMMAND, without -e usdt, on a non-ELF file: exit 2"
+echo "live/$NAME: --usdt with -p, with COMMAND, without -e usdt, on a non-ELF file, and --usdt-probes" \
+	"naming nothing, leaving nothing, without -e usdt: exit 2"
