@@ -19,7 +19,7 @@
 #    nothing here is left out); --usdt-probes -causeway:task_* attaches
 #    the program's six other probes, names the five task probes in
 #    usdt_probes_off and counts them in usdt_probes_deselected (the
-#    program is killed waiting for all eleven semaphores);
+#    program is ended waiting for all eleven semaphores);
 #  - --usdt that can do nothing exits 2: with -p, with COMMAND, without
 #    the usdt class, on a file that is no ELF object; so does
 #    --usdt-probes naming no mapped probe, leaving none, or without the
@@ -121,19 +121,21 @@ echo "live/$NAME: system-wide --usdt: $n/$n probe hits"
 [ "$(kv usdt_probes_off "$T/c.cwt")" = postgresql:buffer__read__start,postgresql:buffer__read__done ] ||
 	fail "default usdt_probes_off '$(kv usdt_probes_off "$T/c.cwt")'"
 [ "$(kv usdt_probes_deselected "$T/c.cwt")" = 0 ] || fail "default usdt_probes_deselected $(kv usdt_probes_deselected "$T/c.cwt")"
-# -p, not system-wide: a system-wide capture raises the semaphores of
-# every traced-looking program on the machine, other tests' included.
-"$WL/usdt_basic" "$T/truth6" "$LIB" 1 &
-n=$!
-pids+=($n)
-capture -q -F 0 --no-offcpu -e usdt --usdt-probes '-causeway:task_*' -o "$T/n.cwt" -d 0.5 -p $n
-kill $n
+# COMMAND, whose probes are attached before it runs, not system-wide: a
+# system-wide capture raises the semaphores of every program on the
+# machine, other tests' included. The program waits for all eleven
+# semaphores and is ended by -d (143), or exits at once (0) when another
+# capture on the machine has raised them.
+"$CAP" -q -F 0 --no-offcpu -e usdt --usdt-probes '-causeway:task_*' -o "$T/n.cwt" -d 0.5 -- \
+	"$WL/usdt_basic" "$T/truth6" "$LIB" 1 2>"$T/capture.err"
+rc=$?
+[ $rc = 143 ] || check_capture_rc $rc "$T/capture.err"
 off=causeway:task_spawn,causeway:task_wake,causeway:task_poll_begin,causeway:task_poll_end,causeway:task_exit
 [ "$(kv usdt_probes_off "$T/n.cwt")" = "$off,postgresql:buffer__read__start,postgresql:buffer__read__done" ] ||
 	fail "--usdt-probes -causeway:task_*: usdt_probes_off '$(kv usdt_probes_off "$T/n.cwt")'"
 n=$("$AN" --dump "$T/n.cwt" | grep "^usdt_probe .*path=$WL/usdt_basic" | grep -c .)
 [ "$n" = 6 ] || fail "--usdt-probes -causeway:task_*: $n probe records of the program, expected 6"
-! "$AN" --dump "$T/n.cwt" | grep "^usdt_probe .*path=$WL/usdt_basic" | grep -q 'name="task_' ||
+! "$AN" --dump "$T/n.cwt" | grep "^usdt_probe .*path=$WL/usdt_basic" | grep -q ' name=task_' ||
 	fail "--usdt-probes -causeway:task_*: a task probe was attached"
 # At least: another test's system-wide capture can raise them all, and
 # the library is then opened and attached too.
