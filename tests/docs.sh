@@ -46,7 +46,7 @@ done
 rm -f "$BUILD/docs-help.txt"
 
 # Citations: docs/NAME.md §N.M must be a heading "#... §N.M " of NAME.md.
-src=$(git ls-files -co --exclude-standard 2>/dev/null | grep -E '\.(c|h|sh|sql|md|bash)$|^Makefile$|/run$|bench/analyze$|bench/capture$')
+src=$(git ls-files -co --exclude-standard 2>/dev/null | grep -E '\.(c|h|sh|sql|md|bash)$|^Makefile$|/run$|bench/(analyze|capture|postgres|servers)$')
 [ -n "$src" ] || src=$(find . -path ./build -prune -o -type f \( -name '*.[ch]' -o -name '*.sh' -o -name '*.sql' -o -name '*.md' \) -print)
 # shellcheck disable=SC2086
 grep -ohE 'docs/[a-z-]+\.md §[0-9]+(\.[0-9]+)?' $src | sort -u | while read -r doc sec; do
