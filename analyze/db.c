@@ -62,16 +62,6 @@ struct cw_db {
 	int failed;
 };
 
-/* FNV-1a, mixed: reasons are short, and few. */
-static uint64_t text_hash(const char *t)
-{
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	for (; *t; t++)
-		h = (h ^ (uint8_t)*t) * 0x100000001b3ull;
-	return cw_mix64(h);
-}
-
 static uint64_t reason_rehash(const struct cw_hnode *n)
 {
 	return cw_hentry(n, struct reason, hn)->hash;
@@ -196,7 +186,7 @@ static int db_stack(void *ctx, uint64_t id, const uint64_t *frames, uint32_t dep
  * time; 0 with *err on failure. */
 static uint64_t reason_of(struct cw_db *db, const char *text, int *err)
 {
-	uint64_t h = text_hash(text);
+	uint64_t h = cw_hash_str(text);
 	struct reason *e;
 	size_t len;
 

@@ -82,15 +82,6 @@ static uint64_t obj_hash(uint8_t type, const struct cw_scope *scope, uint64_t ke
 	return cw_mix64(key ^ (uint64_t)type << 56 ^ scope->hash);
 }
 
-static uint64_t str_hash(const char *s)
-{
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	while (*s)
-		h = (h ^ (uint8_t)*s++) * 0x100000001b3ull;
-	return cw_mix64(h);
-}
-
 /* Every table starts at this many buckets and doubles. */
 #define FIRST_BUCKETS 1024
 
@@ -132,7 +123,7 @@ static struct cw_scope *scope_find(const struct cw_ident *id, const char *name, 
 
 static struct cw_scope *scope_intern(struct cw_ident *id, const char *name)
 {
-	uint64_t h = str_hash(name);
+	uint64_t h = cw_hash_str(name);
 	struct cw_scope *s = scope_find(id, name, h);
 	size_t len = strlen(name);
 
@@ -162,7 +153,7 @@ const struct cw_scope *cw_ident__scope(struct cw_ident *id, const char *name)
 
 const struct cw_scope *cw_ident__scope_find(const struct cw_ident *id, const char *name)
 {
-	return scope_find(id, name, str_hash(name));
+	return scope_find(id, name, cw_hash_str(name));
 }
 
 const struct cw_scope *cw_ident__host(const struct cw_ident *id)

@@ -154,7 +154,7 @@ struct cw_join_stats {
 	struct cw_counter_value class_counters[CW_CLASS_COUNTERS_MAX];
 };
 
-/* The class counter @key in @st; 0 when no class keeps it. */
+/* The class counter @key in @st; a key no class keeps aborts. */
 uint64_t cw_join_stats__get(const struct cw_join_stats *st, const char *key);
 
 /*

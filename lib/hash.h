@@ -26,4 +26,15 @@ static inline uint64_t cw_mix64(uint64_t h)
 	return h ^ (h >> 33);
 }
 
+/* A NUL-terminated string: FNV-1a over its bytes, then mixed, so that the
+ * low bits spread (short names differ in their last bytes). */
+static inline uint64_t cw_hash_str(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	while (*s)
+		h = (h ^ (uint8_t)*s++) * 0x100000001b3ull;
+	return cw_mix64(h);
+}
+
 #endif /* CAUSEWAY_HASH_H */
