@@ -101,28 +101,48 @@ static const char *full_name(const struct cw_obj *o)
 	return o->n.long_name ? o->n.long_name : o->n.name;
 }
 
-static int on_xmit(struct cw_cls *c, const struct cw_hdr *h)
+/* A packet born at its transmit @h, by the task @t (witness @start)
+ * the record names, with the submit edge from its sender. */
+static struct cw_obj *sent_packet(struct cw_cls *c, const struct cw_hdr *h,
+				  const struct cw_net_pkt *r, int *err)
 {
-	const struct cw_net_pkt *r = (const void *)h;
 	const struct cw_scope *s = cw_ident__scope(c->id, SCOPE_SKB);
 	char name[PKT_NAME_LEN];
 	struct cw_origin og;
 	struct cw_obj *o;
-	int err;
 
-	if (!s)
-		return -ENOMEM;
-	if ((err = cw_origin__of(c, h, &r->task, r->task_start, NULL, &og)))
-		return err;
-	o = cw_ident__new_gen(c->id, CW_NODE_PACKET, s, r->skb, h->ts, 1, &err);
+	if (!s) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	if ((*err = cw_origin__of(c, h, &r->task, r->task_start, NULL, &og)))
+		return NULL;
+	o = cw_ident__new_gen(c->id, CW_NODE_PACKET, s, r->skb, h->ts, 1, err);
 	if (!o)
-		return err;
+		return NULL;
 	pkt_name(r, name, sizeof(name));
 	cw_obj__set_name(o, name, sizeof(name));
 	o->n.pid = og.pid;
 	o->n.tid = og.tid;
-	return cw_ident__edge_x(c->id, CW_EDGE_SUBMIT, og.src, o, h, CW_SRC_KERNEL, og.conf,
+	*err = cw_ident__edge_x(c->id, CW_EDGE_SUBMIT, og.src, o, h, CW_SRC_KERNEL, og.conf,
 				og.reason, &og.x);
+	return *err ? NULL : o;
+}
+
+static int on_xmit(struct cw_cls *c, const struct cw_hdr *h)
+{
+	int err;
+
+	sent_packet(c, h, (const void *)h, &err);
+	return err;
+}
+
+/* A packet received at @ts. */
+static void received(struct cw_cls *c, struct cw_obj *o, uint64_t ts)
+{
+	o->flags |= P_RECEIVED;
+	o->n.end_ns = (int64_t)ts;
+	cw_ident__touch(c->id, o);
 }
 
 static int on_rx(struct cw_cls *c, const struct cw_hdr *h)
@@ -157,9 +177,50 @@ static int on_rx(struct cw_cls *c, const struct cw_hdr *h)
 			return err;
 		cw_obj__set_name(o, name, sizeof(name));
 	}
-	o->flags |= P_RECEIVED;
-	o->n.end_ns = (int64_t)h->ts;
-	cw_ident__touch(c->id, o);
+	received(c, o, h->ts);
+	return 0;
+}
+
+/*
+ * Format 1.6: a packet that woke a recorded context, placed at its
+ * birth (schema/events.h). The capture joined its receipt to its
+ * transmit (bpf/net.bpf.c: the same skb and data buffer, not received
+ * since, the entry whole), so the sender it names is observed evidence,
+ * whatever the ring lost between the two; without one the packet is an
+ * orphan born at its receipt, as on_rx makes it.
+ */
+static int on_recv(struct cw_cls *c, const struct cw_hdr *h)
+{
+	const struct cw_net_recv *r = (const void *)h;
+	const struct cw_scope *s;
+	char name[PKT_NAME_LEN];
+	const char *why;
+	struct cw_obj *o;
+	int err = 0;
+
+	if (h->flags & CW_NET_RECV_SENT) {
+		o = sent_packet(c, h, &r->p, &err);
+	} else {
+		if (!(s = cw_ident__scope(c->id, SCOPE_SKB)))
+			return -ENOMEM;
+		/* its transmit pushed out of the capture's table, counted */
+		why = cw_ident__break_in(c->id,
+					 r->rx_ts > CW_NET_SENT_YOUNG_NS ?
+						 r->rx_ts - CW_NET_SENT_YOUNG_NS :
+						 0,
+					 r->rx_ts) ?
+			      R_XMIT_BREAK :
+			      R_NO_XMIT;
+		o = cw_ident__orphan(c->id, CW_NODE_PACKET, s, r->p.skb, h, CW_EDGE_SUBMIT, why,
+				     &err);
+		if (o) {
+			pkt_name(&r->p, name, sizeof(name));
+			cw_obj__set_name(o, name, sizeof(name));
+		}
+	}
+	if (!o)
+		return err;
+	received(c, o, r->rx_ts);
 	return 0;
 }
 
@@ -207,6 +268,7 @@ static struct cw_obj *net_cause(struct cw_cls *c, const struct cw_cause *k, cons
 static const struct cw_handler handlers[] = {
 	{ CW_REC_NET_XMIT, on_xmit },
 	{ CW_REC_NET_RX, on_rx },
+	{ CW_REC_NET_RECV, on_recv },
 	{ 0 },
 };
 

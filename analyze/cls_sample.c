@@ -597,8 +597,12 @@ static int on_sample(struct cw_cls *c, const struct cw_hdr *h)
 		return bad(c);
 	if (!r->task.tid)
 		return 0; /* the idle task is no thread: it waits for nothing */
-	t = cw_cls__thread(c, &r->task, r->task_start, h, CW_T_CREATE | CW_T_PROOF, &matched,
-			   &err);
+	/* A tick in interrupt context took the interrupted task, whatever
+	 * it is: a softirq delivering a traced server's packets interrupts
+	 * its untraced client. Only a task-level sample proves its task
+	 * traced (analyze/task.c). */
+	t = cw_cls__thread(c, &r->task, r->task_start, h,
+			   CW_T_CREATE | (h->ctx == CW_CTX_TASK ? CW_T_PROOF : 0), &matched, &err);
 	if (!t)
 		return err;
 	/* The thread was seen again while a wait of its tid was open: that

@@ -1,13 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * causeway edge plane, net class (docs/model.md §2.1): a packet is a node, born
- * where a task hands it to a device and named by its skb, received where
- * the stack takes it in, each as a struct cw_net_pkt on the `edges` ring.
+ * causeway edge plane, net class (docs/model.md §2.1, §2.3): a packet is a
+ * node, born where a task hands it to a device and named by its skb,
+ * received where the stack takes it in. Since format 1.6 the two ends are
+ * joined here, not in the analyzer, and one record is written per packet
+ * that woke a context the capture records: a struct cw_net_recv on the
+ * `edges` ring.
  *
- *   net_dev_queue      CW_REC_NET_XMIT  a packet is sent (a birth)
- *   netif_receive_skb  CW_REC_NET_RX    a packet is received
+ *   net_dev_queue      the transmit is remembered (net_sent), not written
+ *   netif_receive_skb  the receipt takes it and sets the cause slot
+ *   sched_waking       the first recorded wakeup writes CW_REC_NET_RECV
  *
- * Transmit is recorded at net_dev_queue, not net_dev_start_xmit: it runs
+ * Transmit is taken at net_dev_queue, not net_dev_start_xmit: it runs
  * in __dev_queue_xmit() in the sender's context, before any qdisc. Once
  * queued on a qdisc, a packet is handed to the driver by whichever task
  * holds the qdisc at that moment, or by the NET_TX softirq, so
@@ -17,13 +21,25 @@
  *
  * Receipt: at netif_receive_skb skb->data is the network header (the
  * link-layer header is pulled) and network_header not yet reset to it.
- * A receipt continues the packet's generation only when it is the skb a
- * recorded transmit sent, with the same data buffer (net_sent): skb
- * pointers are reused as soon as a sent packet is freed, and a packet
- * sent to another host never comes back, so a pointer alone could join a
- * new packet to a dead one. Such a receipt is flagged CW_NET_RX_SENT;
- * any other is a packet born here (from outside the host, or whose
- * transmit went unrecorded).
+ * A receipt continues a transmit only when it is the skb that transmit
+ * sent, with the same data buffer (net_sent): skb pointers are reused as
+ * soon as a sent packet is freed, so a pointer alone could join a new
+ * packet to a dead one. The record is then placed at the transmit (its
+ * time, CPU, context and sender, flags CW_NET_RECV_SENT), so that the
+ * analyzer makes the packet's birth and its submit edge in their place
+ * in time; any other receipt is a packet born at its receipt (from
+ * outside the host, or whose transmit was not remembered).
+ *
+ * Filtering (docs/model.md §2.2): every transmit is remembered, whoever
+ * sends it, so that a client outside the traced set whose packet wakes a
+ * traced server is named as its sender (§2.3). The record waits in
+ * net_cpu while the packet is in the softirq slot and is written by the
+ * first wakeup the capture records (system-wide any, with filter_enabled
+ * a traced task's), with the packet's birth time, so that it sorts before
+ * the wake naming it whichever of this object and the sched class runs
+ * first. A packet that wakes nothing recorded costs no record. The slot's
+ * emitted says whether the record is in the trace, for what the packet
+ * causes after (bpf/follow.bpf.h).
  *
  * Causes: while the stack processes a received packet in softirq, the
  * packet is in the softirq cause slot, so the wakeup of its reader (or of
@@ -52,17 +68,6 @@
  *    carry a NAPI id (drivers that mark it, RPS): a missing cause.
  *  - Outside softirq (busy polling, threaded NAPI) no slot is set: the
  *    task-level slot of the polling thread has no end this object sees.
- *
- * Filtering (docs/model.md §2.2), with filter_enabled: a transmit is recorded
- * when a traced task sends the packet, or a followed object causes it (an
- * ACK sent while a followed packet is processed, bpf/follow.bpf.h); its
- * receipt in this host is then recorded too. A packet from an untraced
- * sender or another host still sets the slot; its receipt record is
- * built in net_cpu and written only when a wakeup of a traced task is the
- * first one it causes (handle_waking), with the time of the receipt, so
- * that it sorts before the wake naming it whichever of this object and
- * the sched class runs first. The slot's emitted says whether the
- * receipt is in the trace.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -72,7 +77,6 @@
 #include "schema/events.h"
 #include "bpf/config.h"
 #include "causeway.bpf.h"
-#include "follow.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual MIT/GPL";
 
@@ -86,21 +90,42 @@ char LICENSE[] SEC("license") = "Dual MIT/GPL";
 #define CW_IP_OFFSET 0x1fff /* fragment offset field */
 
 /*
- * Packets whose transmit was recorded, until their receipt here: a table
- * indexed by a hash of the data buffer they were sent with, each entry
- * that skb and buffer. The next recorded transmit that hashes to an
- * entry overwrites it (the many packets sent to other hosts never come
- * back), an unrecorded transmit of its skb and buffer clears it (both
- * were freed and reused by a sender outside the traced set), and so does
- * the receipt. A lost entry (overwritten, or torn by two CPUs
- * writing it at once) only makes that receipt a new packet. A table, not
- * a hash map: an LRU map's update and delete cost about 300 ns a packet.
+ * Transmits not yet received (docs/model.md §2.3): a direct-mapped table
+ * indexed by a hash of the data buffer, each entry the skb, its buffer
+ * and the sender's evidence (its task and witness, the time, CPU and
+ * context of the transmit). Every transmit on a device with no parent
+ * (loopback, veth, bridges: the virtual devices whose packets can be
+ * received in this host) is remembered, whoever sent it, and nothing is
+ * written; the receipt takes its entry and, when it wakes a context the
+ * capture records, writes one record naming both ends (handle_waking).
+ * A packet that leaves through a physical device never comes back, so it
+ * is not remembered: it would only push out those that do.
+ *
+ * Bounds: 2^NET_SENT_BITS entries of 64 bytes (1 MiB). A transmit that
+ * lands on an entry not yet received and younger than CW_NET_SENT_YOUNG_NS
+ * evicts it: counted as a map loss of the net class, which the analyzer
+ * makes a coverage break, and that packet's receipt is an orphan. An
+ * entry is read into the program's stack and believed only when its skb
+ * and buffer are the receipt's and its check, a hash over the other
+ * fields written last, agrees: two CPUs writing one entry at once, or a
+ * receipt reading it while another CPU writes it, then make an orphan,
+ * never a join of one packet's skb to another's sender. A table, not a
+ * hash map: an LRU map's update and
+ * delete cost about 300 ns a packet.
  */
 #define NET_SENT_BITS 14
 
 struct sent {
-	__u64 skb;
+	__u64 skb; /* 0: free */
 	__u64 head;
+	__u64 ts;
+	__u64 task_start;
+	struct cw_task task;
+	__u16 cpu;
+	__u8 ctx;
+	__u8 __pad[5];
+	__u64 check;
+	__u64 __pad2;
 };
 
 struct {
@@ -109,6 +134,20 @@ struct {
 	__type(key, __u32);
 	__type(value, struct sent);
 } net_sent SEC(".maps");
+
+/* The skb is left out: the verifier lets no program compute with its
+ * pointer. Its data buffer, which the entry's place and the receipt's
+ * match both depend on, ties the entry to one transmit. */
+static __always_inline __u64 sent_check(const struct sent *t)
+{
+	__u64 h = t->head * 0x9E3779B97F4A7C15ULL;
+
+	h = (h ^ t->ts) * 0xBF58476D1CE4E5B9ULL;
+	h = (h ^ t->task_start) * 0x94D049BB133111EBULL;
+	h = (h ^ ((__u64)t->task.tid << 32 | t->task.pid)) * 0x9E3779B97F4A7C15ULL;
+	h = (h ^ ((__u64)t->cpu << 8 | t->ctx)) * 0xBF58476D1CE4E5B9ULL;
+	return h ^ (h >> 31);
+}
 
 /* skbs that entered GRO or netif_receive_skb_list() without a NAPI id,
  * until their receipt. LRU: GRO frees the skbs it merges, whose marks
@@ -126,9 +165,9 @@ struct {
 __u64 net_marked = 0;
 
 struct net_cpu {
-	/* The receipt record of the packet in the softirq slot, while it
-	 * waits for a traced wakeup (filtered mode); for skb rx_skb. */
-	struct cw_net_pkt rx;
+	/* The record of the packet in the softirq slot, while it waits for
+	 * the first wakeup the capture records; for skb rx_skb. */
+	struct cw_net_recv rx;
 	__u64 rx_skb;
 	/* A batch member was received in this softirq. */
 	__u32 listed;
@@ -241,50 +280,42 @@ static __always_inline void parse(struct cw_net_pkt *e, __u64 l3, __u32 avail, _
 	e->dport = bpf_ntohs(ports[1]);
 }
 
-/* Fill @e (its header aside) for @skb of @len bytes on @ifindex, of
- * ethertype @proto (network order), its network header at @l3. */
-static __always_inline void fill_pkt(struct cw_net_pkt *e, __u64 skb, __u32 len, __u32 ifindex,
-				     __u16 proto, __u64 l3, __u32 avail, __u32 l4off)
-{
-	cw_current(&e->task, &e->task_start);
-	e->skb = skb;
-	e->len = len;
-	e->ifindex = ifindex;
-	e->protocol = bpf_ntohs(proto);
-	parse(e, l3, avail, l4off);
-}
-
 /* ---- transmit --------------------------------------------------------- */
+
+/* Can a packet sent through @dev be received in this host? A device
+ * with a parent is a physical one, whose packets leave it. */
+static __always_inline bool dev_local(const struct net_device *dev)
+{
+	return !BPF_CORE_READ(dev, dev.parent);
+}
 
 SEC("tp_btf/net_dev_queue")
 int BPF_PROG(handle_xmit, struct sk_buff *skb)
 {
-	__u8 lvl = cw_context();
 	/* Read, not loaded: the verifier types a loaded skb->head as memory
 	 * no program may compute with. */
-	__u64 key = (__u64)skb, head = (__u64)BPF_CORE_READ(skb, head);
-	__u16 nh = skb->network_header, th = skb->transport_header;
-	__u32 tail = skb->tail, avail = 0, l4off = 0;
-	struct sent *t = sent_of(head);
-	struct cw_net_pkt *e;
+	__u64 key = (__u64)skb, head = (__u64)BPF_CORE_READ(skb, head), now;
+	struct sent *t;
+	__u64 id;
 
-	e = cw_made_followed(lvl) ? cw_reserve(sizeof(*e), CW_REC_NET_XMIT, lvl) : NULL;
-	if (!e) {
-		if (t && t->skb == key)
-			t->skb = 0;
+	if (!dev_local(skb->dev) || !(t = sent_of(head)))
 		return 0;
-	}
-	/* Offsets from head: the headers the stack above built. */
-	if (tail > nh)
-		avail = tail - nh;
-	if (th != (__u16)~0U && th > nh && th < tail)
-		l4off = th - nh;
-	fill_pkt(e, key, skb->len, skb->dev->ifindex, skb->protocol, head + nh, avail, l4off);
-	cw_submit(e, CW_REC_NET_XMIT);
-	if (t) {
-		t->skb = key;
-		t->head = head;
-	}
+	now = bpf_ktime_get_ns();
+	if (t->skb && now - t->ts < CW_NET_SENT_YOUNG_NS && !(t->skb == key && t->head == head))
+		cw_count(CW_RING_MAP, CW_CLASS_NET, true);
+	id = bpf_get_current_pid_tgid();
+	t->check = 0;
+	t->skb = key;
+	t->head = head;
+	t->ts = now;
+	t->ctx = cw_context();
+	t->cpu = bpf_get_smp_processor_id();
+	t->task.tid = (__u32)id;
+	t->task.pid = id >> 32;
+	if (cw_is_self(t->task.pid))
+		t->task.tid = t->task.pid = 0;
+	t->task_start = t->task.tid ? bpf_get_current_task_btf()->start_time : 0;
+	t->check = sent_check(t);
 	return 0;
 }
 
@@ -299,42 +330,37 @@ static __always_inline void close_packet(void)
 		s->kind = CW_CAUSE_NONE;
 }
 
+/* The remembered transmit of @skb with data buffer @head into @m, and
+ * its entry freed: is there one, whole? */
+static __always_inline bool take_sent(__u64 skb, __u64 head, struct sent *m)
+{
+	struct sent *t = sent_of(head);
+
+	if (!t || t->skb != skb || t->head != head)
+		return false;
+	__builtin_memcpy(m, t, sizeof(*m));
+	t->skb = 0;
+	return m->skb == skb && m->head == head && m->check == sent_check(m);
+}
+
 SEC("tp_btf/netif_receive_skb")
 int BPF_PROG(handle_receive, struct sk_buff *skb)
 {
-	__u8 lvl = cw_context();
 	__u64 key = (__u64)skb, l3 = (__u64)skb->data;
-	__u32 avail = skb->len - skb->data_len;
-	struct net_cpu *c = net_cpu();
 	__u64 head = (__u64)BPF_CORE_READ(skb, head);
-	struct sent *t = sent_of(head);
-	struct cw_net_pkt *e;
-	struct cw_slot *s;
-	bool rec, flags = 0, listed = false;
+	__u32 avail = skb->len - skb->data_len;
+	struct net_cpu *c;
+	struct cw_net_recv *e;
+	struct sent m;
+	bool from, listed = false;
 
-	if (t && t->skb == key && t->head == head) {
-		flags = 1;
-		t->skb = 0;
-	}
-	rec = !cw_config.filter_enabled || flags;
-	if (rec) {
-		e = cw_reserve(sizeof(*e), CW_REC_NET_RX, lvl);
-		if (e) {
-			e->hdr.flags = flags ? CW_NET_RX_SENT : 0;
-			fill_pkt(e, key, skb->len, skb->dev->ifindex, skb->protocol, l3, avail, 0);
-			cw_submit(e, CW_REC_NET_RX);
-		} else {
-			rec = false;
-		}
-	}
+	from = take_sent(key, head, &m);
 	if (net_marked && bpf_map_lookup_elem(&net_listed, &key)) {
 		if (!bpf_map_delete_elem(&net_listed, &key))
 			__sync_fetch_and_add(&net_marked, -1);
 		listed = true;
 	}
-	if (lvl != CW_CTX_SOFTIRQ)
-		return 0;
-	if (!c)
+	if (cw_context() != CW_CTX_SOFTIRQ || !(c = net_cpu()))
 		return 0;
 	if (listed || napi_marked(skb))
 		c->listed = 1;
@@ -342,47 +368,59 @@ int BPF_PROG(handle_receive, struct sk_buff *skb)
 		close_packet();
 		return 0;
 	}
+	/* emitted 0: the record is not written yet */
 	cw_slot_set(CW_CTX_SOFTIRQ, CW_CAUSE_PACKET, key, 0);
-	s = cw_slot_of(CW_CTX_SOFTIRQ);
-	if (s)
-		s->emitted = rec;
-	c->rx_skb = 0;
-	if (!rec && cw_config.filter_enabled) {
-		/* The header as cw_reserve() would fill it. */
-		c->rx.hdr.type = CW_REC_NET_RX;
-		c->rx.hdr.size = sizeof(c->rx);
-		c->rx.hdr.cpu = bpf_get_smp_processor_id();
-		c->rx.hdr.ctx = CW_CTX_SOFTIRQ;
-		c->rx.hdr.flags = 0;
-		c->rx.hdr.ts = bpf_ktime_get_ns();
-		fill_pkt(&c->rx, key, skb->len, skb->dev->ifindex, skb->protocol, l3, avail, 0);
-		c->rx_skb = key;
+	/* The record as cw_reserve() would fill its header, placed at the
+	 * packet's birth. */
+	e = &c->rx;
+	e->p.hdr.type = CW_REC_NET_RECV;
+	e->p.hdr.size = sizeof(*e);
+	e->rx_ts = bpf_ktime_get_ns();
+	e->rx_cpu = bpf_get_smp_processor_id();
+	if (from) {
+		e->p.hdr.ts = m.ts;
+		e->p.hdr.cpu = m.cpu;
+		e->p.hdr.ctx = m.ctx;
+		e->p.hdr.flags = CW_NET_RECV_SENT;
+		e->p.task = m.task;
+		e->p.task_start = m.task_start;
+	} else {
+		e->p.hdr.ts = e->rx_ts;
+		e->p.hdr.cpu = e->rx_cpu;
+		e->p.hdr.ctx = CW_CTX_SOFTIRQ;
+		e->p.hdr.flags = 0;
+		e->p.task.tid = e->p.task.pid = 0;
+		e->p.task_start = 0;
 	}
+	e->p.skb = key;
+	e->p.len = skb->len;
+	e->p.ifindex = skb->dev->ifindex;
+	e->p.protocol = bpf_ntohs(skb->protocol);
+	e->__pad = 0;
+	parse(&e->p, l3, avail, 0);
+	c->rx_skb = key;
 	return 0;
 }
 
-/* A wakeup while a packet's receipt record waits: of a traced task, it
- * is written now (filtered mode; see the top of the file). */
+/* A wakeup while a packet's record waits: the first one the capture
+ * records writes it (see the top of the file). */
 SEC("tp_btf/sched_waking")
 int BPF_PROG(handle_waking, struct task_struct *p)
 {
-	struct cw_slot *s;
+	struct cw_slot *s = cw_slot_of(CW_CTX_SOFTIRQ);
+	struct cw_net_recv *e;
 	struct net_cpu *c;
-	struct cw_net_pkt *e;
 
-	if (!cw_config.filter_enabled)
-		return 0;
-	s = cw_slot_of(CW_CTX_SOFTIRQ);
-	if (!s || s->kind != CW_CAUSE_PACKET || s->emitted || cw_context() != CW_CTX_SOFTIRQ)
+	if (!s || s->kind != CW_CAUSE_PACKET || s->emitted)
 		return 0;
 	c = net_cpu();
-	if (!c || c->rx_skb != s->key || !cw_tgid_traced(p->tgid))
+	if (!c || c->rx_skb != s->key || cw_context() != CW_CTX_SOFTIRQ || !cw_tgid_traced(p->tgid))
 		return 0;
-	e = cw_reserve(sizeof(*e), CW_REC_NET_RX, CW_CTX_SOFTIRQ);
+	e = cw_reserve(sizeof(*e), CW_REC_NET_RECV, CW_CTX_SOFTIRQ);
 	if (!e)
 		return 0;
 	__builtin_memcpy(e, &c->rx, sizeof(*e));
-	cw_submit(e, CW_REC_NET_RX);
+	cw_submit(e, CW_REC_NET_RECV);
 	s->emitted = 1;
 	c->rx_skb = 0;
 	return 0;

@@ -409,6 +409,32 @@ struct cw_net_pkt {
 #define CW_NET_RX_SENT 0x1
 
 /*
+ * Format 1.6: a packet correlated at the source (docs/model.md §2.3), one
+ * record per packet that woke a context the capture records, written at
+ * that wake and placed at the packet's birth:
+ *  - hdr.flags CW_NET_RECV_SENT: the transmit was remembered; hdr (ts,
+ *    cpu, ctx) and p.task / p.task_start are the transmit's, the sender
+ *    and its witness as a CW_REC_NET_XMIT would give them;
+ *  - without it the packet is born at its receipt (from outside the
+ *    host, or its transmit was not remembered): hdr is the receipt's and
+ *    p.task is 0.
+ * The addresses, len and ifindex are the receipt's; rx_ts and rx_cpu say
+ * when and where the receipt was.
+ */
+struct cw_net_recv {
+	struct cw_net_pkt p;
+	__u64 rx_ts;
+	__u32 rx_cpu;
+	__u32 __pad;
+};
+
+#define CW_NET_RECV_SENT 0x1
+/* A remembered transmit younger than this that a later one pushes out
+ * is counted as lost (a map loss of the net class): its receipt, if it
+ * comes, is then an orphan that a coverage break explains. */
+#define CW_NET_SENT_YOUNG_NS 100000000ull
+
+/*
  * ---- format 1.3: the context plane ------------------------------------
  *
  * A stack sample, written by BPF to the sample ring (never the edge
@@ -662,6 +688,7 @@ CW_ASSERT_SIZE(cw_timer_event, 64);
 CW_ASSERT_SIZE(cw_futex, 80);
 CW_ASSERT_SIZE(cw_net_pkt, 88);
 CW_ASSERT_OFF(cw_net_pkt, saddr, 56);
+CW_ASSERT_SIZE(cw_net_recv, 104);
 CW_ASSERT_SIZE(cw_meta_blob, 24);
 CW_ASSERT_SIZE(cw_sample, 64);
 CW_ASSERT_OFF(cw_sample, nkernel, 48);

@@ -39,7 +39,7 @@ FAULTS_LIVE="kill diskfull"
 # leans on the sched class (live/spawn, live/wake) and on the capture's
 # lifetime tests, whose failures explain theirs. The context plane's
 # follow: their samples are charged to what those classes join.
-LIVE_CLASSES="timer futex workqueue net uring samples dwarf sample_work flood"
+LIVE_CLASSES="timer futex workqueue net net_pid uring samples dwarf sample_work flood"
 live=1 only="" live_names=""
 while [ $# -gt 0 ]; do
 	case "$1" in

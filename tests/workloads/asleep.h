@@ -19,14 +19,15 @@ static inline pid_t gettid_(void)
 	return (pid_t)syscall(SYS_gettid);
 }
 
-/* State letter of thread @tid of this process, '?' when unreadable. */
+/* State letter of thread @tid, of this process or another, '?' when
+ * unreadable. */
 static inline char thread_state(pid_t tid)
 {
 	char path[64], buf[512], *p;
 	ssize_t n;
 	int fd;
 
-	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)tid);
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)tid);
 	fd = open(path, O_RDONLY);
 	if (fd < 0)
 		return '?';
