@@ -60,7 +60,8 @@ static const struct cw_prog_desc io_uring_progs[] = {
 	{ .name = "handle_overflow", .tp = "io_uring_cqe_overflow", .min_args = 5, .max_args = 5 },
 	{ .name = "handle_irq_entry", .tp = "irq_handler_entry" },
 	{ .name = "handle_irq_exit", .tp = "irq_handler_exit" },
-	{ .name = "handle_softirq_exit", .tp = "softirq_exit" },
+	/* net's clears the same slot */
+	{ .name = "handle_softirq_exit", .tp = "softirq_exit", .done_by = CW_CLASS_NET },
 	{ .name = "handle_ring_free", .tp = "io_ring_exit_work", .kind = CW_PROG_FEXIT,
 	  .optional = true, .rec = CW_REC_URING_FREE },
 	{ .name = "handle_wq_work", .tp = "io_wq_submit_work", .kind = CW_PROG_FENTRY,
@@ -106,7 +107,7 @@ static const struct cw_prog_desc timer_progs[] = {
 static const struct cw_prog_desc net_progs[] = {
 	{ .name = "handle_xmit", .tp = "net_dev_queue", .min_args = 1, .max_args = 1 },
 	{ .name = "handle_receive", .tp = "netif_receive_skb", .min_args = 1, .max_args = 1 },
-	{ .name = "handle_waking", .tp = "sched_waking", .filtered_only = true },
+	{ .name = "handle_waking", .tp = "sched_waking" },
 	{ .name = "handle_napi_poll", .tp = "napi_poll" },
 	{ .name = "handle_receive_exit", .tp = "netif_receive_skb_exit", .optional = true },
 	{ .name = "handle_softirq_exit", .tp = "softirq_exit" },

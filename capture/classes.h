@@ -80,15 +80,16 @@ struct cw_prog_desc {
 	bool optional;
 	enum cw_prog_kind kind;
 	uint16_t rec; /* optional programs: the record type only this one writes, or 0 */
-	/* Work only with -p or COMMAND: not loaded system-wide, so the hook
-	 * it shares with another class costs nothing there. */
-	bool filtered_only;
 	unsigned feature; /* CW_FEAT_*, or 0: always wanted */
 	/* Optional programs: the program of the class, listed (and so
 	 * attached) before this one, without which this one does not run,
 	 * because what it leaves is that one's to clear (a syscall's enter
 	 * and exit, bpf/futex.bpf.c); NULL: none. */
 	const char *needs;
+	/* A class (CW_CLASS_*; 0: none) whose program on the same hook does
+	 * all this one does: not loaded when that class is, so the hook
+	 * costs one program run, not two. */
+	int done_by;
 };
 
 struct cw_class_desc {

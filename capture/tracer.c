@@ -62,6 +62,7 @@ struct tracer {
 	uint64_t sample_period_ns;		      /* CW_FEAT_CPU_SAMPLES: the tick */
 	struct bpf_object *objs[CW_CLASS_MAX + 1]; /* the classes, then context */
 	const struct cw_class_desc *descs[CW_CLASS_MAX + 1]; /* of objs[i]; NULL: context */
+	unsigned loading; /* bit per CW_CLASS_* selected to load */
 	size_t nobjs;
 	char records_missing[512]; /* "name:why,...": see tracer__records_missing */
 	int shared[NSHARED]; /* ours (dup'd), -1 until the first load */
@@ -269,8 +270,8 @@ static int choose_programs(struct tracer *t, struct bpf_object *obj, const struc
 			       bpf_program__name(prog), cw_class_names[c->id]);
 			return -EINVAL;
 		}
-		if ((p->optional && no_optional) || (p->filtered_only && !t->cfg.filter_enabled) ||
-		    (p->feature && !(p->feature & t->opts.features))) {
+		if ((p->optional && no_optional) || (p->feature && !(p->feature & t->opts.features)) ||
+		    (p->done_by && (t->loading & 1u << p->done_by))) {
 			bpf_program__set_autoload(prog, false);
 			continue;
 		}
@@ -509,6 +510,9 @@ struct tracer *tracer__load(const struct env *env, const struct tracer_opts *opt
 		goto fail;
 	}
 	err = choose_ctx_method(t);
+	for (size_t i = 0; i < cw_nclasses; i++)
+		if (sel->c[cw_classes[i].id].status == CW_CLS_OK)
+			t->loading |= 1u << cw_classes[i].id;
 	for (size_t i = 0; i < cw_nclasses && !err; i++)
 		if (sel->c[cw_classes[i].id].status == CW_CLS_OK)
 			err = load_class(t, &cw_classes[i]);
