@@ -302,7 +302,7 @@ static __always_inline void parse(struct cw_net_pkt *e, __u64 l3, __u32 avail, _
  * with a parent is a physical one, whose packets leave it. */
 static __always_inline bool dev_local(const struct net_device *dev)
 {
-	return !BPF_CORE_READ(dev, dev.parent);
+	return !dev->dev.parent;
 }
 
 SEC("tp_btf/net_dev_queue")
@@ -363,21 +363,23 @@ static __always_inline bool take_sent(__u64 skb, __u64 head, struct sent *m)
 SEC("tp_btf/netif_receive_skb")
 int BPF_PROG(handle_receive, struct sk_buff *skb)
 {
-	__u64 key = (__u64)skb, l3 = (__u64)skb->data;
-	__u64 head = (__u64)BPF_CORE_READ(skb, head);
+	__u64 key = (__u64)skb, l3 = (__u64)skb->data, head;
 	__u32 avail = skb->len - skb->data_len;
-	struct net_cpu *c;
+	struct net_cpu *c = net_cpu();
 	struct cw_net_recv *e;
 	struct sent m;
 	bool from, listed = false;
 
+	if (!c)
+		return 0;
+	head = as_number(c, skb->head);
 	from = take_sent(key, head, &m);
 	if (net_marked && bpf_map_lookup_elem(&net_listed, &key)) {
 		if (!bpf_map_delete_elem(&net_listed, &key))
 			__sync_fetch_and_add(&net_marked, -1);
 		listed = true;
 	}
-	if (cw_context() != CW_CTX_SOFTIRQ || !(c = net_cpu()))
+	if (cw_context() != CW_CTX_SOFTIRQ)
 		return 0;
 	if (listed || napi_marked(skb))
 		c->listed = 1;
@@ -431,7 +433,9 @@ int BPF_PROG(handle_waking, struct task_struct *p)
 	if (!s || s->kind != CW_CAUSE_PACKET || s->emitted)
 		return 0;
 	c = net_cpu();
-	if (!c || c->rx_skb != s->key || cw_context() != CW_CTX_SOFTIRQ || !cw_tgid_traced(p->tgid))
+	/* The cheaper test first: a lookup of the traced set, where the
+	 * context costs a read of the preempt count. */
+	if (!c || c->rx_skb != s->key || !cw_tgid_traced(p->tgid) || cw_context() != CW_CTX_SOFTIRQ)
 		return 0;
 	e = cw_reserve(sizeof(*e), CW_REC_NET_RECV, CW_CTX_SOFTIRQ);
 	if (!e)

@@ -75,8 +75,10 @@ out:
 	if (cw_config.filter_enabled && (prev_state & CW_TASK_DEAD)) {
 		struct cw_traced *t = bpf_map_lookup_elem(&traced, &prev_tgid);
 
-		if (t && t->state == CW_TRACED_DYING && t->tid == (__u32)prev->pid)
+		if (t && t->state == CW_TRACED_DYING && t->tid == (__u32)prev->pid) {
+			cw_traced_mark(prev_tgid, false);
 			bpf_map_delete_elem(&traced, &prev_tgid);
+		}
 	}
 	return 0;
 }
@@ -210,9 +212,12 @@ int BPF_PROG(handle_fork, struct task_struct *parent, struct task_struct *child)
 			return 0;
 		/* A new process joins the traced set; a thread is already in
 		 * through its tgid. */
-		if (child_pid == child_tgid &&
-		    bpf_map_update_elem(&traced, &child_tgid, &live, BPF_ANY))
-			cw_count(CW_RING_MAP, CW_CLASS_SCHED, true);
+		if (child_pid == child_tgid) {
+			if (bpf_map_update_elem(&traced, &child_tgid, &live, BPF_ANY))
+				cw_count(CW_RING_MAP, CW_CLASS_SCHED, true);
+			else
+				cw_traced_mark(child_tgid, true);
+		}
 	}
 	e = cw_reserve(sizeof(*e), CW_REC_FORK, CW_CTX_TASK);
 	if (!e)

@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -48,7 +49,15 @@
 #include "context.skel.h"
 
 #define NSHARED (sizeof(cw_shared_maps) / sizeof(cw_shared_maps[0]))
-enum { SHARED_EDGES, SHARED_COUNTERS, SHARED_TRACED, SHARED_PC_ADDR, SHARED_SAMPLES = 6, SHARED_GAPS };
+enum {
+	SHARED_EDGES,
+	SHARED_COUNTERS,
+	SHARED_TRACED,
+	SHARED_PC_ADDR,
+	SHARED_SAMPLES = 6,
+	SHARED_GAPS,
+	SHARED_TRACED_BITS
+};
 
 /* The budget's window (bpf/sample.bpf.c): short enough to follow a
  * change of rate within a tenth of a second, long enough to hold a few
@@ -78,7 +87,29 @@ struct tracer {
 	char ctx_why[400];
 	struct cw_bpf_config cfg;
 	pid_t *keys; /* scratch for tracer__traced_count */
+	/* The traced set's bitmap (bpf/causeway.bpf.h), mapped once the
+	 * first object is loaded; a word per 64 tgids below pid_max. */
+	uint64_t *traced_bits;
+	size_t traced_words;
 };
+
+/* Words of the traced set's bitmap: the kernel's pid_max, which no tgid
+ * reaches, from /proc, else the largest there is (PID_MAX_LIMIT, 2^22:
+ * 512 KiB). */
+static size_t traced_words(void)
+{
+	unsigned long pid_max = 0;
+	FILE *f = fopen("/proc/sys/kernel/pid_max", "re");
+
+	if (f) {
+		if (fscanf(f, "%lu", &pid_max) != 1)
+			pid_max = 0;
+		fclose(f);
+	}
+	if (!pid_max || pid_max > (1ul << 22))
+		pid_max = 1ul << 22;
+	return (pid_max + 63) / 64;
+}
 
 static int shared_index(const char *name)
 {
@@ -145,6 +176,8 @@ static int setup_map(struct tracer *t, struct bpf_map *map)
 		return bpf_map__set_max_entries(map, t->opts.traced_max);
 	case SHARED_PC_ADDR:
 		return bpf_map__set_max_entries(map, (uint32_t)t->ncpus);
+	case SHARED_TRACED_BITS:
+		return bpf_map__set_max_entries(map, (uint32_t)t->traced_words);
 	}
 	return 0;
 }
@@ -211,6 +244,14 @@ static int load_object(struct tracer *t, struct bpf_object *obj, const char *nam
 		t->shared[i] = fcntl(bpf_map__fd(map), F_DUPFD_CLOEXEC, 0);
 		if (t->shared[i] < 0)
 			return -errno;
+	}
+	if (!t->traced_bits) {
+		void *m = mmap(NULL, t->traced_words * sizeof(uint64_t), PROT_READ | PROT_WRITE,
+			       MAP_SHARED, t->shared[SHARED_TRACED_BITS], 0);
+
+		if (m == MAP_FAILED)
+			return -errno;
+		t->traced_bits = m;
 	}
 	return 0;
 }
@@ -491,6 +532,7 @@ struct tracer *tracer__load(const struct env *env, const struct tracer_opts *opt
 	t->sample_period_ns = env->freq ? 1000000000ull / env->freq : 0;
 	for (size_t i = 0; i < NSHARED; i++)
 		t->shared[i] = -1;
+	t->traced_words = traced_words();
 	t->ncpus = libbpf_num_possible_cpus();
 	t->cfg.self_tgid = (__u32)opts->self;
 	t->cfg.filter_enabled = opts->filter;
@@ -539,7 +581,12 @@ int tracer__trace(struct tracer *t, pid_t tgid)
 	struct cw_traced live = { .state = CW_TRACED_LIVE };
 	__u32 key = (__u32)tgid;
 
-	return bpf_map_update_elem(t->shared[SHARED_TRACED], &key, &live, BPF_ANY) ? -errno : 0;
+	if (bpf_map_update_elem(t->shared[SHARED_TRACED], &key, &live, BPF_ANY))
+		return -errno;
+	/* The programs set and clear other bits of the word meanwhile. */
+	if (key / 64 < t->traced_words)
+		__atomic_fetch_or(&t->traced_bits[key / 64], 1ull << (key % 64), __ATOMIC_SEQ_CST);
+	return 0;
 }
 
 long tracer__traced_count(struct tracer *t)
@@ -839,6 +886,8 @@ void tracer__free(struct tracer *t)
 	free(t->slow);
 	for (size_t i = 0; i < t->nobjs; i++)
 		bpf_object__close(t->objs[i]);
+	if (t->traced_bits)
+		munmap(t->traced_bits, t->traced_words * sizeof(uint64_t));
 	for (size_t i = 0; i < NSHARED; i++)
 		if (t->shared[i] >= 0)
 			close(t->shared[i]);
