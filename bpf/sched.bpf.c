@@ -10,6 +10,12 @@
  * struct cw_traced). The capture's own process is never recorded: an edge
  * with the capture at either end is dropped, and so are its forks.
  *
+ * sched_wakeup is not hooked: it follows the sched_waking of the same
+ * wakeup, later and perhaps on the wakee's CPU, and carries no handoff
+ * sched_waking does not (docs/model.md §2.3: the handoff, not every event
+ * that might be one). Older traces have its records, which the analyzer
+ * still reads.
+ *
  * Only wakeups can be raised in interrupt context; switches, forks, execs,
  * exits and renames run in the task they name, so their ctx is task.
  *
@@ -181,12 +187,6 @@ SEC("tp_btf/sched_waking")
 int BPF_PROG(handle_waking, struct task_struct *p)
 {
 	return emit_wake(p, CW_REC_WAKING);
-}
-
-SEC("tp_btf/sched_wakeup")
-int BPF_PROG(handle_wakeup, struct task_struct *p)
-{
-	return emit_wake(p, CW_REC_WAKEUP);
 }
 
 SEC("tp_btf/sched_wakeup_new")

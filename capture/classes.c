@@ -28,7 +28,6 @@ static const struct cw_prog_desc sched_progs[] = {
 	{ .name = "handle_switch", .tp = "sched_switch", .min_args = 4 },
 	{ .name = "handle_switch_v0", .tp = "sched_switch", .min_args = 3, .max_args = 3 },
 	{ .name = "handle_waking", .tp = "sched_waking" },
-	{ .name = "handle_wakeup", .tp = "sched_wakeup" },
 	{ .name = "handle_wakeup_new", .tp = "sched_wakeup_new" },
 	{ .name = "handle_fork", .tp = "sched_process_fork" },
 	{ .name = "handle_exec", .tp = "sched_process_exec" },
