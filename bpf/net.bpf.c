@@ -222,7 +222,7 @@ static __always_inline bool napi_marked(const struct sk_buff *skb)
 {
 	if (!CONFIG_NR_CPUS || !bpf_core_field_exists(skb->napi_id))
 		return false;
-	return BPF_CORE_READ(skb, napi_id) > CONFIG_NR_CPUS;
+	return skb->napi_id > CONFIG_NR_CPUS;
 }
 
 /* @skb enters a batch: mark it unless its NAPI id says so already. */

@@ -44,8 +44,8 @@ char LICENSE[] SEC("license") = "Dual MIT/GPL";
 static __always_inline __u32 task_cpu(struct task_struct *p)
 {
 	if (bpf_core_field_exists(p->thread_info.cpu))
-		return BPF_CORE_READ(p, thread_info.cpu);
-	return BPF_CORE_READ((struct task_struct___old *)p, cpu);
+		return p->thread_info.cpu;
+	return ((struct task_struct___old *)p)->cpu;
 }
 
 /* ---- sched_switch ---------------------------------------------------- */
