@@ -1,13 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
  * causeway edge plane, workqueue class (docs/model.md §2.1): a work item's
- * queueing, activation and execution, each as one schema/events.h record
- * on the `edges` ring.
+ * queueing and execution, each as one schema/events.h record on the
+ * `edges` ring.
  *
  *   workqueue_queue_work      CW_REC_WQ_QUEUE       a work item is born
- *   workqueue_activate_work   CW_REC_WQ_ACTIVATE    it may run now
  *   workqueue_execute_start   CW_REC_WQ_EXEC_START  a worker runs it
  *   workqueue_execute_end     CW_REC_WQ_EXEC_END    its function returned
+ *
+ * workqueue_activate_work is not hooked (docs/model.md §2.3): it says
+ * only that a queued item may run now, which its execution says too, and
+ * cost a lookup of the remembered objects and a record a work item.
+ * Older traces have CW_REC_WQ_ACTIVATE, which the analyzer still reads.
+ *
+ * The queue stays a record of its own, written when it happens, rather
+ * than evidence held in a map until the execution (as timers and packets
+ * are): the request a queueing context works for is the analyzer's to
+ * find at that moment (analyze/carry.c), and a delayed work item runs long
+ * after its queuer has moved on to other work.
  *
  * Causes: while a worker runs a work item, the item is in the cause slot
  * of the worker's context level (the task level, or softirq for a BH
@@ -94,15 +104,6 @@ int BPF_PROG(handle_queue, int req_cpu, struct pool_workqueue *pwq, struct work_
 	e->cpu = BPF_CORE_READ(pwq, pool, cpu);
 	cw_cause_fill(&e->cause, lvl);
 	cw_submit(e, CW_REC_WQ_QUEUE);
-	return 0;
-}
-
-SEC("tp_btf/workqueue_activate_work")
-int BPF_PROG(handle_activate, struct work_struct *work)
-{
-	if (cw_config.filter_enabled && !cw_obj_known(CW_CAUSE_WORK, (__u64)work))
-		return 0;
-	emit_work(CW_REC_WQ_ACTIVATE, cw_context(), (__u64)work, (__u64)work->func);
 	return 0;
 }
 

@@ -74,7 +74,6 @@ static const struct cw_prog_desc io_uring_progs[] = {
  * it. */
 static const struct cw_prog_desc workqueue_progs[] = {
 	{ .name = "handle_queue", .tp = "workqueue_queue_work", .min_args = 3, .max_args = 3 },
-	{ .name = "handle_activate", .tp = "workqueue_activate_work" },
 	{ .name = "handle_execute_start", .tp = "workqueue_execute_start" },
 	{ .name = "handle_execute_end", .tp = "workqueue_execute_end" },
 	{ .name = NULL },
