@@ -496,26 +496,67 @@ struct {
 	__type(value, __u32); /* the tgid that created it */
 } objs SEC(".maps");
 
+/*
+ * How many objects of each kind the map holds (the kinds past
+ * CW_CAUSE_MAX share the last count): raised for an insert that makes an
+ * entry, lowered for a delete that removes one. Most lookups are
+ * of objects nobody remembered (every work item every kworker runs, under
+ * -p): with none of that kind remembered they cost one load, not a
+ * lookup in the hash map.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, CW_CAUSE_MAX + 1);
+	__type(key, __u32);
+	__type(value, __s64);
+} objs_count SEC(".maps");
+
+static __always_inline __s64 *cw_obj_count(__u32 kind)
+{
+	__u32 i = kind < CW_CAUSE_MAX ? kind : CW_CAUSE_MAX;
+
+	return bpf_map_lookup_elem(&objs_count, &i);
+}
+
+/* The count goes up before the insert and down after the delete, so it
+ * is never below what the map holds, whatever runs on the other CPUs. */
 static __always_inline void cw_obj_remember(__u32 kind, __u64 ptr, __u32 tgid, __u32 class)
 {
 	struct cw_obj_key k = { .ptr = ptr, .kind = kind };
+	__s64 *n = cw_obj_count(kind);
+	long err;
 
-	if (bpf_map_update_elem(&objs, &k, &tgid, BPF_ANY))
+	if (n)
+		__sync_fetch_and_add(n, 1);
+	err = bpf_map_update_elem(&objs, &k, &tgid, BPF_NOEXIST);
+	if (!err)
+		return;
+	if (n)
+		__sync_fetch_and_add(n, -1);
+	/* EEXIST (17, the errno ABI): remembered already, by another */
+	if (err != -17 || bpf_map_update_elem(&objs, &k, &tgid, BPF_EXIST))
 		cw_count(CW_RING_MAP, class, true);
 }
 
 static __always_inline bool cw_obj_known(__u32 kind, __u64 ptr)
 {
 	struct cw_obj_key k = { .ptr = ptr, .kind = kind };
+	__s64 *n = cw_obj_count(kind);
 
+	if (n && *n <= 0)
+		return false;
 	return bpf_map_lookup_elem(&objs, &k) != NULL;
 }
 
 static __always_inline void cw_obj_forget(__u32 kind, __u64 ptr)
 {
 	struct cw_obj_key k = { .ptr = ptr, .kind = kind };
+	__s64 *n = cw_obj_count(kind);
 
-	bpf_map_delete_elem(&objs, &k);
+	if (n && *n <= 0)
+		return;
+	if (!bpf_map_delete_elem(&objs, &k) && n)
+		__sync_fetch_and_add(n, -1);
 }
 
 /* The current task for a record: tid, pid and witness. In interrupt

@@ -94,7 +94,7 @@ static const char *const cw_ctx_method_names[CW_CTXM_MAX] = {
  * creates once: the first object loaded creates them, the others reuse
  * its file descriptors. */
 static const char *const cw_shared_maps[] = { "edges", "counters", "traced", "pc_addr", "slots", "objs",
-						"samples", "gaps", "traced_bits" };
+						"samples", "gaps", "traced_bits", "objs_count" };
 #endif
 
 #endif /* CAUSEWAY_BPF_CONFIG_H */
