@@ -15,8 +15,13 @@ struct cw_obj *cw_cls__thread(struct cw_cls *c, const struct cw_task *t, uint64_
 	return cw_tasks__thread(c->tasks, t, witness, h, flags, matched, err);
 }
 
+int cw_cls__cause_owned(const struct cw_cls *c, uint8_t kind)
+{
+	return kind < CW_CAUSE_MAX && c->set->cause_owner[kind];
+}
+
 struct cw_obj *cw_cls__cause(struct cw_cls *c, const struct cw_cause *k, const struct cw_hdr *h,
-			     uint8_t *conf, const char **reason, int *err)
+			     int flags, uint8_t *conf, const char **reason, int *err)
 {
 	const struct cw_cls_set *s = c->set;
 	unsigned owner = k->kind < CW_CAUSE_MAX ? s->cause_owner[k->kind] : 0;
@@ -26,7 +31,7 @@ struct cw_obj *cw_cls__cause(struct cw_cls *c, const struct cw_cause *k, const s
 	*conf = CW_CONF_UNKNOWN;
 	if (!owner)
 		return NULL;
-	return s->aclasses[owner - 1]->cause(&s->cls[owner - 1], k, h, conf, reason, err);
+	return s->aclasses[owner - 1]->cause(&s->cls[owner - 1], k, h, flags, conf, reason, err);
 }
 
 struct cw_obj *cw_cls__running_from(struct cw_cls *c, struct cw_obj *thread,

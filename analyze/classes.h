@@ -56,11 +56,14 @@ struct cw_aclass {
 	 * edge) when none is live, never a dead or a likely one. *conf: the
 	 * confidence of joining it; *reason: NULL, or why it is not observed.
 	 * NULL without *err: the class cannot name it (then the caller treats
-	 * the event as having no cause).
+	 * the event as having no cause). With CW_CAUSE_PAST, @h is an earlier
+	 * event a later record tells of (cw_origin__past): the live
+	 * generation only if it may have been the one then, else NULL, and
+	 * never an orphan, a release or an end.
 	 */
 	uint32_t cause_kinds;
 	struct cw_obj *(*cause)(struct cw_cls *c, const struct cw_cause *k, const struct cw_hdr *h,
-				uint8_t *conf, const char **reason, int *err);
+				int flags, uint8_t *conf, const char **reason, int *err);
 	/*
 	 * Record types another class owns that this one also wants to see
 	 * ({type, handler}, 0 ends it). A watcher runs after
@@ -142,11 +145,16 @@ struct cw_cls_set {
 struct cw_obj *cw_cls__thread(struct cw_cls *c, const struct cw_task *t, uint64_t witness,
 			      const struct cw_hdr *h, int flags, int *matched, int *err);
 
+/* cause hook flags */
+#define CW_CAUSE_PAST 0x1 /* @h tells of an earlier event: see struct cw_aclass */
+
 /* The object a cause names (the owning class's cause hook), or NULL: see
  * struct cw_aclass. Kind CW_CAUSE_NONE, or a kind no class owns, is NULL
  * without *err. */
 struct cw_obj *cw_cls__cause(struct cw_cls *c, const struct cw_cause *k, const struct cw_hdr *h,
-			     uint8_t *conf, const char **reason, int *err);
+			     int flags, uint8_t *conf, const char **reason, int *err);
+/* Does a class own cause kind @kind? */
+int cw_cls__cause_owned(const struct cw_cls *c, uint8_t kind);
 
 /* The most specific node running on @thread at @h (a class's running
  * hook), or @thread itself when no class knows better. */
