@@ -47,7 +47,9 @@
  * interrupts off, so nothing can come between. The expiry's own cancel
  * says when the timer was dequeued: the kernel drops the base lock before
  * the expire entry, and a start of the same timer on another CPU in
- * between is a new generation, whose evidence this expiry must not take.
+ * between is a new generation, whose evidence this expiry must not take;
+ * nor one that replaces the held start while the expiry copies it
+ * (emit_fire).
  *
  * Filtering (docs/model.md §2.2), with filter_enabled: a start is held
  * when a traced task arms the timer, a followed object causes it
@@ -331,15 +333,29 @@ static __always_inline void emit_expire(__u8 lvl, const struct expiry *x)
 	cw_submit(e, CW_REC_TIMER_EXPIRE);
 }
 
-static __always_inline void emit_fire(__u8 lvl, const struct expiry *x, const struct cw_timer_arm *a)
+/*
+ * The fire of held start @a, if it is this expiry's: @return 1 when it
+ * is (written, or lost on a full ring), 0 when the start is a later one.
+ * That is a start after the expiry's own dequeue (@dequeued, 0: not
+ * known), on another CPU, and one that lands while @a is copied: a
+ * preallocated map hands what an update replaced to the next update at
+ * once, so the copy is whole only if its time is the same after it.
+ */
+static __always_inline int emit_fire(__u8 lvl, const struct expiry *x, const struct cw_timer_arm *a,
+				     __u64 dequeued)
 {
 	struct cw_timer_fire *e = cw_reserve(sizeof(*e), CW_REC_TIMER_FIRE, lvl);
 
 	if (!e)
-		return;
-	fill_expiry(&e->ev, x);
+		return 1;
 	e->arm = *a;
+	if ((dequeued > 1 && e->arm.ts > dequeued) || e->arm.ts != *(volatile const __u64 *)&a->ts) {
+		bpf_ringbuf_discard(e, BPF_RB_NO_WAKEUP);
+		return 0;
+	}
+	fill_expiry(&e->ev, x);
 	cw_submit(e, CW_REC_TIMER_FIRE);
+	return 1;
 }
 
 static __always_inline int on_expire(__u8 kind, __u64 timer, __u64 function, __s64 now)
@@ -359,16 +375,12 @@ static __always_inline int on_expire(__u8 kind, __u64 timer, __u64 function, __s
 	}
 	a = bpf_map_lookup_elem(&arms, &k);
 	rec = a || !cw_config.filter_enabled;
-	/* Re-armed on another CPU after this expiry's dequeue: that start
-	 * is the next generation's, and this one's is not held. */
-	if (a && dequeued > 1 && a->ts > dequeued) {
-		emit_expire(lvl, &x);
-	} else if (a) {
-		emit_fire(lvl, &x, a);
+	/* A start that is not this expiry's is the next generation's: it
+	 * stays, and this fire goes without its own. */
+	if (a && emit_fire(lvl, &x, a, dequeued))
 		bpf_map_delete_elem(&arms, &k);
-	} else if (rec) {
+	else if (rec)
 		emit_expire(lvl, &x);
-	}
 	cw_slot_set(lvl, ck, timer, function);
 	s = cw_slot_of(lvl);
 	if (s)
