@@ -349,6 +349,7 @@ static __always_inline int emit_fire(__u8 lvl, const struct expiry *x, const str
 	if (!e)
 		return 1;
 	e->arm = *a;
+	asm volatile("" ::: "memory"); /* the copy, then the time again */
 	if ((dequeued > 1 && e->arm.ts > dequeued) || e->arm.ts != *(volatile const __u64 *)&a->ts) {
 		bpf_ringbuf_discard(e, BPF_RB_NO_WAKEUP);
 		return 0;
