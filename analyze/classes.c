@@ -72,6 +72,22 @@ struct cw_obj *cw_cls__running(struct cw_cls *c, struct cw_obj *thread, const st
 	return cw_cls__running_from(c, thread, h, 0);
 }
 
+uint64_t cw_cls__running_since(struct cw_cls *c, const struct cw_obj *thread)
+{
+	const struct cw_cls_set *s = c->set;
+	uint64_t since = 0;
+
+	for (size_t i = 0; i < s->nrunning; i++) {
+		uint8_t k = s->running[i].cls;
+		uint64_t t;
+
+		if (s->aclasses[k]->running_since &&
+		    (t = s->aclasses[k]->running_since(&s->cls[k], thread)) > since)
+			since = t;
+	}
+	return since;
+}
+
 uint32_t cw_cls__parent_pid(struct cw_cls *c, uint32_t pid)
 {
 	return cw_tasks__parent_pid(c->tasks, pid);

@@ -84,6 +84,10 @@ struct cw_aclass {
 	uint32_t running_ranks; /* bit per CW_RUN_* */
 	struct cw_obj *(*running)(struct cw_cls *c, const struct cw_obj *thread,
 				  const struct cw_hdr *h, int rank);
+	/* When what the running hook answers for @thread last changed (a
+	 * frame begun or ended), 0: never; may be NULL. A record that tells
+	 * of an earlier time cannot read what ran then from it. */
+	uint64_t (*running_since)(struct cw_cls *c, const struct cw_obj *thread);
 	/*
 	 * Every edge any class writes, before it is written (the identity
 	 * layer's edge hook; cw_ident__last_edge is its id): what a class
@@ -159,6 +163,9 @@ int cw_cls__cause_owned(const struct cw_cls *c, uint8_t kind);
 /* The most specific node running on @thread at @h (a class's running
  * hook), or @thread itself when no class knows better. */
 struct cw_obj *cw_cls__running(struct cw_cls *c, struct cw_obj *thread, const struct cw_hdr *h);
+/* When what runs on @thread last changed, as its classes' running_since
+ * hooks say (0: never). */
+uint64_t cw_cls__running_since(struct cw_cls *c, const struct cw_obj *thread);
 /* The same, asking only ranks of at least @min_rank: what the sched class
  * names as a thread's cause (a task being polled, not a request). */
 struct cw_obj *cw_cls__running_from(struct cw_cls *c, struct cw_obj *thread,
