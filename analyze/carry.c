@@ -35,6 +35,13 @@ void cw_carry__of(struct cw_cls *c, struct cw_obj *o, const struct cw_hdr *h,
 	struct cw_obj *req = NULL, *t = NULL;
 
 	*observed_req = 0;
+	if (task)
+		*task = NULL;
+	/* An edge told later than it happened (a timer's arm, written with
+	 * its fire): what runs on the thread now, or what it carries, was
+	 * not so then if it changed since. Unknown, not the later one. */
+	if (o->n.type == CW_NODE_THREAD && h->ts < cw_cls__running_since(c, o))
+		goto unknown;
 	switch (o->n.type) {
 	case CW_NODE_THREAD:
 		req = cw_cls__running_at(c, o, h, CW_RUN_REQUEST);
@@ -56,6 +63,8 @@ void cw_carry__of(struct cw_cls *c, struct cw_obj *o, const struct cw_hdr *h,
 	}
 	/* a polled task: the request it was spawned in */
 	*out = *cw_carry__get(t && t != o ? t : o);
+	if (out->state == CW_CARRY_SET && out->since > h->ts)
+		goto unknown;
 	/* A coverage break since the handoff could hold another handoff
 	 * into the same context, of another request: not a guess, unknown. */
 	if (out->state == CW_CARRY_SET && cw_ident__break_since(c->id, out->since, h->ts)) {
@@ -63,6 +72,10 @@ void cw_carry__of(struct cw_cls *c, struct cw_obj *o, const struct cw_hdr *h,
 		out->state = CW_CARRY_UNKNOWN;
 		out->broken = 1;
 	}
+	return;
+unknown:
+	memset(out, 0, sizeof(*out));
+	out->state = CW_CARRY_UNKNOWN;
 }
 
 void cw_carry__edge(void *ctx, uint8_t type, const struct cw_obj *src, struct cw_obj *dst,

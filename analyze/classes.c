@@ -15,8 +15,13 @@ struct cw_obj *cw_cls__thread(struct cw_cls *c, const struct cw_task *t, uint64_
 	return cw_tasks__thread(c->tasks, t, witness, h, flags, matched, err);
 }
 
+int cw_cls__cause_owned(const struct cw_cls *c, uint8_t kind)
+{
+	return kind < CW_CAUSE_MAX && c->set->cause_owner[kind];
+}
+
 struct cw_obj *cw_cls__cause(struct cw_cls *c, const struct cw_cause *k, const struct cw_hdr *h,
-			     uint8_t *conf, const char **reason, int *err)
+			     int flags, uint8_t *conf, const char **reason, int *err)
 {
 	const struct cw_cls_set *s = c->set;
 	unsigned owner = k->kind < CW_CAUSE_MAX ? s->cause_owner[k->kind] : 0;
@@ -26,7 +31,7 @@ struct cw_obj *cw_cls__cause(struct cw_cls *c, const struct cw_cause *k, const s
 	*conf = CW_CONF_UNKNOWN;
 	if (!owner)
 		return NULL;
-	return s->aclasses[owner - 1]->cause(&s->cls[owner - 1], k, h, conf, reason, err);
+	return s->aclasses[owner - 1]->cause(&s->cls[owner - 1], k, h, flags, conf, reason, err);
 }
 
 struct cw_obj *cw_cls__running_from(struct cw_cls *c, struct cw_obj *thread,
@@ -65,6 +70,22 @@ struct cw_obj *cw_cls__running_at(struct cw_cls *c, struct cw_obj *thread, const
 struct cw_obj *cw_cls__running(struct cw_cls *c, struct cw_obj *thread, const struct cw_hdr *h)
 {
 	return cw_cls__running_from(c, thread, h, 0);
+}
+
+uint64_t cw_cls__running_since(struct cw_cls *c, const struct cw_obj *thread)
+{
+	const struct cw_cls_set *s = c->set;
+	uint64_t since = 0;
+
+	for (size_t i = 0; i < s->nrunning; i++) {
+		uint8_t k = s->running[i].cls;
+		uint64_t t;
+
+		if (s->aclasses[k]->running_since &&
+		    (t = s->aclasses[k]->running_since(&s->cls[k], thread)) > since)
+			since = t;
+	}
+	return since;
 }
 
 uint32_t cw_cls__parent_pid(struct cw_cls *c, uint32_t pid)

@@ -56,11 +56,14 @@ struct cw_aclass {
 	 * edge) when none is live, never a dead or a likely one. *conf: the
 	 * confidence of joining it; *reason: NULL, or why it is not observed.
 	 * NULL without *err: the class cannot name it (then the caller treats
-	 * the event as having no cause).
+	 * the event as having no cause). With CW_CAUSE_PAST, @h is an earlier
+	 * event a later record tells of (cw_origin__past): the live
+	 * generation only if it may have been the one then, else NULL, and
+	 * never an orphan, a release or an end.
 	 */
 	uint32_t cause_kinds;
 	struct cw_obj *(*cause)(struct cw_cls *c, const struct cw_cause *k, const struct cw_hdr *h,
-				uint8_t *conf, const char **reason, int *err);
+				int flags, uint8_t *conf, const char **reason, int *err);
 	/*
 	 * Record types another class owns that this one also wants to see
 	 * ({type, handler}, 0 ends it). A watcher runs after
@@ -81,6 +84,10 @@ struct cw_aclass {
 	uint32_t running_ranks; /* bit per CW_RUN_* */
 	struct cw_obj *(*running)(struct cw_cls *c, const struct cw_obj *thread,
 				  const struct cw_hdr *h, int rank);
+	/* When what the running hook answers for @thread last changed (a
+	 * frame begun or ended), 0: never; may be NULL. A record that tells
+	 * of an earlier time cannot read what ran then from it. */
+	uint64_t (*running_since)(struct cw_cls *c, const struct cw_obj *thread);
 	/*
 	 * Every edge any class writes, before it is written (the identity
 	 * layer's edge hook; cw_ident__last_edge is its id): what a class
@@ -142,15 +149,23 @@ struct cw_cls_set {
 struct cw_obj *cw_cls__thread(struct cw_cls *c, const struct cw_task *t, uint64_t witness,
 			      const struct cw_hdr *h, int flags, int *matched, int *err);
 
+/* cause hook flags */
+#define CW_CAUSE_PAST 0x1 /* @h tells of an earlier event: see struct cw_aclass */
+
 /* The object a cause names (the owning class's cause hook), or NULL: see
  * struct cw_aclass. Kind CW_CAUSE_NONE, or a kind no class owns, is NULL
  * without *err. */
 struct cw_obj *cw_cls__cause(struct cw_cls *c, const struct cw_cause *k, const struct cw_hdr *h,
-			     uint8_t *conf, const char **reason, int *err);
+			     int flags, uint8_t *conf, const char **reason, int *err);
+/* Does a class own cause kind @kind? */
+int cw_cls__cause_owned(const struct cw_cls *c, uint8_t kind);
 
 /* The most specific node running on @thread at @h (a class's running
  * hook), or @thread itself when no class knows better. */
 struct cw_obj *cw_cls__running(struct cw_cls *c, struct cw_obj *thread, const struct cw_hdr *h);
+/* When what runs on @thread last changed, as its classes' running_since
+ * hooks say (0: never). */
+uint64_t cw_cls__running_since(struct cw_cls *c, const struct cw_obj *thread);
 /* The same, asking only ranks of at least @min_rank: what the sched class
  * names as a thread's cause (a task being polled, not a request). */
 struct cw_obj *cw_cls__running_from(struct cw_cls *c, struct cw_obj *thread,

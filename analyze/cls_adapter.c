@@ -251,6 +251,7 @@ struct thr {
 	uint64_t thread; /* node id */
 	uint32_t pid;
 	uint8_t depth, nwaits;
+	uint64_t changed; /* the last frame begun or ended here: ts */
 	struct frame run[RUN_DEPTH];
 	struct wait w[MAX_WAITS];
 };
@@ -535,21 +536,32 @@ static void frame_push(struct cw_cls *c, struct thr *e, const struct cw_obj *o, 
 	e->run[e->depth].key = o->n.key;
 	e->run[e->depth].since = ts;
 	e->run[e->depth++].node = o->n.id;
+	e->changed = ts;
 }
 
 /* Remove the innermost frame of (@type, @key); 0 when there is none.
  * Frames whose generation is over go too. */
-static int frame_pop(struct cw_cls *c, struct thr *e, uint8_t type, uint64_t key)
+static int frame_pop(struct cw_cls *c, struct thr *e, uint8_t type, uint64_t key, uint64_t ts)
 {
 	for (int i = e->depth - 1; i >= 0; i--) {
 		if (e->run[i].type == type && e->run[i].key == key) {
 			e->run[i].node = 0; /* pruned below */
+			e->changed = ts;
 			frame_prune(c, e);
 			return 1;
 		}
 	}
 	frame_prune(c, e);
 	return 0;
+}
+
+/* A frame ended because its request ended on another thread is not
+ * counted: that end is only seen when the frame is next looked at. */
+static uint64_t adapter_running_since(struct cw_cls *c, const struct cw_obj *thread)
+{
+	const struct thr *e = thr_find(c->state, thread->n.id);
+
+	return e ? e->changed : 0;
 }
 
 static struct cw_obj *adapter_running(struct cw_cls *c, const struct cw_obj *thread,
@@ -696,7 +708,7 @@ static int do_task(struct cw_cls *c, struct hit *x)
 		/* Only what this thread polls can end here; a task that
 		 * exited inside its poll is over, not an orphan. */
 		e = thr_find(c->state, x->thread->n.id);
-		if (!e || !frame_pop(c, e, CW_NODE_RUNTIME_TASK, key))
+		if (!e || !frame_pop(c, e, CW_NODE_RUNTIME_TASK, key, x->h->ts))
 			stats_of(c)->unpaired++;
 		if (e)
 			thr_gc(c->state, e);
@@ -751,7 +763,7 @@ static int do_request(struct cw_cls *c, struct hit *x)
 	if (!q)
 		return err;
 	if ((e = thr_find(c->state, x->thread->n.id))) {
-		frame_pop(c, e, CW_NODE_REQUEST, key);
+		frame_pop(c, e, CW_NODE_REQUEST, key, x->h->ts);
 		thr_gc(c->state, e);
 	}
 	q->n.end_ns = (int64_t)x->h->ts;
@@ -1167,5 +1179,6 @@ const struct cw_aclass cw_aclass_adapter = {
 	.watches = watches,
 	.running_ranks = 1u << CW_RUN_REQUEST | 1u << CW_RUN_RUNTIME_TASK,
 	.running = adapter_running,
+	.running_since = adapter_running_since,
 	.counters = counters,
 };

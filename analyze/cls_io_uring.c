@@ -1009,15 +1009,18 @@ static int on_link(struct cw_cls *c, const struct cw_hdr *h)
  * this), or nothing: never a guess, and never an orphan, which would
  * claim a request the trace does not show from a pointer alone.
  */
+/* Never an orphan, so asked of the past too it names what is live (the
+ * caller holds it to having been known then). */
 static struct cw_obj *uring_cause(struct cw_cls *c, const struct cw_cause *k,
-				  const struct cw_hdr *h, uint8_t *conf, const char **reason,
-				  int *err)
+				  const struct cw_hdr *h, int flags, uint8_t *conf,
+				  const char **reason, int *err)
 {
 	struct ring *r = ring_find(c->state, k->aux);
 	struct cw_obj *o;
 	struct req *e;
 	enum join j;
 
+	(void)flags;
 	*err = 0;
 	if (!r || !r->live || !(e = req_by_ptr(c->state, r, k->key)) || !(o = req_check(c, e)))
 		return NULL;

@@ -232,13 +232,24 @@ static int on_recv(struct cw_cls *c, const struct cw_hdr *h)
  * it by.
  */
 static struct cw_obj *net_cause(struct cw_cls *c, const struct cw_cause *k, const struct cw_hdr *h,
-				uint8_t *conf, const char **reason, int *err)
+				int flags, uint8_t *conf, const char **reason, int *err)
 {
 	const struct cw_scope *s = cw_ident__scope_find(c->id, SCOPE_SKB);
 	struct cw_obj *o = s ? cw_ident__live(c->id, CW_NODE_PACKET, s, k->key) : NULL;
 	const char *why = R_NO_XMIT;
 
 	*reason = NULL;
+	/* Asked of the past: the live generation, which the caller holds
+	 * to having been known then. */
+	if (flags & CW_CAUSE_PAST) {
+		*err = 0;
+		if (!o)
+			return NULL;
+		cw_ident__touch(c->id, o);
+		*conf = cw_ident__conf(c->id, o, h->ts);
+		*reason = *conf == CW_CONF_RECONSTRUCTED ? CW_R_ACROSS_BREAK : NULL;
+		return o;
+	}
 	/* Received before a coverage break: which receipt this is, is
 	 * unknown. */
 	if ((*err = cw_ident__stale(c->id, o, h->ts)) < 0)

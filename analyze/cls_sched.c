@@ -257,7 +257,7 @@ static int wake_cause(struct cw_cls *c, const struct cw_wake_caused *r, struct w
 		wc->addr = k->key;
 		return 0;
 	}
-	wc->src = cw_cls__cause(c, k, &r->w.hdr, &wc->conf, &wc->reason, &err);
+	wc->src = cw_cls__cause(c, k, &r->w.hdr, 0, &wc->conf, &wc->reason, &err);
 	if (!wc->src)
 		return err;
 	wc->edge = k->kind == CW_CAUSE_HRTIMER || k->kind == CW_CAUSE_TIMER ? CW_EDGE_FIRE :

@@ -17,6 +17,13 @@
  *    timer of delayed work) names it too: timer -> queue -> work item.
  * So a nanosleep reads thread -arm-> timer -fire-> the same thread.
  *
+ * Records. Since format 1.7 the capture writes one record per expiry
+ * (bpf/timer.bpf.c): a fire that carries its start, which it held
+ * meanwhile, or an expiry without one (an orphan, below). A timer that
+ * never fires has no node, and nothing below about cancels applies to
+ * such a trace. Older traces have a record per start, expiry, expire
+ * exit and cancel, read as they always were.
+ *
  * Life. An expiry joins the live generation; with none (started before
  * the capture, lost, evicted) it makes an orphan with an incoming arm
  * edge, src NULL, reason 'orphan: start not in trace'. A timer stays
@@ -52,6 +59,7 @@
 
 static const char R_NO_START[] = "orphan: start not in trace";
 static const char R_START_BREAK[] = "orphan: its start could be in a coverage break";
+static const char R_GONE[] = "arming context gone by the fire";
 
 /* The last timer record at one CPU and level, if it was a cancel. */
 struct pend {
@@ -142,6 +150,25 @@ static int bad_kind(struct cw_cls *c, uint8_t kind)
 	return 1;
 }
 
+/* A generation of @timer born at @h (a start), armed by @og; *@out: it. */
+static int armed(struct cw_cls *c, const struct cw_scope *s, uint64_t timer, uint64_t function,
+		 const struct cw_hdr *h, const struct cw_origin *og, struct cw_obj **out)
+{
+	struct cw_obj *o;
+	int err;
+
+	o = cw_ident__new_gen(c->id, CW_NODE_TIMER, s, timer, h->ts, 1, &err);
+	if (!o)
+		return err;
+	name_timer(c, o, function);
+	o->n.pid = og->pid;
+	o->n.tid = og->tid;
+	if (out)
+		*out = o;
+	return cw_ident__edge_x(c->id, CW_EDGE_ARM, og->src, o, h, CW_SRC_KERNEL, og->conf,
+				og->reason, &og->x);
+}
+
 static int on_start(struct cw_cls *c, const struct cw_hdr *h)
 {
 	const struct cw_timer_start *r = (const void *)h;
@@ -165,14 +192,7 @@ static int on_start(struct cw_cls *c, const struct cw_hdr *h)
 	if (r->was_armed && (o = cw_ident__live(c->id, CW_NODE_TIMER, s, r->timer)) &&
 	    !(o->flags & T_CANCELLED))
 		o->n.end_ns = (int64_t)h->ts;
-	o = cw_ident__new_gen(c->id, CW_NODE_TIMER, s, r->timer, h->ts, 1, &err);
-	if (!o)
-		return err;
-	name_timer(c, o, r->function);
-	o->n.pid = og.pid;
-	o->n.tid = og.tid;
-	return cw_ident__edge_x(c->id, CW_EDGE_ARM, og.src, o, h, CW_SRC_KERNEL, og.conf, og.reason,
-				&og.x);
+	return armed(c, s, r->timer, r->function, h, &og, NULL);
 }
 
 /* A cancelled generation named again at @h: resumed (@resume: its expiry
@@ -290,13 +310,24 @@ static int on_cancel(struct cw_cls *c, const struct cw_hdr *h)
  * at this CPU and level (its expire entry was lost). None: an orphan.
  */
 static struct cw_obj *timer_cause(struct cw_cls *c, const struct cw_cause *k,
-				  const struct cw_hdr *h, uint8_t *conf, const char **reason,
-				  int *err)
+				  const struct cw_hdr *h, int flags, uint8_t *conf,
+				  const char **reason, int *err)
 {
 	uint8_t kind = k->kind == CW_CAUSE_HRTIMER ? CW_TIMER_HR : CW_TIMER_LIST;
 	struct cw_obj *o = live_timer(c, kind, k->key);
 
 	*err = 0;
+	/* Asked of the past (a timer re-armed from its own or another's
+	 * expiry, told by its fire): the generation that fired last, which
+	 * the caller holds to having fired by then. */
+	if (flags & CW_CAUSE_PAST) {
+		if (!o || (o->flags & T_CANCELLED))
+			return NULL;
+		cw_ident__touch(c->id, o);
+		*conf = cw_ident__conf(c->id, o, h->ts);
+		*reason = *conf == CW_CONF_RECONSTRUCTED ? CW_R_ACROSS_BREAK : NULL;
+		return o;
+	}
 	if (o && !(o->flags & T_CANCELLED) && cw_ident__conf(c->id, o, h->ts) == CW_CONF_OBSERVED) {
 		cw_ident__touch(c->id, o);
 	} else {
@@ -334,11 +365,59 @@ static void timer_fini(void *state)
 	free(t);
 }
 
+/*
+ * An expiry that carries its start (format 1.7): the start the capture
+ * held back, made here as its own record would have made it (a
+ * generation born at the start, its arm edge at the start's time, CPU
+ * and context), then the expiry. The capture paired them in BPF, where
+ * every start of the pointer replaces what it held, so no loss on the
+ * ring between them can hide a rebirth: the generation is established
+ * at the expiry. What the start names is looked up now, later than it
+ * happened (cw_origin__past): a thread or cause reborn since is not
+ * named.
+ */
+static int on_fire(struct cw_cls *c, const struct cw_hdr *h)
+{
+	const struct cw_timer_fire *r = (const void *)h;
+	const struct cw_timer_event *x = &r->ev;
+	const struct cw_hdr ah = {
+		.type = CW_REC_TIMER_START,
+		.size = sizeof(struct cw_timer_start),
+		.cpu = r->arm.cpu,
+		.ctx = r->arm.ctx,
+		.ts = r->arm.ts,
+	};
+	const struct cw_scope *s;
+	struct cw_origin og;
+	struct cw_obj *o = NULL;
+	int err;
+
+	if (bad_kind(c, x->kind))
+		return 0;
+	if (r->arm.ts > h->ts) {
+		c->st->bad_records++;
+		return 0;
+	}
+	settle(c, h, x->kind, x->timer, 0, &err);
+	if (err || (err = cw_origin__past(c, &ah, &r->arm.task, r->arm.task_start, &r->arm.cause,
+					  R_GONE, &og)))
+		return err;
+	if (!(s = cw_ident__scope(c->id, scope_name(x->kind))))
+		return -ENOMEM;
+	err = armed(c, s, x->timer, x->function, &ah, &og, &o);
+	if (o) {
+		o->n.end_ns = (int64_t)h->ts;
+		o->est_ns = h->ts;
+	}
+	return err;
+}
+
 static const struct cw_handler handlers[] = {
 	{ CW_REC_TIMER_START, on_start },
 	{ CW_REC_TIMER_EXPIRE, on_expire },
 	{ CW_REC_TIMER_EXPIRE_EXIT, on_expire_exit },
 	{ CW_REC_TIMER_CANCEL, on_cancel },
+	{ CW_REC_TIMER_FIRE, on_fire },
 	{ 0 },
 };
 

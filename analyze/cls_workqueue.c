@@ -59,6 +59,12 @@
 
 #define W_EXEC 0x1 /* between its execute start and end */
 
+/* What the class keeps with a work item (the owner of its state bytes). */
+struct work_state {
+	uint64_t exec_ns; /* W_EXEC: its execute start (or first sighting) */
+};
+CW_OBJ_STATE_OF(work_of, struct work_state, state)
+
 static const char R_NO_QUEUE[] = "orphan: queue not in trace";
 static const char R_QUEUE_BREAK[] = "orphan: its queue could be in a coverage break";
 static const char R_EXEC_BREAK[] = "orphan: its execute start could be in a coverage break";
@@ -181,6 +187,7 @@ static struct cw_obj *orphan_exec(struct cw_cls *c, const struct slots *s, uint6
 		return NULL;
 	name_work(c, o, function);
 	o->flags |= W_EXEC;
+	work_of(o)->exec_ns = h->ts;
 	return o;
 }
 
@@ -254,6 +261,7 @@ static int on_exec_start(struct cw_cls *c, const struct cw_hdr *h)
 		o = s.queued;
 		conf = CW_CONF_OBSERVED;
 		o->flags |= W_EXEC;
+		work_of(o)->exec_ns = h->ts;
 		name_work(c, o, r->function);
 		cw_ident__touch(c->id, o);
 	} else {
@@ -302,10 +310,13 @@ static int on_exec_end(struct cw_cls *c, const struct cw_hdr *h)
  * execute start and end, so it is the executing generation. With none
  * (its execute start predates the capture or was lost), an orphan that
  * executes now, never the queued generation: that one may well be a
- * requeue waiting for its turn.
+ * requeue waiting for its turn. Asked of the past, the one executing
+ * now if it executed then already: an execution that ended since is
+ * gone (a work item that re-arms its own delayed work is over when the
+ * timer fires).
  */
 static struct cw_obj *wq_cause(struct cw_cls *c, const struct cw_cause *k, const struct cw_hdr *h,
-			       uint8_t *conf, const char **reason, int *err)
+			       int flags, uint8_t *conf, const char **reason, int *err)
 {
 	const char *why = R_NO_QUEUE;
 	struct slots s;
@@ -314,6 +325,14 @@ static struct cw_obj *wq_cause(struct cw_cls *c, const struct cw_cause *k, const
 	*err = 0;
 	*reason = NULL;
 	slots_of(c, k->key, &s);
+	if (flags & CW_CAUSE_PAST) {
+		if (!s.exec || work_of(s.exec)->exec_ns > h->ts)
+			return NULL;
+		cw_ident__touch(c->id, s.exec);
+		*conf = cw_ident__conf(c->id, s.exec, h->ts);
+		*reason = *conf == CW_CONF_RECONSTRUCTED ? CW_R_ACROSS_BREAK : NULL;
+		return s.exec;
+	}
 	/* Executing since before a coverage break: which execution this
 	 * is, is unknown. */
 	if ((*err = cw_ident__stale(c->id, s.exec, h->ts)) < 0)

@@ -34,6 +34,17 @@ struct cw_origin {
 int cw_origin__of(struct cw_cls *c, const struct cw_hdr *h, const struct cw_task *t,
 		  uint64_t start, const struct cw_cause *k, struct cw_origin *o);
 
+/*
+ * As cw_origin__of, for a birth @h told by a later record (a timer's
+ * start carried by its expiry, bpf/timer.bpf.c), so that what was so at
+ * @h may have changed since: a cause whose live generation was
+ * established after @h, or a tid that names another task now (the
+ * witness says so), is not named; src NULL, confidence unknown, @gone
+ * as the reason. Nothing the later records named is ended by it.
+ */
+int cw_origin__past(struct cw_cls *c, const struct cw_hdr *h, const struct cw_task *t,
+		    uint64_t start, const struct cw_cause *k, const char *gone, struct cw_origin *o);
+
 /* The reason of an edge whose src is unknown because of @ctx. */
 const char *cw_origin__ctx_reason(uint8_t ctx);
 

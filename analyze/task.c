@@ -179,7 +179,8 @@ struct cw_obj *cw_tasks__thread(struct cw_tasks *ts, const struct cw_task *t, ui
 	if (o && same_task(o, t, witness, h->ts)) {
 		if (witness && o->witness == witness) {
 			*matched = 1;
-			o->est_ns = h->ts;
+			if (!(flags & CW_T_PAST) || h->ts > o->est_ns)
+				o->est_ns = h->ts;
 		} else if (witness) {
 			o->witness = witness;
 		}
@@ -188,6 +189,10 @@ struct cw_obj *cw_tasks__thread(struct cw_tasks *ts, const struct cw_task *t, ui
 			prove_traced(ts, o);
 		return o;
 	}
+	/* The tid names another task now than it did then: that says
+	 * nothing of the one it names now. */
+	if (o && (flags & CW_T_PAST))
+		return NULL;
 	if (o) {
 		/* The tid now names another task: the old one's end was not
 		 * seen, and nothing joins it any more. */

@@ -17,6 +17,10 @@ struct cw_tasks;
 /* thread flags of cw_tasks__thread (and cw_cls__thread) */
 #define CW_T_CREATE 0x1 /* make an orphan when there is no live generation */
 #define CW_T_PROOF 0x2	/* the record is only written for traced tasks */
+/* the record tells of an earlier event (a timer's start carried by its
+ * expiry): a live generation of another task is not ended by it, and
+ * none is returned */
+#define CW_T_PAST 0x4
 
 /* NULL on ENOMEM. @st: where identity_mismatch is counted. */
 struct cw_tasks *cw_tasks__new(struct cw_ident *id, struct cw_join_stats *st);

@@ -1,13 +1,27 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * causeway edge plane, timer class (docs/model.md §2.1): hrtimers and timer_list
- * timers armed, expiring and cancelled, each as one schema/events.h record
- * on the `edges` ring (kind CW_TIMER_HR or CW_TIMER_LIST).
+ * causeway edge plane, timer class (docs/model.md §2.1, §2.3): hrtimers and
+ * timer_list timers, written once per expiry (kind CW_TIMER_HR or
+ * CW_TIMER_LIST) on the `edges` ring:
  *
- *   hrtimer_start, timer_start                CW_REC_TIMER_START  a timer is armed (a birth)
- *   hrtimer_expire_entry, timer_expire_entry  CW_REC_TIMER_EXPIRE its function runs
- *   hrtimer_expire_exit, timer_expire_exit    CW_REC_TIMER_EXPIRE_EXIT
- *   hrtimer_cancel, timer_cancel              CW_REC_TIMER_CANCEL dequeued, not expiring
+ *   hrtimer_start, timer_start                held in `arms`, not written
+ *   hrtimer_expire_entry, timer_expire_entry  CW_REC_TIMER_FIRE with the held
+ *                                             start, else CW_REC_TIMER_EXPIRE
+ *   hrtimer_expire_exit, timer_expire_exit    ends the cause window
+ *   hrtimer_cancel, timer_cancel              a real one forgets the start
+ *
+ * Most timers never fire (a poll's timeout, a socket's retransmit timer
+ * re-armed by every send), so a record per start and cancel was mostly
+ * cost: a start's evidence (time, CPU, context, task and witness, expiry,
+ * mode, was_armed, the cause slot) waits in `arms`, keyed by timer pointer
+ * and kind, and goes out with the expiry that fires it. Every start of a
+ * pointer replaces or forgets what `arms` holds for it, so what an expiry
+ * finds is its own start: never a guess. `arms` holds the pending timers
+ * (ARMS_MAX, 65,536 entries, 9.5 MiB preallocated: 16 bytes of key,
+ * 72 of value and the hash table's element and bucket); an insert it
+ * refuses is counted as lost on CW_RING_MAP for the timer class, which the
+ * analyzer makes a coverage break, and that timer's expiry is written
+ * without its start (an orphan), as is one armed before the capture.
  *
  * Causes: between expire entry and exit the timer is in the cause slot of
  * the level its function runs at (hardirq for most hrtimers, softirq for
@@ -20,26 +34,33 @@
  * wheel, and that is also right before every expiry (expire_timers()
  * detaches it first) and when mod_timer() re-arms a pending timer; on
  * kernels before hrtimer_start's was_armed argument, hrtimer_cancel did
- * the same. Only the tracepoint that follows tells them apart, so a
- * cancel is held back, per CPU and context level (timer_cpu), and
- * decided by the next timer event: the expiry or the re-arm of the same
- * timer at the same level drops it (a re-arm sets was_armed on the start
- * record); anything else writes it, with its own time. Between the
- * dequeue and the expiry a timer_list (or soft hrtimer) expiry runs with
- * interrupts on, so a hardirq's timer events never decide a softirq's
- * held cancel; elsewhere the dequeue and what follows it hold the timer
- * base's lock with interrupts off, so nothing can come between.
+ * the same, and __run_hrtimer() still traces one before every expiry.
+ * Only the tracepoint that follows tells them apart, so a cancel is held
+ * back, per CPU and context level (timer_cpu), and decided by the next
+ * timer event: the expiry or the re-arm of the same timer at the same
+ * level drops it (a re-arm sets was_armed); anything else makes it real,
+ * and the start it cancelled is forgotten (unless a start on another CPU
+ * has replaced it since: held.ts). Between the dequeue and the expiry a
+ * timer_list (or soft hrtimer) expiry runs with interrupts on, so a
+ * hardirq's timer events never decide a softirq's held cancel; elsewhere
+ * the dequeue and what follows it hold the timer base's lock with
+ * interrupts off, so nothing can come between. The expiry's own cancel
+ * says when the timer was dequeued: the kernel drops the base lock before
+ * the expire entry, and a start of the same timer on another CPU in
+ * between is a new generation, whose evidence this expiry must not take;
+ * nor one that replaces the held start while the expiry copies it
+ * (emit_fire).
  *
- * Filtering (docs/model.md §2.2), with filter_enabled: a start is recorded when
- * a traced task arms the timer, a followed object causes it
- * (bpf/follow.bpf.h), or the timer is remembered; the timer is then
- * remembered, and its expiry and cancel recorded. An expiry spends the
- * armed generation (the timer is forgotten at expire entry), and the
- * slot's emitted carries it to the exit and to what the function causes:
- * a timer_list function re-arms its timer inside the window, which
- * follows it; an hrtimer that returns HRTIMER_RESTART is re-armed after
- * the exit, so the exit notes it (timer_cpu.restart) for that start.
- * System-wide, everything is recorded, the tick's hrtimer included.
+ * Filtering (docs/model.md §2.2), with filter_enabled: a start is held
+ * when a traced task arms the timer, a followed object causes it
+ * (bpf/follow.bpf.h), or the timer is held already and re-armed from
+ * interrupt context; `arms` is then the remembered set, and an expiry is
+ * written only when it finds its start there. The slot's emitted carries
+ * that to the exit and to what the function causes: a timer_list function
+ * re-arms its timer inside the window, which follows it; an hrtimer that
+ * returns HRTIMER_RESTART is re-armed after the exit, so the exit notes it
+ * (timer_cpu.restart) for that start. System-wide, every start is held
+ * and every expiry written, the tick's hrtimer included.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -59,10 +80,7 @@ char LICENSE[] SEC("license") = "Dual MIT/GPL";
 /* A cancel held back until the next timer event decides it. */
 struct held_cancel {
 	__u64 timer;
-	__u64 function;
-	__u64 ts;
-	__u64 task_start;
-	struct cw_task task;
+	__u64 ts; /* the dequeue: a start after it is not the one it ended */
 	__u8 kind; /* CW_TIMER_*; 0: none held */
 	__u8 __pad[7];
 };
@@ -83,6 +101,17 @@ struct {
 	__type(value, struct timer_cpu);
 } timer_cpus SEC(".maps");
 
+/* The timers pending, by pointer and kind (docs/model.md §2.3 gives the
+ * bound and its memory). Not an LRU: an entry pushed out would be a
+ * silent loss; a full map refuses, and that is counted. */
+#define ARMS_MAX 65536
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, ARMS_MAX);
+	__type(key, struct cw_obj_key);
+	__type(value, struct cw_timer_arm);
+} arms SEC(".maps");
+
 static __always_inline __u8 cause_kind(__u8 kind)
 {
 	return kind == CW_TIMER_HR ? CW_CAUSE_HRTIMER : CW_CAUSE_TIMER;
@@ -95,28 +124,19 @@ static __always_inline struct timer_cpu *timer_cpu(void)
 	return bpf_map_lookup_elem(&timer_cpus, &zero);
 }
 
-/* Write level @l's held cancel: it was a real one. */
-static __always_inline void write_held(struct timer_cpu *c, __u32 l)
+/* Level @l's held cancel was a real one: the start it ended will not
+ * fire. A start held since (another CPU's) is not that one. */
+static __always_inline void cancel_held(struct timer_cpu *c, __u32 l)
 {
 	struct held_cancel *h = &c->held[l & (NLVL - 1)];
-	struct cw_timer_event *e;
+	struct cw_obj_key k = { .ptr = h->timer, .kind = cause_kind(h->kind) };
+	struct cw_timer_arm *a;
 
 	if (!h->kind)
 		return;
-	e = cw_reserve(sizeof(*e), CW_REC_TIMER_CANCEL, l);
-	if (e) {
-		e->hdr.ts = h->ts;
-		e->task = h->task;
-		e->task_start = h->task_start;
-		e->timer = h->timer;
-		e->function = h->function;
-		e->now = 0;
-		e->kind = h->kind;
-		__builtin_memset(e->__pad, 0, sizeof(e->__pad));
-		cw_submit(e, CW_REC_TIMER_CANCEL);
-	}
-	if (cw_config.filter_enabled)
-		cw_obj_forget(cause_kind(h->kind), h->timer);
+	a = bpf_map_lookup_elem(&arms, &k);
+	if (a && a->ts <= h->ts)
+		bpf_map_delete_elem(&arms, &k);
 	h->kind = 0;
 	c->pending &= ~(1u << l);
 }
@@ -126,13 +146,16 @@ static __always_inline void write_held(struct timer_cpu *c, __u32 l)
  * decided (real), except a softirq's seen from a hardirq or NMI, which
  * may have interrupted the expiry that cancel is the dequeue of. Then
  * the cancel held at @lvl, if any: the same timer's expiry or re-arm
- * (@follows) drops it, @return 1; anything else writes it.
+ * (@follows) drops it, @return its time (the dequeue); anything else
+ * makes it real. 0: none dropped.
  */
-static __always_inline int decide_held(struct timer_cpu *c, __u8 lvl, __u8 kind, __u64 timer,
-				       bool follows)
+static __always_inline __u64 decide_held(struct timer_cpu *c, __u8 lvl, __u8 kind, __u64 timer,
+					 bool follows)
 {
 	struct held_cancel *h;
 
+	if (!c->pending)
+		return 0;
 	if (c->pending & ~(1u << lvl)) {
 #pragma unroll
 		for (__u32 l = 0; l < CW_CTX_MAX; l++) {
@@ -140,7 +163,7 @@ static __always_inline int decide_held(struct timer_cpu *c, __u8 lvl, __u8 kind,
 				continue;
 			if (l == CW_CTX_SOFTIRQ && (lvl == CW_CTX_HARDIRQ || lvl == CW_CTX_NMI))
 				continue;
-			write_held(c, l);
+			cancel_held(c, l);
 		}
 	}
 	h = &c->held[lvl & (NLVL - 1)];
@@ -149,9 +172,9 @@ static __always_inline int decide_held(struct timer_cpu *c, __u8 lvl, __u8 kind,
 	if (follows && h->kind == kind && h->timer == timer) {
 		h->kind = 0;
 		c->pending &= ~(1u << lvl);
-		return 1;
+		return h->ts ?: 1;
 	}
-	write_held(c, lvl);
+	cancel_held(c, lvl);
 	return 0;
 }
 
@@ -169,48 +192,50 @@ struct start_args {
 
 static __always_inline int on_start(struct start_args *a)
 {
-	__u8 lvl = cw_context(), ck = cause_kind(a->kind);
+	__u8 lvl = cw_context();
+	struct cw_obj_key k = { .ptr = a->timer, .kind = cause_kind(a->kind) };
 	struct timer_cpu *c = timer_cpu();
-	struct cw_timer_start *e;
+	struct cw_timer_arm v;
 	bool restart = false;
 
 	if (c) {
 		if (decide_held(c, lvl, a->kind, a->timer, true))
 			a->was_armed = 1;
-		if (a->kind == CW_TIMER_HR && c->restart[lvl & (NLVL - 1)] == a->timer) {
+		if (cw_config.filter_enabled && a->kind == CW_TIMER_HR &&
+		    c->restart[lvl & (NLVL - 1)] == a->timer) {
 			restart = true;
 			c->restart[lvl & (NLVL - 1)] = 0;
 		}
 	}
 	if (!restart && !cw_made_followed(lvl)) {
-		if (!cw_config.filter_enabled || !cw_obj_known(ck, a->timer))
+		/* The start of a timer the trace does not follow: what is
+		 * held for it is over. Re-armed from interrupt context (its
+		 * own expiry, a periodic timer), a held one is still the
+		 * traced one's; from task context it is that task's now (the
+		 * scheduler's per-CPU timers are armed by whoever runs). */
+		if (!bpf_map_lookup_elem(&arms, &k))
 			return 0;
-		/* A remembered timer armed again by an untraced task is that
-		 * task's now (the scheduler's per-CPU timers are armed by
-		 * whoever runs): forget it rather than follow it into the
-		 * unrelated task. Re-armed from interrupt context (its own
-		 * expiry, a periodic timer), it is still the traced one's. */
-		if (lvl == CW_CTX_TASK) {
-			cw_obj_forget(ck, a->timer);
+		if (lvl == CW_CTX_TASK || !cw_config.filter_enabled) {
+			bpf_map_delete_elem(&arms, &k);
 			return 0;
 		}
 	}
-	if (cw_config.filter_enabled)
-		cw_obj_remember(ck, a->timer, bpf_get_current_pid_tgid() >> 32, CW_CLASS_TIMER);
-	e = cw_reserve(sizeof(*e), CW_REC_TIMER_START, lvl);
-	if (!e)
-		return 0;
-	cw_current(&e->task, &e->task_start);
-	e->timer = a->timer;
-	e->function = a->function;
-	e->expires = a->expires;
-	e->softexpires = a->softexpires;
-	e->mode = a->mode;
-	e->kind = a->kind;
-	e->was_armed = a->was_armed;
-	e->__pad[0] = e->__pad[1] = 0;
-	cw_cause_fill(&e->cause, lvl);
-	cw_submit(e, CW_REC_TIMER_START);
+	v.ts = bpf_ktime_get_ns();
+	cw_current(&v.task, &v.task_start);
+	v.expires = a->expires;
+	v.softexpires = a->softexpires;
+	v.mode = a->mode;
+	v.cpu = bpf_get_smp_processor_id();
+	v.ctx = lvl;
+	v.was_armed = a->was_armed;
+	cw_cause_fill(&v.cause, lvl);
+	/* A refused insert leaves no entry behind (an update in place of an
+	 * older start never fails for room), so the expiry cannot take an
+	 * older start for its own. */
+	if (bpf_map_update_elem(&arms, &k, &v, BPF_ANY)) {
+		bpf_map_delete_elem(&arms, &k);
+		cw_count(CW_RING_MAP, CW_CLASS_TIMER, true);
+	}
 	return 0;
 }
 
@@ -279,62 +304,105 @@ int BPF_PROG(handle_timer_start_v0, struct timer_list *t, unsigned long expires,
 
 /* ---- expiry ------------------------------------------------------------ */
 
-static __always_inline void emit_event(__u16 type, __u8 lvl, __u8 kind, __u64 timer, __u64 function,
-				       __s64 now)
+struct expiry {
+	__u64 timer;
+	__u64 function;
+	__s64 now;
+	__u8 kind;
+};
+
+/* The expiry's own part of its record, a fire's or not. */
+static __always_inline void fill_expiry(struct cw_timer_event *e, const struct expiry *x)
 {
-	struct cw_timer_event *e = cw_reserve(sizeof(*e), type, lvl);
+	cw_current(&e->task, &e->task_start);
+	e->timer = x->timer;
+	e->function = x->function;
+	e->now = x->now;
+	e->kind = x->kind;
+	__builtin_memset(e->__pad, 0, sizeof(e->__pad));
+}
+
+/* A fire whose start is not held: the expiry alone (an orphan). */
+static __always_inline void emit_expire(__u8 lvl, const struct expiry *x)
+{
+	struct cw_timer_event *e = cw_reserve(sizeof(*e), CW_REC_TIMER_EXPIRE, lvl);
 
 	if (!e)
 		return;
-	cw_current(&e->task, &e->task_start);
-	e->timer = timer;
-	e->function = function;
-	e->now = now;
-	e->kind = kind;
-	__builtin_memset(e->__pad, 0, sizeof(e->__pad));
-	cw_submit(e, type);
+	fill_expiry(e, x);
+	cw_submit(e, CW_REC_TIMER_EXPIRE);
+}
+
+/*
+ * The fire of held start @a, if it is this expiry's: @return 1 when it
+ * is (written, or lost on a full ring), 0 when the start is a later one.
+ * That is a start after the expiry's own dequeue (@dequeued, 0: not
+ * known), on another CPU, and one that lands while @a is copied: a
+ * preallocated map hands what an update replaced to the next update at
+ * once, so the copy is whole only if its time is the same after it.
+ */
+static __always_inline int emit_fire(__u8 lvl, const struct expiry *x, const struct cw_timer_arm *a,
+				     __u64 dequeued)
+{
+	struct cw_timer_fire *e = cw_reserve(sizeof(*e), CW_REC_TIMER_FIRE, lvl);
+
+	if (!e)
+		return 1;
+	e->arm = *a;
+	asm volatile("" ::: "memory"); /* the copy, then the time again */
+	if ((dequeued > 1 && e->arm.ts > dequeued) || e->arm.ts != *(volatile const __u64 *)&a->ts) {
+		bpf_ringbuf_discard(e, BPF_RB_NO_WAKEUP);
+		return 0;
+	}
+	fill_expiry(&e->ev, x);
+	cw_submit(e, CW_REC_TIMER_FIRE);
+	return 1;
 }
 
 static __always_inline int on_expire(__u8 kind, __u64 timer, __u64 function, __s64 now)
 {
 	__u8 lvl = cw_context(), ck = cause_kind(kind);
+	struct expiry x = { .timer = timer, .function = function, .now = now, .kind = kind };
+	struct cw_obj_key k = { .ptr = timer, .kind = ck };
 	struct timer_cpu *c = timer_cpu();
-	bool rec = !cw_config.filter_enabled || cw_obj_known(ck, timer);
+	__u64 dequeued = 0;
 	struct cw_slot *s;
+	struct cw_timer_arm *a;
+	bool rec;
 
 	if (c) {
-		decide_held(c, lvl, kind, timer, true);
+		dequeued = decide_held(c, lvl, kind, timer, true);
 		c->restart[lvl & (NLVL - 1)] = 0;
 	}
-	if (cw_config.filter_enabled && rec)
-		cw_obj_forget(ck, timer);
+	a = bpf_map_lookup_elem(&arms, &k);
+	rec = a || !cw_config.filter_enabled;
+	/* A start that is not this expiry's is the next generation's: it
+	 * stays, and this fire goes without its own. */
+	if (a && emit_fire(lvl, &x, a, dequeued))
+		bpf_map_delete_elem(&arms, &k);
+	else if (rec)
+		emit_expire(lvl, &x);
 	cw_slot_set(lvl, ck, timer, function);
 	s = cw_slot_of(lvl);
 	if (s)
 		s->emitted = rec;
-	if (rec)
-		emit_event(CW_REC_TIMER_EXPIRE, lvl, kind, timer, function, now);
 	return 0;
 }
 
-static __always_inline int on_expire_exit(__u8 kind, __u64 timer, __u64 function)
+static __always_inline int on_expire_exit(__u8 kind, __u64 timer)
 {
-	__u8 lvl = cw_context(), ck = cause_kind(kind);
-	struct cw_slot *s = cw_slot_holding(lvl, ck, timer);
+	__u8 lvl = cw_context();
+	struct cw_slot *s = cw_slot_holding(lvl, cause_kind(kind), timer);
 	struct timer_cpu *c = timer_cpu();
-	bool rec = !cw_config.filter_enabled;
 
-	if (c)
-		decide_held(c, lvl, kind, timer, false);
-	if (s) {
-		rec = s->emitted;
-		function = s->aux;
-		cw_slot_clear(lvl);
-	}
-	if (rec)
-		emit_event(CW_REC_TIMER_EXPIRE_EXIT, lvl, kind, timer, function, 0);
-	if (c && rec && kind == CW_TIMER_HR && cw_config.filter_enabled)
+	if (!c)
+		return 0;
+	decide_held(c, lvl, kind, timer, false);
+	if (!s)
+		return 0;
+	if (s->emitted && kind == CW_TIMER_HR && cw_config.filter_enabled)
 		c->restart[lvl & (NLVL - 1)] = timer;
+	cw_slot_clear(lvl);
 	return 0;
 }
 
@@ -350,7 +418,7 @@ int BPF_PROG(handle_hrtimer_expire, struct hrtimer *t, ktime_t *now)
 SEC("tp_btf/hrtimer_expire_exit")
 int BPF_PROG(handle_hrtimer_expire_exit, struct hrtimer *t)
 {
-	return on_expire_exit(CW_TIMER_HR, (__u64)t, (__u64)t->function);
+	return on_expire_exit(CW_TIMER_HR, (__u64)t);
 }
 
 /* baseclk: the wheel's clock (jiffies) the timer expired at; old
@@ -370,12 +438,12 @@ int BPF_PROG(handle_timer_expire_v0, struct timer_list *t)
 SEC("tp_btf/timer_expire_exit")
 int BPF_PROG(handle_timer_expire_exit, struct timer_list *t)
 {
-	return on_expire_exit(CW_TIMER_LIST, (__u64)t, 0);
+	return on_expire_exit(CW_TIMER_LIST, (__u64)t);
 }
 
 /* ---- cancel ------------------------------------------------------------- */
 
-static __always_inline int on_cancel(__u8 kind, __u64 timer, __u64 function)
+static __always_inline int on_cancel(__u8 kind, __u64 timer)
 {
 	__u8 lvl = cw_context();
 	struct timer_cpu *c = timer_cpu();
@@ -386,15 +454,11 @@ static __always_inline int on_cancel(__u8 kind, __u64 timer, __u64 function)
 	decide_held(c, lvl, kind, timer, false);
 	if (c->restart[lvl & (NLVL - 1)] == timer)
 		c->restart[lvl & (NLVL - 1)] = 0;
-	if (cw_config.filter_enabled && !cw_obj_known(cause_kind(kind), timer))
-		return 0;
-	if (lvl == CW_CTX_TASK && cw_is_self(bpf_get_current_pid_tgid() >> 32))
-		return 0;
+	/* Held without a look at `arms`: most cancels are an expiry's own
+	 * and cost nothing more; a real one looks once, when decided. */
 	h = &c->held[lvl & (NLVL - 1)];
 	h->timer = timer;
-	h->function = function;
 	h->ts = bpf_ktime_get_ns();
-	cw_current(&h->task, &h->task_start);
 	h->kind = kind;
 	c->pending |= 1u << lvl;
 	return 0;
@@ -403,11 +467,11 @@ static __always_inline int on_cancel(__u8 kind, __u64 timer, __u64 function)
 SEC("tp_btf/hrtimer_cancel")
 int BPF_PROG(handle_hrtimer_cancel, struct hrtimer *t)
 {
-	return on_cancel(CW_TIMER_HR, (__u64)t, (__u64)t->function);
+	return on_cancel(CW_TIMER_HR, (__u64)t);
 }
 
 SEC("tp_btf/timer_cancel")
 int BPF_PROG(handle_timer_cancel, struct timer_list *t)
 {
-	return on_cancel(CW_TIMER_LIST, (__u64)t, (__u64)t->function);
+	return on_cancel(CW_TIMER_LIST, (__u64)t);
 }

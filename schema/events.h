@@ -358,6 +358,35 @@ struct cw_timer_event {
 	__u8 __pad[7];
 };
 
+/* What a timer's start says, held by BPF from the start to the expiry
+ * (the value of bpf/timer.bpf.c's map). ts, cpu, ctx: the start's time,
+ * CPU and context level; task, task_start: the task current then, with
+ * its witness; cause: the cause slot then; the rest as cw_timer_start. */
+struct cw_timer_arm {
+	__u64 ts;
+	struct cw_task task;
+	__u64 task_start;
+	__s64 expires;
+	__s64 softexpires;
+	__u32 mode;
+	__u16 cpu;
+	__u8 ctx;
+	__u8 was_armed;
+	struct cw_cause cause;
+};
+
+/*
+ * A timer's expire entry with the start it fires (format 1.7): instead of
+ * a record per start, BPF holds each start until its timer fires, so that
+ * a timer cancelled or re-armed before it fires costs the ring nothing.
+ * A fire whose start BPF does not hold (armed before the capture, an
+ * insert the map refused) is a plain CW_REC_TIMER_EXPIRE.
+ */
+struct cw_timer_fire {
+	struct cw_timer_event ev;
+	struct cw_timer_arm arm;
+};
+
 /* Which syscall a futex record is. */
 #define CW_FUTEX_CALL_FUTEX 0	/* futex(2): op is its op */
 #define CW_FUTEX_CALL_WAIT 1	/* futex_wait(2) */
@@ -685,6 +714,10 @@ CW_ASSERT_SIZE(cw_wq_work, 48);
 CW_ASSERT_SIZE(cw_timer_start, 96);
 CW_ASSERT_OFF(cw_timer_start, cause, 72);
 CW_ASSERT_SIZE(cw_timer_event, 64);
+CW_ASSERT_SIZE(cw_timer_fire, 136);
+CW_ASSERT_OFF(cw_timer_fire, arm, 64);
+CW_ASSERT_SIZE(cw_timer_arm, 72);
+CW_ASSERT_OFF(cw_timer_arm, cause, 48);
 CW_ASSERT_SIZE(cw_futex, 80);
 CW_ASSERT_SIZE(cw_net_pkt, 88);
 CW_ASSERT_OFF(cw_net_pkt, saddr, 56);

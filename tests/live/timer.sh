@@ -8,7 +8,10 @@
 #    from an 'hrtimer' timer node named by its timer function, one per
 #    timer generation, and the trace holds (nearly: see MISS_PCT) N;
 #  - every one of those generations was armed by the thread itself (an
-#    arm edge thread -> timer);
+#    arm edge thread -> timer). Since format 1.7 only timers that fire
+#    have nodes (a start travels in its fire's record), so there are as
+#    many arm edges as fired timers the trace holds, more than fire edges
+#    only where a wakeup was not recorded;
 #  - no other wakeup at all: none from a thread (the creator's wakeup at
 #    spawn aside), none of unknown cause, none from another timer.
 
