@@ -38,10 +38,11 @@ struct cw_counter {
 
 #define CW_NCOUNTERS (3 * CW_CLASS_MAX)
 
-/* One more slot after the (ring, class) ones: CW_COUNTER_DECIMATED. */
+/* More slots after the (ring, class) ones: CW_COUNTER_DECIMATED and
+ * the others of bpf/config.h. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, CW_NCOUNTERS + 1);
+	__uint(max_entries, CW_COUNTER_SLOTS);
 	__type(key, __u32);
 	__type(value, struct cw_counter);
 } counters SEC(".maps");
@@ -290,6 +291,15 @@ static __always_inline void cw_count(__u32 ring, __u32 class, bool lost)
 	if (lost)
 		c->lost++;
 	else
+		c->written++;
+}
+
+/* One more of what counter slot @key counts. */
+static __always_inline void cw_count_slot(__u32 key)
+{
+	struct cw_counter *c = bpf_map_lookup_elem(&counters, &key);
+
+	if (c)
 		c->written++;
 }
 

@@ -69,6 +69,16 @@ struct cw_traced {
  * count is only shown and written at the close.
  */
 #define CW_COUNTER_DECIMATED (CW_RING_MAX * CW_CLASS_MAX)
+/*
+ * Then what a class took in, counted in `written` whether or not it
+ * wrote it (docs/model.md §2.3): packets received with a cause slot
+ * (written only when they woke a context the capture records) and timer
+ * starts held (written only with the fire they lead to). Beside the
+ * class's records, they say how much was left out as causing nothing.
+ */
+#define CW_COUNTER_NET_RECEIPTS (CW_COUNTER_DECIMATED + 1)
+#define CW_COUNTER_TIMER_ARMS (CW_COUNTER_DECIMATED + 2)
+#define CW_COUNTER_SLOTS (CW_COUNTER_DECIMATED + 3)
 
 /* The gaps map's value (bpf/causeway.bpf.h): a CPU's run of failed edge
  * reservations not yet reported by a cw_gap record; user space reports

@@ -389,6 +389,7 @@ int BPF_PROG(handle_receive, struct sk_buff *skb)
 	}
 	/* emitted 0: the record is not written yet */
 	cw_slot_set(CW_CTX_SOFTIRQ, CW_CAUSE_PACKET, key, 0);
+	cw_count_slot(CW_COUNTER_NET_RECEIPTS);
 	/* The record as cw_reserve() would fill its header, placed at the
 	 * packet's birth. */
 	e = &c->rx;

@@ -235,6 +235,8 @@ static __always_inline int on_start(struct start_args *a)
 	if (bpf_map_update_elem(&arms, &k, &v, BPF_ANY)) {
 		bpf_map_delete_elem(&arms, &k);
 		cw_count(CW_RING_MAP, CW_CLASS_TIMER, true);
+	} else {
+		cw_count_slot(CW_COUNTER_TIMER_ARMS);
 	}
 	return 0;
 }

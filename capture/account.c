@@ -79,6 +79,17 @@ nomem:
 	return NULL;
 }
 
+/* *@total: counter slot @key over the CPUs (bpf/config.h), unchanged
+ * when it cannot be read. */
+static void slot_total(struct account *a, uint32_t key, uint64_t *total)
+{
+	if (bpf_map_lookup_elem(a->fd, &key, a->cur))
+		return;
+	*total = 0;
+	for (int cpu = 0; cpu < a->ncpus; cpu++)
+		*total += a->cur[cpu].written;
+}
+
 int account__flush(struct account *a, struct cw_writer *w, uint64_t now)
 {
 	for (size_t i = 0; i < a->nslots; i++) {
@@ -111,6 +122,10 @@ int account__flush(struct account *a, struct cw_writer *w, uint64_t now)
 				return err;
 			s->prev[cpu] = a->cur[cpu];
 			s->extra_lost[cpu] = 0;
+			if (s->ring == CW_RING_EDGE && s->class == CW_CLASS_NET)
+				a->tot.net_written += dw;
+			else if (s->ring == CW_RING_EDGE && s->class == CW_CLASS_TIMER)
+				a->tot.timer_written += dw;
 			if (s->ring == CW_RING_EDGE)
 				a->tot.lost_edge += dl;
 			else if (s->ring == CW_RING_SAMPLE)
@@ -120,15 +135,10 @@ int account__flush(struct account *a, struct cw_writer *w, uint64_t now)
 		}
 	}
 	a->last_ns = now;
-	if (a->sampling) {
-		uint32_t key = CW_COUNTER_DECIMATED;
-
-		if (!bpf_map_lookup_elem(a->fd, &key, a->cur)) {
-			a->tot.decimated = 0;
-			for (int cpu = 0; cpu < a->ncpus; cpu++)
-				a->tot.decimated += a->cur[cpu].written;
-		}
-	}
+	if (a->sampling)
+		slot_total(a, CW_COUNTER_DECIMATED, &a->tot.decimated);
+	slot_total(a, CW_COUNTER_NET_RECEIPTS, &a->tot.net_receipts);
+	slot_total(a, CW_COUNTER_TIMER_ARMS, &a->tot.timer_arms);
 	return 0;
 }
 

@@ -18,6 +18,10 @@ struct account;
 struct account_totals {
 	uint64_t lost_edge, lost_sample, lost_map;
 	uint64_t decimated; /* samples the budget did not keep: not lost */
+	/* what the net and timer classes took in, written or not
+	 * (bpf/config.h CW_COUNTER_NET_RECEIPTS, CW_COUNTER_TIMER_ARMS) */
+	uint64_t net_receipts, timer_arms;
+	uint64_t net_written, timer_written; /* records those classes wrote */
 };
 
 /*

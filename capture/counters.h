@@ -29,6 +29,12 @@
 	X(samples_decimated, "samples_decimated", CW_CNT_SAMPLING,                                  \
 	  "samples --sample-budget did not keep (not lost: the kept ones record their keep)")      \
 	X(mmaps, "mmap_records", CW_CNT_SAMPLING, "mapping records written while capturing")       \
+	X(net_receipts, "net_receipts", CW_CNT_NONZERO,                                            \
+	  "packets received with a cause slot (written: those that woke a recorded context)")      \
+	X(net_written, "net_records", CW_CNT_NONZERO, "records the net class wrote")               \
+	X(timer_arms, "timer_arms", CW_CNT_NONZERO,                                                \
+	  "timer starts held (written: each with the fire it led to)")                            \
+	X(timer_written, "timer_records", CW_CNT_NONZERO, "records the timer class wrote")         \
 	X(usdt_objects, "usdt_objects", CW_CNT_USDT, "ELF objects with USDT notes looked at")      \
 	X(usdt_attached, "usdt_probes_attached", CW_CNT_USDT, "probe records written")             \
 	X(usdt_failed, "usdt_attach_failed", CW_CNT_USDT,                                          \

@@ -59,6 +59,15 @@ void status__summary(const struct cw_writer *w, const struct summary *s)
 	if (c->samples_decimated)
 		cw_notice("%" PRIu64 " samples decimated by --sample-budget (not lost: each kept "
 			  "sample records its keep probability)", c->samples_decimated);
+	/* docs/model.md §2.3: what caused nothing recorded is not written */
+	if (c->net_receipts)
+		cw_notice("net: %" PRIu64 " packets received, %" PRIu64
+			  " written (those that woke a recorded context)",
+			  c->net_receipts, c->net_written);
+	if (c->timer_arms)
+		cw_notice("timer: %" PRIu64 " starts held, %" PRIu64
+			  " records (the fires, each with its start)",
+			  c->timer_arms, c->timer_written);
 	if (c->rejected)
 		cw_notice("%" PRIu64 " records from the BPF programs were malformed and not written",
 			  c->rejected);

@@ -11,7 +11,10 @@
 #    with no orphan spawn edge;
 #  - no packet node for the responses: they wake only the untraced
 #    client, so nothing about them is written;
-#  - no wake of the server by a packet of unknown sender.
+#  - no wake of the server by a packet of unknown sender;
+#  - the capture counts what it left out: at least 2N packets received
+#    (net_receipts), and as many net records as packet nodes
+#    (net_records), fewer than received.
 
 . "$(dirname "$0")/../lib/live.bash" "$@"
 
@@ -58,4 +61,10 @@ t=$(q "select t.traced || ' ' || t.pid || ' ' || p.traced || ' ' ||
 [ "$t" = "0 $CPID 0 0" ] || fail "client thread: traced, pid, its process's traced, spawn edges = '$t', expected '0 $CPID 0 0'"
 resp=$(q "select count(*) from nodes where type = 'packet' and name = 'tcp 127.0.0.1:$SPORT > 127.0.0.1:$CPORT'")
 [ "$resp" = 0 ] || fail "$resp packet nodes for responses that woke only the untraced client"
-echo "live/$NAME: $n/$N wakes of the server by the client's packets, each sent by the untraced client thread (traced 0, process $CPID); no response packet written"
+recv=$(meta capture.net_receipts "$DB")
+recs=$(meta capture.net_records "$DB")
+pk=$(q "select count(*) from nodes where type = 'packet'")
+[ "${recv:-0}" -ge $((2 * N)) ] || fail "net_receipts '$recv' for $((2 * N)) packets of the round trips"
+[ "$recs" = "$pk" ] || fail "net_records '$recs', $pk packet nodes"
+[ "$recs" -lt "$recv" ] || fail "net_records $recs of $recv received: nothing left out"
+echo "live/$NAME: $n/$N wakes of the server by the client's packets, each sent by the untraced client thread (traced 0, process $CPID); no response packet written; $recs of $recv packets received written"
