@@ -642,4 +642,6 @@ CREATE INDEX samples_thread ON samples(thread, ts);
 CREATE INDEX stack_frames_frame ON stack_frames(frame);
 CREATE INDEX resource_waits_resource ON resource_waits(resource);
 CREATE INDEX resource_waits_waiter ON resource_waits(waiter, start_ns);
-CREATE INDEX attribution_request ON attribution_rows(request);
+-- Partial: most samples of a system-wide trace belong to no request, and
+-- a query by request (request = ?, a join on it) implies it is not NULL.
+CREATE INDEX attribution_request ON attribution_rows(request) WHERE request IS NOT NULL;
