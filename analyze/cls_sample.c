@@ -621,8 +621,15 @@ static int on_sample(struct cw_cls *c, const struct cw_hdr *h)
 	attribute(c, t, h, late, &row);
 	row.ts = h->ts;
 	row.cpu = h->cpu == 0xffff ? -1 : h->cpu;
-	row.inclusion_probability = (double)r->keep / KEEP_ALL;
-	if ((err = stack_of(c, r, &row.stack)))
+	/* A wait of a capture that writes every one (format 1.8) is in the
+	 * trace for sure, and only its stacks were sampled: its weight
+	 * counts as it is, its stack for 1 / keep (docs/model.md §2.4). */
+	row.stack_probability = (double)r->keep / KEEP_ALL;
+	row.inclusion_probability = h->type == CW_REC_SAMPLE_OFFCPU &&
+						    (h->flags & CW_SAMPLE_EVERY_WAIT)
+					    ? 1.0
+					    : row.stack_probability;
+	if (!(h->flags & CW_SAMPLE_NOSTACK) && (err = stack_of(c, r, &row.stack)))
 		return err;
 	if (h->type == CW_REC_SAMPLE_CPU) {
 		row.kind = CW_SAMPLE_KIND_CPU;

@@ -34,7 +34,8 @@ static const char *const stmt_sql[ST_N] = {
 		    "waker_request) VALUES(?,?,?,?,?,?)",
 	[ST_REASON] = "INSERT INTO attribution_reasons(id,reason) VALUES(?,?)",
 	[ST_SAMPLE] = "INSERT INTO samples(node,thread,ts,cpu,kind,stack,weight,"
-		      "inclusion_probability,weight_exact,wake) VALUES(?,?,?,?,?,?,?,?,?,?)",
+		      "inclusion_probability,weight_exact,wake,stack_probability) "
+		      "VALUES(?,?,?,?,?,?,?,?,?,?,?)",
 	[ST_WAIT] = "INSERT INTO resource_waits(resource,waiter,start_ns,end_ns,wake_edge,waker,"
 		    "confidence,reason) VALUES(?,?,?,?,?,?,?,?)",
 };
@@ -232,6 +233,7 @@ static int db_sample(void *ctx, const struct cw_sample_row *r)
 	sqlite3_bind_double(s, 8, r->inclusion_probability);
 	sqlite3_bind_int(s, 9, r->weight_exact);
 	bind_id(s, 10, r->wake);
+	sqlite3_bind_double(s, 11, r->stack_probability);
 	if ((err = step(db, s)))
 		return err;
 	/* the sample's id, before a new reason's insert moves it */

@@ -82,7 +82,8 @@ struct cw_sample_row {
 	uint8_t weight_exact;  /* 0: weight is a lower bound (the wait's end was not seen) */
 	uint64_t stack;	       /* 0: none (NULL) */
 	uint64_t weight;       /* ns */
-	double inclusion_probability;
+	double inclusion_probability; /* of the row */
+	double stack_probability;     /* of its stack having been taken */
 	uint64_t wake;	       /* edge id; 0: NULL */
 	/* attribution (docs/model.md §6.1): the request and runtime task the
 	 * sample worked for (node ids, 0: NULL), with the confidence of

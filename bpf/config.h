@@ -40,10 +40,11 @@ struct cw_bpf_config {
 	/* The sample plane (bpf/sample.bpf.c). */
 	__u64 sample_period_ns;	   /* CPU samples: ns of CPU time per tick */
 	__u64 sample_wakeup_bytes; /* as wakeup_bytes, for the sample ring */
-	/* --sample-budget: samples kept per window, all CPUs together, x
-	 * 2^32 (so a budget below one sample per window stays exact); 0: no
-	 * cap, every sample kept. */
+	/* --sample-budget: stacks taken per window, all CPUs together, x
+	 * 2^32 (so a budget below one sample per window stays exact), of CPU
+	 * ticks and of off-CPU waits; 0: no cap, every stack taken. */
 	__u64 sample_quota;
+	__u64 offcpu_quota;
 	__u64 sample_window_ns;	  /* the budget's window */
 	__u32 sample_stack_bytes; /* --call-graph dwarf: user stack bytes to copy; 0: fp */
 	__u32 __pad2;

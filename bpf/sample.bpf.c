@@ -26,8 +26,10 @@
  * the tick or the switch, so the copy stops at the first page that fails:
  * usually the top of the stack.
  *
- * --sample-budget (cw_config.sample_quota > 0): samples offered are
- * counted per 100 ms window, over all CPUs, and each is kept with
+ * --sample-budget (cw_config.sample_quota, offcpu_quota > 0: the
+ * default budget is the off-CPU one alone): samples offered are
+ * counted per 100 ms window, over all CPUs and apart for each kind (CPU
+ * ticks, off-CPU stacks), and each is kept with
  * probability keep / 2^32 = min(1, quota / n), n the larger of the counts
  * of the previous window and of this one so far; decided by one draw of
  * bpf_get_prandom_u32() < keep and written into the record. keep depends
@@ -38,8 +40,11 @@
  * rate jumps (a burst after an idle window keeps about quota x (1 + ln
  * (burst / quota)), not the whole burst); the previous window's keeps the
  * first samples of a window from being all kept. The share is not fixed
- * per CPU: one busy thread would then get budget / ncpus. Edges never
- * pass here.
+ * per CPU: one busy thread would then get budget / ncpus. Each kind has
+ * its own count and its own quota: counted together, a server's flood of
+ * blocking switches (tens of thousands a second) would take the CPU
+ * ticks' keep down with its own, and the CPU profile would starve for
+ * the off-CPU one. Edges never pass here.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -77,8 +82,9 @@ struct {
 } scratch SEC(".maps");
 
 /*
- * Samples offered in a window, all CPUs together; slot win % 4, so the
- * previous window's count stays readable while the current one fills.
+ * Samples offered in a window, all CPUs together; slot kind * 4 + win %
+ * 4 (kind 0 CPU, 1 off-CPU), so the previous window's count stays
+ * readable while the current one fills.
  * The first CPU into a window resets its slot without a lock: a race
  * loses a count or two of the estimate, never the exactness of keep.
  */
@@ -89,7 +95,7 @@ struct offered {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 4);
+	__uint(max_entries, 8);
 	__type(key, __u32);
 	__type(value, struct offered);
 } offered SEC(".maps");
@@ -99,11 +105,12 @@ struct uregs {
 	__u64 r[CW_SAMPLE_NREGS_X86_64];
 };
 
-/* The keep probability (x 2^32) of a sample offered at @ts. */
-static __always_inline __u64 budget_keep(__u64 ts)
+/* The keep probability (x 2^32) of a sample of kind @offcpu offered at
+ * @ts. */
+static __always_inline __u64 budget_keep(__u64 ts, bool offcpu)
 {
 	__u64 w = ts / cw_config.sample_window_ns, n, keep;
-	__u32 cur = w & 3, prev = (w - 1) & 3;
+	__u32 base = offcpu ? 4 : 0, cur = base + (w & 3), prev = base + ((w - 1) & 3);
 	struct offered *o = bpf_map_lookup_elem(&offered, &cur);
 	struct offered *p = bpf_map_lookup_elem(&offered, &prev);
 
@@ -117,7 +124,7 @@ static __always_inline __u64 budget_keep(__u64 ts)
 	n = p->win == w - 1 ? p->n : 0;
 	if (o->n > n)
 		n = o->n;
-	keep = cw_config.sample_quota / n;
+	keep = (offcpu ? cw_config.offcpu_quota : cw_config.sample_quota) / n;
 	if (keep > CW_KEEP_ALL)
 		return CW_KEEP_ALL;
 	/* Never 0: 1 / 2^32 is still exact. */
@@ -218,10 +225,11 @@ static __always_inline __u32 copy_ustack(__u8 *dst, __u64 sp)
 /*
  * Build the sample of the current task in this CPU's slot and send it.
  * @user: the task has a user address space (not a kernel thread);
- * @ur: its user registers (dwarf mode), or NULL.
+ * @ur: its user registers (dwarf mode), or NULL; @flags: hdr.flags, with
+ * CW_SAMPLE_NOSTACK no stack is taken.
  */
 static __always_inline void emit(void *ctx, __u16 type, __u8 hctx, __u64 ts, __u64 keep,
-				 bool user, const struct uregs *ur)
+				 bool user, const struct uregs *ur, __u8 flags)
 {
 	__u32 key = bpf_get_smp_processor_id() * 2 + (type == CW_REC_SAMPLE_OFFCPU);
 	__u8 *b = bpf_map_lookup_elem(&scratch, &key);
@@ -234,7 +242,7 @@ static __always_inline void emit(void *ctx, __u16 type, __u8 hctx, __u64 ts, __u
 	s->hdr.type = type;
 	s->hdr.cpu = bpf_get_smp_processor_id();
 	s->hdr.ctx = hctx;
-	s->hdr.flags = 0;
+	s->hdr.flags = flags;
 	s->hdr.ts = ts;
 	cw_current(&s->task, &s->task_start);
 	s->period = type == CW_REC_SAMPLE_CPU ? cw_config.sample_period_ns : 0;
@@ -243,7 +251,13 @@ static __always_inline void emit(void *ctx, __u16 type, __u8 hctx, __u64 ts, __u
 	s->uerr = 0;
 	s->__pad = 0;
 
-	n = bpf_get_stack(ctx, b + off, KSTACK_BYTES, 0);
+	if (flags & CW_SAMPLE_NOSTACK) {
+		user = false;
+		ur = NULL;
+		n = 0;
+	} else {
+		n = bpf_get_stack(ctx, b + off, KSTACK_BYTES, 0);
+	}
 	if (n < 0)
 		s->kerr = n;
 	else
@@ -291,23 +305,25 @@ static __always_inline void emit(void *ctx, __u16 type, __u8 hctx, __u64 ts, __u
 		cw_count(CW_RING_SAMPLE, CW_CLASS_SAMPLE, false);
 }
 
-/* The keep probability of a sample offered now, or 0 when the budget
+/* The keep probability of a sample offered now; *@drop when the budget
  * decimates it (counted). */
-static __always_inline __u64 keep_or_drop(__u64 ts)
+static __always_inline __u64 keep_or_drop(__u64 ts, bool offcpu, bool *drop)
 {
 	__u64 keep;
 	__u32 key = CW_COUNTER_DECIMATED;
 	struct cw_counter *c;
 
-	if (!cw_config.sample_quota)
+	*drop = false;
+	if (!(offcpu ? cw_config.offcpu_quota : cw_config.sample_quota))
 		return CW_KEEP_ALL;
-	keep = budget_keep(ts);
+	keep = budget_keep(ts, offcpu);
 	if ((__u64)bpf_get_prandom_u32() < keep)
 		return keep;
+	*drop = true;
 	c = bpf_map_lookup_elem(&counters, &key);
 	if (c)
 		c->written++;
-	return 0;
+	return keep;
 }
 
 /*
@@ -318,12 +334,21 @@ static __always_inline void offer(void *ctx, struct bpf_perf_event_data *tick,
 				  struct task_struct *task, __u8 hctx)
 {
 	struct uregs ur;
-	bool user, dwarf = false;
+	bool user, dwarf = false, drop;
 	__u64 ts, keep;
 
-	keep = keep_or_drop(ts = bpf_ktime_get_ns());
-	if (!keep)
+	keep = keep_or_drop(ts = bpf_ktime_get_ns(), !tick, &drop);
+	/* A wait whose stacks the budget does not take is still written,
+	 * without them: its duration and what ended it come exact from the
+	 * switches and the wake, whatever the budget (docs/model.md §2.4);
+	 * the stack walks are what cost (two bpf_get_stack). */
+	if (drop && tick)
 		return;
+	if (drop) {
+		emit(ctx, CW_REC_SAMPLE_OFFCPU, hctx, ts, keep, false, NULL,
+		     CW_SAMPLE_EVERY_WAIT | CW_SAMPLE_NOSTACK);
+		return;
+	}
 	user = task->mm != NULL;
 #if defined(__TARGET_ARCH_x86)
 	if (cw_config.sample_stack_bytes && user) {
@@ -341,7 +366,7 @@ static __always_inline void offer(void *ctx, struct bpf_perf_event_data *tick,
 	}
 #endif
 	emit(ctx, tick ? CW_REC_SAMPLE_CPU : CW_REC_SAMPLE_OFFCPU, hctx, ts, keep, user,
-	     dwarf ? &ur : NULL);
+	     dwarf ? &ur : NULL, tick ? 0 : CW_SAMPLE_EVERY_WAIT);
 }
 
 /*

@@ -27,7 +27,8 @@
 	  "records from the BPF programs that were malformed or of no recorded class, not written") \
 	X(samples_lost, "samples_lost", CW_CNT_SAMPLING, "the sample ring's part of events_lost")   \
 	X(samples_decimated, "samples_decimated", CW_CNT_SAMPLING,                                  \
-	  "samples --sample-budget did not keep (not lost: the kept ones record their keep)")      \
+	  "stacks --sample-budget did not take (not lost: every wait and each CPU sample kept "      \
+	  "record their keep)")                                                                   \
 	X(mmaps, "mmap_records", CW_CNT_SAMPLING, "mapping records written while capturing")       \
 	X(net_receipts, "net_receipts", CW_CNT_NONZERO,                                            \
 	  "packets received with a cause slot (written: those that woke a recorded context)")      \

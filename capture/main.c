@@ -185,16 +185,17 @@ static int attach_usdt(struct usdt *u, const struct env *env, const pid_t *trace
 /* What the sample plane records, in one line. */
 static void notice_sampling(const struct env *env)
 {
-	char cpu[64] = "", graph[48] = "fp", budget[64] = "";
+	char cpu[64] = "", graph[48] = "fp", budget[96] = "";
 
 	if (env->freq)
 		snprintf(cpu, sizeof(cpu), "CPU samples at %lu Hz (%s)%s", env->freq,
 			 PERFEV_SAMPLE_EVENT, env->no_offcpu ? "" : ", ");
 	if (env->dwarf_stack)
 		snprintf(graph, sizeof(graph), "dwarf, %u bytes of user stack", env->dwarf_stack);
-	if (env->sample_budget)
-		snprintf(budget, sizeof(budget), ", at most about %llu samples/s kept",
-			 (unsigned long long)env->sample_budget);
+	if (env->sample_budget || env->sample_budget_cpu)
+		snprintf(budget, sizeof(budget), ", stacks/s at most about %llu off-CPU, %llu CPU",
+			 (unsigned long long)env->sample_budget,
+			 (unsigned long long)env->sample_budget_cpu);
 	cw_notice("recording %s%s, call graph %s%s", cpu, env->no_offcpu ? "" : "off-CPU stacks",
 		  graph, budget);
 }

@@ -128,6 +128,7 @@ static int put_sampling(struct cw_writer *w, uint64_t ts, const struct meta_star
 	if (env->dwarf_stack)
 		err = err ?: meta__put_kv_u64(w, ts, "dwarf_stack_size", env->dwarf_stack);
 	err = err ?: meta__put_kv_u64(w, ts, "sample_budget", env->sample_budget);
+	err = err ?: meta__put_kv_u64(w, ts, "sample_budget_cpu", env->sample_budget_cpu);
 	err = err ?: meta__put_kv_u64(w, ts, "sample_ring_bytes", env->sample_ring_bytes);
 	return err;
 }

@@ -41,9 +41,12 @@ static void usage(FILE *f)
 		"      --call-graph MODE fp (default): user stacks by frame pointers; dwarf[,SIZE]:\n"
 		"                        the user registers and SIZE bytes of user stack (default\n"
 		"                        8192, a multiple of 8, at most 48K), unwound offline\n"
-		"      --sample-budget N keep at most about N samples/s (CPU and off-CPU together);\n"
-		"                        past it samples are kept at random with a recorded\n"
-		"                        probability (0: no cap; edges are never decimated)\n"
+		"      --sample-budget N[,CPU]  stacks taken per second at most: about N of\n"
+		"                        off-CPU waits and CPU (default N) of CPU ticks (default:\n"
+		"                        1000 of waits, CPU ticks as -F asks); past it CPU samples\n"
+		"                        are kept at random and waits lose their stacks, with a\n"
+		"                        recorded probability; every wait keeps its exact time\n"
+		"                        (0: no cap; edges are never decimated)\n"
 		"      --sample-ring SIZE  sample ring buffer bytes, a power of two (default 8M;\n"
 		"                        K/M/G suffixes), apart from the edge ring\n"
 		"      --edge-ring SIZE  edge ring buffer bytes, a power of two between 4K and 1G\n"
@@ -153,6 +156,29 @@ static int parse_events(struct env *env, const char *s)
 
 /* Past it, the budget's quota per window x 2^32 would not fit 64 bits. */
 #define SAMPLE_BUDGET_MAX 1000000000ull
+
+/* N (both kinds) | N,CPU (waits, CPU ticks) */
+static int parse_budget(struct env *env, const char *s)
+{
+	char *end;
+	unsigned long long v[2];
+
+	for (int i = 0; i < 2; i++) {
+		errno = 0;
+		v[i] = strtoull(s, &end, 10);
+		if (errno || end == s || *s == '-' || v[i] > SAMPLE_BUDGET_MAX)
+			return -1;
+		if (!*end) {
+			env->sample_budget = v[0];
+			env->sample_budget_cpu = v[i];
+			return 0;
+		}
+		if (i || *end != ',')
+			return -1;
+		s = end + 1;
+	}
+	return -1;
+}
 
 /* fp | dwarf | dwarf,SIZE */
 static int parse_call_graph(struct env *env, const char *s)
@@ -312,6 +338,7 @@ int options__parse(struct env *env, int argc, char **argv)
 	env->segment_size = CW_SEG_DEFAULT_RAW;
 	env->ctx_method = -1;
 	env->sample_ring_bytes = SAMPLE_RING_DEFAULT;
+	env->sample_budget = SAMPLE_BUDGET_DEFAULT;
 	env->edge_ring_bytes = EDGE_RING_DEFAULT;
 	env->argc = argc;
 	env->argv = argv;
@@ -391,14 +418,11 @@ int options__parse(struct env *env, int argc, char **argv)
 			env->call_graph_given = true;
 			break;
 		case OPT_SAMPLE_BUDGET:
-			errno = 0;
-			v = strtoull(optarg, &end, 10);
-			if (errno || *end || end == optarg || *optarg == '-' || v > SAMPLE_BUDGET_MAX) {
-				cw_msg("--sample-budget: '%s' is not a number of samples per second "
-				       "(0 to %llu)", optarg, SAMPLE_BUDGET_MAX);
+			if (parse_budget(env, optarg)) {
+				cw_msg("--sample-budget: '%s' is not N[,CPU], numbers of stacks per "
+				       "second (0 to %llu)", optarg, SAMPLE_BUDGET_MAX);
 				return 2;
 			}
-			env->sample_budget = v;
 			env->sample_budget_given = true;
 			break;
 		case OPT_SAMPLE_RING:
@@ -504,9 +528,9 @@ void options__string(const struct env *env, const char *classes, char *buf, size
 	if (off < len && ENV_SAMPLING(env))
 		snprintf(buf + off, len - off,
 			 " call_graph=%s dwarf_stack_size=%" PRIu32 " sample_budget=%" PRIu64
-			 " sample_ring=%" PRIu64,
+			 " sample_budget_cpu=%" PRIu64 " sample_ring=%" PRIu64,
 			 env->dwarf_stack ? "dwarf" : "fp", env->dwarf_stack, env->sample_budget,
-			 env->sample_ring_bytes);
+			 env->sample_budget_cpu, env->sample_ring_bytes);
 }
 
 const char *options__usdt_off(const struct env *env, char *buf, size_t len)

@@ -28,7 +28,8 @@ struct env {
 	bool no_offcpu;
 	uint32_t dwarf_stack;	    /* --call-graph dwarf,SIZE; 0: fp */
 	bool call_graph_given;
-	uint64_t sample_budget;	    /* samples/s kept at most; 0: no cap */
+	uint64_t sample_budget;	    /* off-CPU waits' stacks/s taken at most; 0: no cap */
+	uint64_t sample_budget_cpu; /* CPU ticks' (0 unless --sample-budget) */
 	bool sample_budget_given;
 	uint64_t sample_ring_bytes; /* a power of two */
 	bool sample_ring_given;
@@ -53,6 +54,10 @@ struct env {
  * of the default 8 KiB is 64 MiB, drained every 100 ms at the latest and
  * earlier at 1/8 fill. */
 #define SAMPLE_RING_DEFAULT (8u << 20)
+/* --sample-budget's default, per second and per kind: the knee of
+ * bench/truth/budget's curve (docs/truth.md, "The budget curve"). The
+ * help text says it too. */
+#define SAMPLE_BUDGET_DEFAULT 1000
 /* --edge-ring default: at 1M events/s of about 64 bytes, 64 MiB/s, the
  * consumer is woken at 1/8 fill (1 MiB, about 16 ms of events), which
  * leaves it the other 7/8 to drain before a reserve fails. Smaller rings

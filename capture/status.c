@@ -57,8 +57,9 @@ void status__summary(const struct cw_writer *w, const struct summary *s)
 		  s->stop_detail ? " (" : "", s->stop_detail ? s->stop_detail : "",
 		  s->stop_detail ? ")" : "");
 	if (c->samples_decimated)
-		cw_notice("%" PRIu64 " samples decimated by --sample-budget (not lost: each kept "
-			  "sample records its keep probability)", c->samples_decimated);
+		cw_notice("%" PRIu64 " stacks not taken by --sample-budget (not lost: each CPU "
+			  "sample kept and every wait records its keep probability)",
+			  c->samples_decimated);
 	/* docs/model.md §2.3: what caused nothing recorded is not written */
 	if (c->net_receipts)
 		cw_notice("net: %" PRIu64 " packets received, %" PRIu64

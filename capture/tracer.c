@@ -543,8 +543,11 @@ struct tracer *tracer__load(const struct env *env, const struct tracer_opts *opt
 	t->cfg.sample_period_ns = t->sample_period_ns;
 	t->cfg.sample_stack_bytes = env->dwarf_stack;
 	t->cfg.sample_window_ns = SAMPLE_WINDOW_NS;
-	/* Per window, x 2^32; options.c bounds the budget below 2^32. */
-	t->cfg.sample_quota = (env->sample_budget << 32) / (1000000000ull / SAMPLE_WINDOW_NS);
+	/* Per window, x 2^32; options.c bounds the budget below 2^32. The
+	 * default budget is the off-CPU waits' alone: CPU ticks have one
+	 * already, -F times the CPUs, which the user chose. */
+	t->cfg.offcpu_quota = (env->sample_budget << 32) / (1000000000ull / SAMPLE_WINDOW_NS);
+	t->cfg.sample_quota = (env->sample_budget_cpu << 32) / (1000000000ull / SAMPLE_WINDOW_NS);
 	t->keys = calloc(opts->traced_max, sizeof(*t->keys));
 	if (t->ncpus <= 0 || !t->keys) {
 		err = t->ncpus <= 0 ? t->ncpus : -ENOMEM;

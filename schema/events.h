@@ -72,7 +72,7 @@ enum {
  *        buffer.
  * cpu:   CPU the event was raised on (0xffff: not applicable).
  * ctx:   CW_CTX_*.
- * flags: per record type (CW_SWITCH_PREEMPT); 0 elsewhere.
+ * flags: per record type (CW_SWITCH_PREEMPT, CW_SAMPLE_*); 0 elsewhere.
  * ts:    ns on the BPF ktime clock (CLOCK_MONOTONIC), the capture clock.
  */
 struct cw_hdr {
@@ -488,6 +488,17 @@ struct cw_net_recv {
  * kerr, uerr: bpf_get_stack's error for the kernel or user stack (a
  * negative errno), 0 when it succeeded or was not asked for.
  */
+/*
+ * hdr.flags of a CW_REC_SAMPLE_OFFCPU (format 1.8). CW_SAMPLE_EVERY_WAIT:
+ * every blocking switch of the task writes a record, so the record's
+ * inclusion probability is 1 and keep is the probability that its
+ * stacks were taken. CW_SAMPLE_NOSTACK: the budget did not take them
+ * (no frames follow). Without EVERY_WAIT (1.7 and older), keep is the
+ * probability of the record itself.
+ */
+#define CW_SAMPLE_EVERY_WAIT 0x1
+#define CW_SAMPLE_NOSTACK 0x2
+
 #define CW_SAMPLE_MAX_FRAMES 127 /* per stack: the kernel's default perf_event_max_stack */
 #define CW_SAMPLE_NREGS_X86_64 17
 #define CW_SAMPLE_MAX_STACK 49152 /* --call-graph dwarf,SIZE at most */

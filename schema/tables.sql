@@ -89,9 +89,16 @@ CREATE TABLE stack_frames(
 -- thread). stack NULL: no frame was recorded.
 -- weight, ns: cpu, the sampling period; offcpu, the blocked time, from the
 -- switch-out to the same task's next switch-in (tid and witness: never a
--- reused tid). inclusion_probability: the keep probability of the capture's
--- sample budget (1 when every sample was kept), so sum(weight /
--- inclusion_probability) estimates the whole.
+-- reused tid). inclusion_probability: the probability that the row is
+-- here: for cpu, the keep probability of the capture's sample budget (1
+-- when every sample was kept); for offcpu, 1 where the capture writes
+-- every wait (format 1.8: the budget takes only some of their stacks),
+-- else that keep. So sum(weight / inclusion_probability) estimates the
+-- whole, and the off-CPU time of a 1.8 trace is exact. stack_probability:
+-- the probability that the row's stack was taken (its keep; equal to
+-- inclusion_probability for cpu); an offcpu row whose stack the budget did
+-- not take has stack NULL, and sums by stack are sum(weight /
+-- stack_probability) over the rows with one (profile_functions).
 -- weight_exact: 1 when the weight was measured; 0 for an offcpu sample
 -- whose switch-in was not seen: the trace ended first (weight runs to
 -- the last event: a lower bound), the analyzer's bound on waiting samples
@@ -114,7 +121,8 @@ CREATE TABLE samples(
   weight INTEGER NOT NULL,
   inclusion_probability REAL NOT NULL,
   weight_exact INTEGER NOT NULL,
-  wake   INTEGER REFERENCES edges(id));
+  wake   INTEGER REFERENCES edges(id),
+  stack_probability REAL NOT NULL);
 
 -- attribution (docs/model.md §6.1): the request and runtime task each sample
 -- worked for, one row per sample (analyze/carry.c).
@@ -340,11 +348,12 @@ CREATE VIEW sample_frames AS
 -- A flat profile by function: self is the leaf frame of each stack (the
 -- innermost inlined call where there is one), total any frame (a
 -- function counted once per sample however often it recurs). Weights are
--- estimates of the whole: sum(weight / inclusion_probability), in ns.
+-- estimates of the whole: sum(weight / stack_probability), in ns: a
+-- stack the budget took stands for 1 / stack_probability of them.
 -- An unsymbolized frame counts under function NULL, per module.
 CREATE VIEW profile_functions AS
   WITH per AS (
-    SELECT s.id, s.kind, s.weight * 1.0 / s.inclusion_probability AS w,
+    SELECT s.id, s.kind, s.weight * 1.0 / s.stack_probability AS w,
            f.function, f.module, min(sf.position) AS pos
       FROM samples s JOIN stack_frames sf ON sf.stack = s.stack JOIN frames f ON f.id = sf.frame
      GROUP BY s.id, f.function, f.module)

@@ -372,16 +372,16 @@ INSERT INTO nodes(id,type,scope,key,generation,tid,name,start_ns,end_ns,start_se
  (51,'request','pid:100',8,0,101,'get',3000,4000,1),
  (52,'request','pid:999',7,0,999,'decoy',1000,2000,1),
  (53,'request','pid:100',8,1,101,'get',9000,9500,1);
-INSERT INTO samples(id,node,thread,ts,cpu,kind,stack,weight,inclusion_probability,weight_exact) VALUES
- (1,1,1,1100,0,'cpu',NULL,100,0.5,1),
- (2,1,1,1200,0,'cpu',NULL,100,1,1),
- (3,2,2,1300,0,'cpu',NULL,150,1,1),
- (4,2,2,1400,0,'offcpu',NULL,300,1,1),
- (5,1,1,1500,0,'cpu',NULL,100,1,1),
- (6,1,1,3100,0,'cpu',NULL,500,0.5,1),
- (7,1,1,3200,0,'cpu',NULL,100,1,1),
- (8,3,3,3300,0,'cpu',NULL,50,1,1),
- (9,4,4,1600,0,'cpu',NULL,1000,1,1);
+INSERT INTO samples(id,node,thread,ts,cpu,kind,stack,weight,inclusion_probability,weight_exact,stack_probability) VALUES
+ (1,1,1,1100,0,'cpu',NULL,100,0.5,1,0.5),
+ (2,1,1,1200,0,'cpu',NULL,100,1,1,1),
+ (3,2,2,1300,0,'cpu',NULL,150,1,1,1),
+ (4,2,2,1400,0,'offcpu',NULL,300,1,1,0.25),
+ (5,1,1,1500,0,'cpu',NULL,100,1,1,1),
+ (6,1,1,3100,0,'cpu',NULL,500,0.5,1,0.5),
+ (7,1,1,3200,0,'cpu',NULL,100,1,1,1),
+ (8,3,3,3300,0,'cpu',NULL,50,1,1,1),
+ (9,4,4,1600,0,'cpu',NULL,1000,1,1,1);
 -- attribution is a view (schema/tables.sql): confidence 0 observed,
 -- 1 reconstructed, 2 unknown; reasons by id
 INSERT INTO attribution_reasons(id,reason) VALUES (1,'wake'), (2,'no request');

@@ -196,7 +196,8 @@ static void test_attribution_codes(void)
 	static const char *const reasons[] = { "woken by an unknown cause", NULL,
 					       "request > wake", "woken by an unknown cause" };
 	struct cw_sample_row row = { .node = 1, .thread = 1, .weight = 1,
-				     .inclusion_probability = 1.0 };
+				     .inclusion_probability = 1.0,
+				     .stack_probability = 1.0 };
 	char err[256], want[512] = "", *w = want;
 	struct cw_sink sink;
 	struct cw_db *db;

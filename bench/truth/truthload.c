@@ -34,6 +34,7 @@
  * CLOCK_THREAD_CPUTIME_ID delta of each such stretch.
  */
 #include <getopt.h>
+#include <sys/resource.h>
 #include "truthload.h"
 #include "../../include/causeway.h"
 
@@ -531,8 +532,10 @@ static void usage(FILE *out)
 		"  --noise N             N pairs of threads ping-ponging a byte through pipes\n"
 		"                        while the requests run: scheduler events outside any\n"
 		"                        request, to drive the capture's event rate up (0)\n"
+		"  --flat N              burn CPU through N functions of equal work called in\n"
+		"                        turn, a profile with no hot spot (0: one loop; 1..%d)\n"
 		"  -h, --help            this text\n",
-		MAX_QDEPTH);
+		MAX_QDEPTH, FLAT_MAX);
 }
 
 static long num(const char *name, const char *s, long lo, long hi)
@@ -584,7 +587,7 @@ static void parse_chain(const char *s)
 static void parse(int argc, char **argv)
 {
 	enum { O_REQ = 256, O_CLI, O_FAN, O_WRK, O_QD, O_REUSE, O_CANCEL, O_NESTED, O_CHAIN,
-	       O_WORK, O_SLEEP, O_CACHE, O_TRUTH, O_RATE, O_AFFINE, O_RT, O_NOISE };
+	       O_WORK, O_SLEEP, O_CACHE, O_TRUTH, O_RATE, O_AFFINE, O_RT, O_NOISE, O_FLAT };
 	static const struct option lo[] = {
 		{ "requests", 1, 0, O_REQ },	  { "clients", 1, 0, O_CLI },
 		{ "fanout", 1, 0, O_FAN },	  { "workers", 1, 0, O_WRK },
@@ -594,7 +597,8 @@ static void parse(int argc, char **argv)
 		{ "sleep-us", 1, 0, O_SLEEP },	  { "cache-entries", 1, 0, O_CACHE },
 		{ "truth", 1, 0, O_TRUTH },	  { "rate", 1, 0, O_RATE },
 		{ "affine", 0, 0, O_AFFINE },	  { "runtime-threads", 1, 0, O_RT },
-		{ "noise", 1, 0, O_NOISE },	  { "help", 0, 0, 'h' },
+		{ "noise", 1, 0, O_NOISE },	  { "flat", 1, 0, O_FLAT },
+		{ "help", 0, 0, 'h' },
 		{ 0, 0, 0, 0 },
 	};
 	const char *chain = NULL;
@@ -619,6 +623,7 @@ static void parse(int argc, char **argv)
 		case O_AFFINE: opt.affine = 1; break;
 		case O_RT: opt.rt_threads = num("runtime-threads", optarg, 1, MAX_THREADS); break;
 		case O_NOISE: opt.noise = num("noise", optarg, 0, 64); break;
+		case O_FLAT: opt.flat = num("flat", optarg, 0, FLAT_MAX); break;
 		case 'h': usage(stdout); exit(0);
 		default: usage(stderr); exit(2);
 		}
@@ -703,6 +708,7 @@ static int write_truth(void)
 	size_t nh = atomic_load(&nhops), ns = atomic_load(&nstretches), hid = 0;
 	size_t nw = atomic_load(&nwaits) < waits_cap ? atomic_load(&nwaits) : waits_cap;
 	long counts[M_N] = { 0 };
+	struct rusage ru;
 
 	fprintf(o, "truth\t1\npid\t%d\n", (int)getpid());
 	fprintf(o, "config\trequests\t%ld\nconfig\tclients\t%ld\nconfig\tworkers\t%ld\n"
@@ -710,10 +716,17 @@ static int write_truth(void)
 		   "config\twork_us\t%ld\nconfig\tsleep_us\t%ld\nconfig\tqueue_depth\t%ld\n"
 		   "config\treuse\t%ld\nconfig\truntime_threads\t%ld\nconfig\tcancel\t%ld\n"
 		   "config\tnested\t%ld\nconfig\tcache_entries\t%ld\nconfig\trate\t%ld\n"
-		   "config\tnoise\t%ld\n",
+		   "config\tnoise\t%ld\nconfig\tflat\t%ld\n",
 		opt.requests, opt.clients, opt.workers, opt.fanout, opt.chain_str, opt.affine,
 		opt.work_us, opt.sleep_us, opt.qdepth, opt.reuse, opt.rt_threads, opt.cancel,
-		opt.nested, opt.cache_entries, opt.rate, opt.noise);
+		opt.nested, opt.cache_entries, opt.rate, opt.noise, opt.flat);
+	/* The process's whole CPU time, every thread's (all joined by now),
+	 * BPF run in its context included: what a profiler's overhead costs
+	 * the workload, told apart from the other sessions on the machine. */
+	if (!getrusage(RUSAGE_SELF, &ru))
+		fprintf(o, "config\tprocess_cpu_ns\t%lld\n",
+			(long long)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000ll +
+				(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000ll);
 	for (int i = 0; i < atomic_load(&nregistry); i++)
 		write_thread(o, registry[i]);
 	for (long r = 1; r <= opt.requests; r++) {

@@ -79,9 +79,10 @@ struct reqrec {
 };
 
 /* ---- options -------------------------------------------------------------- */
+#define FLAT_MAX 64 /* --flat: the functions burn_us can spread over */
 struct opts {
 	long requests, clients, fanout, workers, qdepth, reuse, cancel, nested;
-	long work_us, sleep_us, cache_entries, rate, rt_threads, noise;
+	long work_us, sleep_us, cache_entries, rate, rt_threads, noise, flat;
 	int affine;
 	int chain[MAX_CHAIN], nchain, futex_at; /* futex_at: index of futex, or nchain */
 	const char *chain_str, *truth;

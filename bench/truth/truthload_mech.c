@@ -155,17 +155,49 @@ void ctx_io_exit(struct tctx *t)
 }
 
 /* ---- sync ------------------------------------------------------------------------ */
+/*
+ * --flat: the burn goes through FLAT_MAX functions of equal work (100
+ * steps of one dependent multiply-add chain, about 100 ns), called in
+ * turn, so that the true profile is flat: no function holds more than
+ * 1/--flat of the CPU. A sampler that favours some (skid, a tick that
+ * lands at calls more than between them) shows it as spread between
+ * functions that should be equal. noinline, and the constant differs,
+ * so that each stays a function of its own.
+ */
+#define FLAT_FN(n)                                                              \
+	static __attribute__((noinline)) uint64_t flat_##n(uint64_t x)          \
+	{                                                                       \
+		for (int i = 0; i < 100; i++)                                   \
+			x = x * 6364136223846793005u + (2 * n + 1);             \
+		return x;                                                       \
+	}
+#define FLAT_FN8(a)                                                                        \
+	FLAT_FN(a##0) FLAT_FN(a##1) FLAT_FN(a##2) FLAT_FN(a##3) FLAT_FN(a##4) FLAT_FN(a##5) \
+	FLAT_FN(a##6) FLAT_FN(a##7)
+FLAT_FN8(1) FLAT_FN8(2) FLAT_FN8(3) FLAT_FN8(4) FLAT_FN8(5) FLAT_FN8(6) FLAT_FN8(7) FLAT_FN8(8)
+#define FLAT_REF8(a) flat_##a##0, flat_##a##1, flat_##a##2, flat_##a##3, flat_##a##4, \
+	flat_##a##5, flat_##a##6, flat_##a##7
+static uint64_t (*const flat_fns[FLAT_MAX])(uint64_t) = {
+	FLAT_REF8(1), FLAT_REF8(2), FLAT_REF8(3), FLAT_REF8(4),
+	FLAT_REF8(5), FLAT_REF8(6), FLAT_REF8(7), FLAT_REF8(8),
+};
+
 void burn_us(long us)
 {
 	uint64_t end;
 	volatile uint64_t x = 1;
+	static _Thread_local unsigned next;
 
 	if (us <= 0)
 		return;
 	end = cpu_ns() + (uint64_t)us * 1000u;
 	do
-		for (int i = 0; i < 2000; i++)
-			x = x * 6364136223846793005u + 1442695040888963407u;
+		if (opt.flat)
+			for (int i = 0; i < 20; i++)
+				x = flat_fns[next++ % opt.flat](x);
+		else
+			for (int i = 0; i < 2000; i++)
+				x = x * 6364136223846793005u + 1442695040888963407u;
 	while (cpu_ns() < end);
 }
 

@@ -16,7 +16,9 @@
 #    below the natural rate, samples are decimated (inclusion probability
 #    < 1, far fewer kept), the sum of weight / inclusion_probability still
 #    estimates the spinner's CPU time within 15%, and 80% of the kept
-#    samples are in burn_cpu() with file and line, as above.
+#    samples are in burn_cpu() with file and line, as above;
+#  - waits under a budget (--sample-budget 1,0): every nap is still one
+#    certain row with its weight and wake; only its stacks are sampled.
 
 . "$(dirname "$0")/../lib/live.bash" "$@"
 
@@ -99,3 +101,22 @@ awk -v p="$pmin" 'BEGIN { exit !(p < 1) }' || fail "no sample has an inclusion p
 [ $((est * 100)) -ge $((CPU_NS * 85)) ] && [ $((est * 100)) -le $((CPU_NS * 115)) ] ||
 	fail "sum(weight / inclusion_probability) is $est ns, the spinner's CPU time $CPU_NS ns"
 echo "live/$NAME: budget 300/s kept $kept of about $natural samples over $((span / 1000000)) ms (min p $pmin, $bok in burn_cpu); estimate $est ns for $CPU_NS ns of CPU"
+
+# Waits under a budget far below their rate (1 stack a second, CPU ticks
+# uncapped): every nap is still its own row, certain (inclusion
+# probability 1), weighted and linked to its wake as above; only its
+# stacks are sampled (stack_probability below 1), the rest stackless.
+capture -q -F 99 --sample-budget 1,0 -o "$T/w.cwt" -- "$WL/burn" "$T/wtruth" 1 3
+DB=$T/w.db
+analyze "$T/w.cwt" "$DB"
+read -r _ _ NAPS NAP_NS < <(grep '^sleeper ' "$T/wtruth") || fail "no sleeper line in ground truth"
+P=$(thread_node sleeper "$T/wtruth") || exit 1
+LO=$((NAP_NS * 3 / 4)) HI=$((NAP_NS * 5 / 4))
+read -r rows sure good pmin bare < <(q "select count(*), sum(s.inclusion_probability = 1),
+	sum(s.weight between $LO and $HI and e.dst = $P and e.ts between s.ts and s.ts + s.weight),
+	min(s.stack_probability), sum(s.stack is null)
+	from samples s left join edges e on e.id = s.wake where s.thread = $P and s.kind = 'offcpu'" | tr '|' ' ')
+[ "$sure" = "$rows" ] || fail "$sure of the sleeper's $rows off-CPU rows have inclusion probability 1 under --sample-budget 1,0"
+[ "$good" = "$NAPS" ] || fail "$good of $NAPS naps are off-CPU rows of about $NAP_NS ns linked to their wake under --sample-budget 1,0"
+awk -v p="$pmin" 'BEGIN { exit !(p < 1) }' || fail "no wait's stack probability is below 1 under --sample-budget 1,0 (min $pmin)"
+echo "live/$NAME: budget 1,0: $good/$NAPS naps kept whole among $rows waits, $bare without stacks (min stack probability $pmin)"
