@@ -529,7 +529,15 @@ static __always_inline __s64 *cw_obj_count(__u32 kind)
 }
 
 /* The count goes up before the insert and down after the delete, so it
- * is never below what the map holds, whatever runs on the other CPUs. */
+ * is never below what the map holds, whatever runs on the other CPUs. An
+ * object remembered already (EEXIST, 17 in the errno ABI) is left as it
+ * is. That happens when the kernel has cleared a work item's pending bit
+ * and another CPU queues it again before the execution's forget has run:
+ * the forget then takes the key, and that second generation's execution
+ * goes unrecorded, as it did when this was an update in place. It is not
+ * counted as a map loss: a loss is a coverage break of its accounting
+ * window, a second or so of every class's joins, for a race of
+ * microseconds (see the issue 18 closing note). */
 static __always_inline void cw_obj_remember(__u32 kind, __u64 ptr, __u32 tgid, __u32 class)
 {
 	struct cw_obj_key k = { .ptr = ptr, .kind = kind };
@@ -543,8 +551,7 @@ static __always_inline void cw_obj_remember(__u32 kind, __u64 ptr, __u32 tgid, _
 		return;
 	if (n)
 		__sync_fetch_and_add(n, -1);
-	/* EEXIST (17, the errno ABI): remembered already, by another */
-	if (err != -17 || bpf_map_update_elem(&objs, &k, &tgid, BPF_EXIST))
+	if (err != -17)
 		cw_count(CW_RING_MAP, class, true);
 }
 
