@@ -145,6 +145,27 @@ static void received(struct cw_cls *c, struct cw_obj *o, uint64_t ts)
 	cw_ident__touch(c->id, o);
 }
 
+/* An orphan packet of @r's skb, born at @h, named by @r, with reason
+ * @why on its incoming submit edge. */
+static struct cw_obj *orphan_packet(struct cw_cls *c, const struct cw_hdr *h,
+				    const struct cw_net_pkt *r, const char *why, int *err)
+{
+	const struct cw_scope *s = cw_ident__scope(c->id, SCOPE_SKB);
+	char name[PKT_NAME_LEN];
+	struct cw_obj *o;
+
+	if (!s) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	o = cw_ident__orphan(c->id, CW_NODE_PACKET, s, r->skb, h, CW_EDGE_SUBMIT, why, err);
+	if (o) {
+		pkt_name(r, name, sizeof(name));
+		cw_obj__set_name(o, name, sizeof(name));
+	}
+	return o;
+}
+
 static int on_rx(struct cw_cls *c, const struct cw_hdr *h)
 {
 	const struct cw_net_pkt *r = (const void *)h;
@@ -170,12 +191,9 @@ static int on_rx(struct cw_cls *c, const struct cw_hdr *h)
 	 * as well. */
 	if (!o || !(h->flags & CW_NET_RX_SENT) || (o->flags & P_RECEIVED) ||
 	    strcmp(full_name(o), name)) {
-		if (!(s = cw_ident__scope(c->id, SCOPE_SKB)))
-			return -ENOMEM;
-		o = cw_ident__orphan(c->id, CW_NODE_PACKET, s, r->skb, h, CW_EDGE_SUBMIT, why, &err);
+		o = orphan_packet(c, h, r, why, &err);
 		if (!o)
 			return err;
-		cw_obj__set_name(o, name, sizeof(name));
 	}
 	received(c, o, h->ts);
 	return 0;
@@ -192,32 +210,16 @@ static int on_rx(struct cw_cls *c, const struct cw_hdr *h)
 static int on_recv(struct cw_cls *c, const struct cw_hdr *h)
 {
 	const struct cw_net_recv *r = (const void *)h;
-	const struct cw_scope *s;
-	char name[PKT_NAME_LEN];
-	const char *why;
+	uint64_t young = r->rx_ts > CW_NET_SENT_YOUNG_NS ? r->rx_ts - CW_NET_SENT_YOUNG_NS : 0;
 	struct cw_obj *o;
 	int err = 0;
 
-	if (h->flags & CW_NET_RECV_SENT) {
+	if (h->flags & CW_NET_RECV_SENT)
 		o = sent_packet(c, h, &r->p, &err);
-	} else {
-		if (!(s = cw_ident__scope(c->id, SCOPE_SKB)))
-			return -ENOMEM;
-		/* its transmit pushed out of the capture's table, counted */
-		why = cw_ident__break_in(c->id,
-					 r->rx_ts > CW_NET_SENT_YOUNG_NS ?
-						 r->rx_ts - CW_NET_SENT_YOUNG_NS :
-						 0,
-					 r->rx_ts) ?
-			      R_XMIT_BREAK :
-			      R_NO_XMIT;
-		o = cw_ident__orphan(c->id, CW_NODE_PACKET, s, r->p.skb, h, CW_EDGE_SUBMIT, why,
-				     &err);
-		if (o) {
-			pkt_name(&r->p, name, sizeof(name));
-			cw_obj__set_name(o, name, sizeof(name));
-		}
-	}
+	else /* its transmit perhaps pushed out of the capture's table, counted */
+		o = orphan_packet(c, h, &r->p,
+				  cw_ident__break_in(c->id, young, r->rx_ts) ? R_XMIT_BREAK : R_NO_XMIT,
+				  &err);
 	if (!o)
 		return err;
 	received(c, o, r->rx_ts);

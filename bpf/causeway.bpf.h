@@ -36,7 +36,6 @@ struct cw_counter {
 	__u64 lost;
 };
 
-#define CW_NCOUNTERS (3 * CW_CLASS_MAX)
 
 /* More slots after the (ring, class) ones: CW_COUNTER_DECIMATED and
  * the others of bpf/config.h. */

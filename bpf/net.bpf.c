@@ -309,7 +309,7 @@ SEC("tp_btf/net_dev_queue")
 int BPF_PROG(handle_xmit, struct sk_buff *skb)
 {
 	struct net_cpu *c = net_cpu();
-	__u64 key = (__u64)skb, head, now, id;
+	__u64 key = (__u64)skb, head, now;
 	struct sent *t;
 
 	if (!c || !dev_local(skb->dev))
@@ -320,18 +320,13 @@ int BPF_PROG(handle_xmit, struct sk_buff *skb)
 	now = bpf_ktime_get_ns();
 	if (t->skb && now - t->ts < CW_NET_SENT_YOUNG_NS && !(t->skb == key && t->head == head))
 		cw_count(CW_RING_MAP, CW_CLASS_NET, true);
-	id = bpf_get_current_pid_tgid();
 	t->check = 0;
 	t->skb = key;
 	t->head = head;
 	t->ts = now;
 	t->ctx = cw_context();
 	t->cpu = bpf_get_smp_processor_id();
-	t->task.tid = (__u32)id;
-	t->task.pid = id >> 32;
-	if (cw_is_self(t->task.pid))
-		t->task.tid = t->task.pid = 0;
-	t->task_start = t->task.tid ? bpf_get_current_task_btf()->start_time : 0;
+	cw_current(&t->task, &t->task_start);
 	t->check = sent_check(t);
 	return 0;
 }

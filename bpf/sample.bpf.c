@@ -310,8 +310,6 @@ static __always_inline void emit(void *ctx, __u16 type, __u8 hctx, __u64 ts, __u
 static __always_inline __u64 keep_or_drop(__u64 ts, bool offcpu, bool *drop)
 {
 	__u64 keep;
-	__u32 key = CW_COUNTER_DECIMATED;
-	struct cw_counter *c;
 
 	*drop = false;
 	if (!(offcpu ? cw_config.offcpu_quota : cw_config.sample_quota))
@@ -320,9 +318,7 @@ static __always_inline __u64 keep_or_drop(__u64 ts, bool offcpu, bool *drop)
 	if ((__u64)bpf_get_prandom_u32() < keep)
 		return keep;
 	*drop = true;
-	c = bpf_map_lookup_elem(&counters, &key);
-	if (c)
-		c->written++;
+	cw_count_slot(CW_COUNTER_DECIMATED);
 	return keep;
 }
 
