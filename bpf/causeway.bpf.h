@@ -24,7 +24,7 @@
 #define CW_SOFTIRQ_OFFSET (1U << CW_SOFTIRQ_SHIFT)
 
 /* Settings, written by user space between open and load (bpf/config.h). */
-const volatile struct cw_bpf_config cw_config = { .wakeup_bytes = 1 << 20 };
+const volatile struct cw_bpf_config cw_config;
 
 /*
  * Per-CPU counters, one slot per (ring, class): events written and reserve
@@ -54,6 +54,18 @@ struct {
 	__type(key, __u32);
 	__type(value, struct cw_gap_run);
 } gaps SEC(".maps");
+
+/* How many CPUs have a run in `gaps` not yet reported: what a
+ * reservation that succeeds reads, one load of a word that is written
+ * only where reservations fail, so that it looks at this CPU's run only
+ * when some CPU has one. Never below the runs open: raised before a run
+ * is opened, lowered after it is reported. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __s64);
+} gaps_open SEC(".maps");
 
 /* Edge plane: never sampled; a burst of samples can never push edges out
  * because samples get their own ring. Size set by user space. */
@@ -279,18 +291,20 @@ static __always_inline bool cw_tgid_traced(__u32 tgid)
 
 /* ---- ring and accounting --------------------------------------------- */
 
-static __always_inline void cw_count(__u32 ring, __u32 class, bool lost)
+/*
+ * One more event of @class lost on @ring (a reservation refused, an
+ * insert a map refused). What was written is not counted here: user space
+ * counts the records it drains (capture/account.c), which costs the
+ * programs nothing on the path that writes.
+ */
+static __always_inline void cw_count_lost(__u32 ring, __u32 class)
 {
 	__u32 key = ring * CW_CLASS_MAX + class;
 	struct cw_counter *c = bpf_map_lookup_elem(&counters, &key);
 
-	if (!c)
-		return;
 	/* per CPU: no atomics needed */
-	if (lost)
+	if (c)
 		c->lost++;
-	else
-		c->written++;
 }
 
 /* One more of what counter slot @key counts. */
@@ -312,12 +326,15 @@ static __always_inline void cw_gap_note(void)
 {
 	__u32 key = 0;
 	struct cw_gap_run *g = bpf_map_lookup_elem(&gaps, &key);
+	__s64 *open = bpf_map_lookup_elem(&gaps_open, &key);
 	__u64 now = bpf_ktime_get_ns();
 
-	if (!g)
+	if (!g || !open)
 		return;
-	if (!g->lost)
+	if (!g->lost) {
+		__sync_fetch_and_add(open, 1);
 		g->first = now;
+	}
 	g->last = now;
 	g->lost++;
 }
@@ -325,9 +342,13 @@ static __always_inline void cw_gap_note(void)
 static __always_inline void cw_gap_report(void)
 {
 	__u32 key = 0;
-	struct cw_gap_run *g = bpf_map_lookup_elem(&gaps, &key);
+	__s64 *open = bpf_map_lookup_elem(&gaps_open, &key);
+	struct cw_gap_run *g;
 	struct cw_gap *r;
 
+	if (!open || *open <= 0)
+		return;
+	g = bpf_map_lookup_elem(&gaps, &key);
 	if (!g || !g->lost)
 		return;
 	r = bpf_ringbuf_reserve(&edges, sizeof(*r), 0);
@@ -342,6 +363,7 @@ static __always_inline void cw_gap_report(void)
 	r->first_ns = g->first;
 	r->lost = g->lost;
 	g->lost = 0;
+	__sync_fetch_and_add(open, -1);
 	bpf_ringbuf_submit(r, BPF_RB_NO_WAKEUP);
 }
 
@@ -351,7 +373,7 @@ static __always_inline void *cw_reserve(__u32 size, __u16 type, __u8 ctx)
 	struct cw_hdr *h = bpf_ringbuf_reserve(&edges, size, 0);
 
 	if (!h) {
-		cw_count(CW_RING_EDGE, CW_CLASS_OF(type), true);
+		cw_count_lost(CW_RING_EDGE, CW_CLASS_OF(type));
 		cw_gap_note();
 		return NULL;
 	}
@@ -380,15 +402,21 @@ static __always_inline void *cw_reserve(__u32 size, __u16 type, __u8 ctx)
 
 /*
  * Submit without waking the consumer: one wakeup per event would cost more
- * than the event. Past wakeup_bytes of unread data, force one; the
- * consumer's poll timeout picks up the tail.
+ * than the event, and even asking how much is unread (bpf_ringbuf_query)
+ * cost 50 to 150 ns a record here. The consumer looks every 10 ms
+ * instead (capture/loop.c, POLL_MS), which a ring of a few MiB outlasts;
+ * only a smaller one (--edge-ring) wakes it, past wakeup_bytes unread, so
+ * that it fills in bursts, not for the whole poll. cw_config is constant
+ * to the verifier, so the default rings' programs hold no query at all.
  */
-static __always_inline void cw_submit(void *rec, __u16 type)
+static __always_inline void cw_submit(void *rec)
 {
-	__u64 avail = bpf_ringbuf_query(&edges, BPF_RB_AVAIL_DATA);
+	__u64 flags = BPF_RB_NO_WAKEUP;
 
-	bpf_ringbuf_submit(rec, avail >= cw_config.wakeup_bytes ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP);
-	cw_count(CW_RING_EDGE, CW_CLASS_OF(type), false);
+	if (cw_config.wakeup_bytes &&
+	    bpf_ringbuf_query(&edges, BPF_RB_AVAIL_DATA) >= cw_config.wakeup_bytes)
+		flags = BPF_RB_FORCE_WAKEUP;
+	bpf_ringbuf_submit(rec, flags);
 }
 
 /* ---- cause slots (format 1.2) ----------------------------------------- */
@@ -551,7 +579,7 @@ static __always_inline void cw_obj_remember(__u32 kind, __u64 ptr, __u32 tgid, _
 	if (n)
 		__sync_fetch_and_add(n, -1);
 	if (err != -17)
-		cw_count(CW_RING_MAP, class, true);
+		cw_count_lost(CW_RING_MAP, class);
 }
 
 static __always_inline bool cw_obj_known(__u32 kind, __u64 ptr)

@@ -31,7 +31,10 @@ enum {
  * the verifier sees them as constants and prunes what they switch off.
  */
 struct cw_bpf_config {
-	__u64 wakeup_bytes;  /* wake the consumer past this much unread data */
+	/* Rings too small to outlast the consumer's poll (capture/loop.c):
+	 * wake it past this many unread bytes; 0: never (the default
+	 * rings), which spares every record the query. */
+	__u64 wakeup_bytes, sample_wakeup_bytes;
 	__s64 pc_delta;	     /* CW_CTXM_RUNQUEUE: preempt count - runqueues */
 	__u32 self_tgid;     /* the capture itself: never recorded */
 	__u8 filter_enabled; /* 0: system-wide; 1: only the traced set */
@@ -39,7 +42,6 @@ struct cw_bpf_config {
 	__u8 __pad[2];
 	/* The sample plane (bpf/sample.bpf.c). */
 	__u64 sample_period_ns;	   /* CPU samples: ns of CPU time per tick */
-	__u64 sample_wakeup_bytes; /* as wakeup_bytes, for the sample ring */
 	/* --sample-budget: stacks taken per window, all CPUs together, x
 	 * 2^32 (so a budget below one sample per window stays exact), of CPU
 	 * ticks and of off-CPU waits; 0: no cap, every stack taken. */
@@ -105,7 +107,8 @@ static const char *const cw_ctx_method_names[CW_CTXM_MAX] = {
  * creates once: the first object loaded creates them, the others reuse
  * its file descriptors. */
 static const char *const cw_shared_maps[] = { "edges", "counters", "traced", "pc_addr", "slots", "objs",
-						"samples", "gaps", "traced_bits", "objs_count" };
+						"samples", "gaps", "traced_bits", "objs_count",
+						"gaps_open" };
 #endif
 
 #endif /* CAUSEWAY_BPF_CONFIG_H */

@@ -110,7 +110,7 @@ static __always_inline void enter(struct futex_call *c, bool wakes, __u32 cause_
 	/* Without an entry no exit would clear the slot: set it only once
 	 * the entry is in. */
 	if (bpf_map_update_elem(&futex_calls, &tid, c, BPF_ANY)) {
-		cw_count(CW_RING_MAP, CW_CLASS_FUTEX, true);
+		cw_count_lost(CW_RING_MAP, CW_CLASS_FUTEX);
 		return;
 	}
 	if (wakes)
@@ -154,7 +154,7 @@ static __always_inline void leave(__u8 call, long ret)
 		e->val3 = c->val3;
 		e->call = call;
 		__builtin_memset(e->__pad, 0, sizeof(e->__pad));
-		cw_submit(e, CW_REC_FUTEX);
+		cw_submit(e);
 	}
 	bpf_map_delete_elem(&futex_calls, &tid);
 }

@@ -159,7 +159,7 @@ static __always_inline int emit_req(struct io_kiocb *req, __u16 type, __u32 aux,
 	e = cw_reserve(sizeof(*e), type, lvl);
 	if (e) {
 		fill_req(e, req, aux, aux2);
-		cw_submit(e, type);
+		cw_submit(e);
 	}
 	return lvl;
 }
@@ -183,7 +183,7 @@ int BPF_PROG(handle_create, int fd, void *ring, u32 sq_entries, u32 cq_entries, 
 	e->cq_entries = cq_entries;
 	e->setup_flags = flags;
 	e->fd = fd;
-	cw_submit(e, CW_REC_URING_CREATE);
+	cw_submit(e);
 	return 0;
 }
 
@@ -205,7 +205,7 @@ int BPF_PROG(handle_submit, struct io_kiocb *req)
 		return 0;
 	fill_req(e, req, 0, 0);
 	e->sq_thread = !!(ring->flags & CW_IORING_SETUP_SQPOLL);
-	cw_submit(e, CW_REC_URING_SUBMIT);
+	cw_submit(e);
 	return 0;
 }
 
@@ -252,7 +252,7 @@ int BPF_PROG(handle_link, struct io_kiocb *req, struct io_kiocb *target)
 	e->user_data = req->cqe.user_data;
 	e->target = (__u64)target;
 	e->target_user_data = target->cqe.user_data;
-	cw_submit(e, CW_REC_URING_LINK);
+	cw_submit(e);
 	return 0;
 }
 
@@ -286,7 +286,7 @@ static __always_inline void emit_complete(__u8 lvl, __u64 ring, __u64 req, __u64
 		e->cflags = cflags;
 		e->extra1 = extra1;
 		e->extra2 = extra2;
-		cw_submit(e, CW_REC_URING_COMPLETE);
+		cw_submit(e);
 	}
 	if (req && (lvl == CW_CTX_SOFTIRQ || lvl == CW_CTX_HARDIRQ))
 		set_cause(lvl, req, ring, 0);
@@ -343,7 +343,7 @@ int BPF_PROG(handle_overflow, void *ring, unsigned long long user_data, s32 res,
 	e->res = res;
 	e->cflags = cflags;
 	e->ocqe = (__u64)ocqe;
-	cw_submit(e, CW_REC_URING_OVERFLOW);
+	cw_submit(e);
 	return 0;
 }
 
@@ -406,7 +406,7 @@ int BPF_PROG(handle_ring_free, struct work_struct *work)
 		return 0;
 	cw_current(&e->task, &e->task_start);
 	e->ring = ring;
-	cw_submit(e, CW_REC_URING_FREE);
+	cw_submit(e);
 	return 0;
 }
 
@@ -439,6 +439,6 @@ int BPF_PROG(handle_wq_work, struct io_wq_work *work)
 	e->opcode = BPF_CORE_READ(req, opcode);
 	e->sq_thread = 0;
 	__builtin_memset(e->__pad, 0, sizeof(e->__pad));
-	cw_submit(e, CW_REC_URING_WORK);
+	cw_submit(e);
 	return 0;
 }

@@ -319,7 +319,7 @@ int BPF_PROG(handle_xmit, struct sk_buff *skb)
 		return 0;
 	now = bpf_ktime_get_ns();
 	if (t->skb && now - t->ts < CW_NET_SENT_YOUNG_NS && !(t->skb == key && t->head == head))
-		cw_count(CW_RING_MAP, CW_CLASS_NET, true);
+		cw_count_lost(CW_RING_MAP, CW_CLASS_NET);
 	t->check = 0;
 	t->skb = key;
 	t->head = head;
@@ -437,7 +437,7 @@ int BPF_PROG(handle_waking, struct task_struct *p)
 	if (!e)
 		return 0;
 	__builtin_memcpy(e, &c->rx, sizeof(*e));
-	cw_submit(e, CW_REC_NET_RECV);
+	cw_submit(e);
 	s->emitted = 1;
 	c->rx_skb = 0;
 	return 0;

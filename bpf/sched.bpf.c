@@ -74,7 +74,7 @@ static __always_inline int emit_switch(struct task_struct *prev, struct task_str
 	e->next_start = next->start_time;
 	if (preempt)
 		e->hdr.flags = CW_SWITCH_PREEMPT;
-	cw_submit(e, CW_REC_SWITCH);
+	cw_submit(e);
 out:
 	/* The last thread of a traced process is gone: its tgid may now be
 	 * reused by an unrelated process, so forget it. */
@@ -179,7 +179,7 @@ static __always_inline int emit_wake(struct task_struct *p, __u16 type)
 	e->wakee_prio = p->prio;
 	e->waker_start = cur_tid ? bpf_get_current_task_btf()->start_time : 0;
 	e->wakee_start = p->start_time;
-	cw_submit(e, type);
+	cw_submit(e);
 	return 0;
 }
 
@@ -214,7 +214,7 @@ int BPF_PROG(handle_fork, struct task_struct *parent, struct task_struct *child)
 		 * through its tgid. */
 		if (child_pid == child_tgid) {
 			if (bpf_map_update_elem(&traced, &child_tgid, &live, BPF_ANY))
-				cw_count(CW_RING_MAP, CW_CLASS_SCHED, true);
+				cw_count_lost(CW_RING_MAP, CW_CLASS_SCHED);
 			else
 				cw_traced_mark(child_tgid, true);
 		}
@@ -232,7 +232,7 @@ int BPF_PROG(handle_fork, struct task_struct *parent, struct task_struct *child)
 	CW_READ_STR(e->child_comm, child->comm);
 	e->parent_start = parent->start_time;
 	e->child_start = child->start_time;
-	cw_submit(e, CW_REC_FORK);
+	cw_submit(e);
 	return 0;
 }
 
@@ -254,7 +254,7 @@ int BPF_PROG(handle_exec, struct task_struct *p, pid_t old_pid, struct linux_bin
 	CW_READ_STR(e->comm, p->comm);
 	CW_READ_STR(e->filename, BPF_CORE_READ(bprm, filename));
 	e->task_start = p->start_time;
-	cw_submit(e, CW_REC_EXEC);
+	cw_submit(e);
 	return 0;
 }
 
@@ -272,7 +272,7 @@ static __always_inline int emit_exit(struct task_struct *p, bool group_dead)
 		e->exit_flags = group_dead ? CW_EXIT_GROUP_DEAD : 0;
 		e->exit_code = p->exit_code;
 		e->task_start = p->start_time;
-		cw_submit(e, CW_REC_EXIT);
+		cw_submit(e);
 	}
 	/* The process is gone once this thread has switched out for the
 	 * last time (emit_switch); until then its switches are recorded. */
@@ -314,6 +314,6 @@ int BPF_PROG(handle_rename, struct task_struct *task, const char *comm)
 	CW_READ_STR(e->oldcomm, task->comm);
 	CW_READ_STR(e->newcomm, comm);
 	e->task_start = task->start_time;
-	cw_submit(e, CW_REC_RENAME);
+	cw_submit(e);
 	return 0;
 }

@@ -234,7 +234,7 @@ static __always_inline int on_start(struct start_args *a)
 	 * older start for its own. */
 	if (bpf_map_update_elem(&arms, &k, &v, BPF_ANY)) {
 		bpf_map_delete_elem(&arms, &k);
-		cw_count(CW_RING_MAP, CW_CLASS_TIMER, true);
+		cw_count_lost(CW_RING_MAP, CW_CLASS_TIMER);
 	} else {
 		cw_count_slot(CW_COUNTER_TIMER_ARMS);
 	}
@@ -332,7 +332,7 @@ static __always_inline void emit_expire(__u8 lvl, const struct expiry *x)
 	if (!e)
 		return;
 	fill_expiry(e, x);
-	cw_submit(e, CW_REC_TIMER_EXPIRE);
+	cw_submit(e);
 }
 
 /*
@@ -357,7 +357,7 @@ static __always_inline int emit_fire(__u8 lvl, const struct expiry *x, const str
 		return 0;
 	}
 	fill_expiry(&e->ev, x);
-	cw_submit(e, CW_REC_TIMER_FIRE);
+	cw_submit(e);
 	return 1;
 }
 

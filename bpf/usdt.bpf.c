@@ -84,7 +84,7 @@ int handle_usdt(struct pt_regs *ctx)
 		if (!e)
 			return 0;
 		fill(e, ctx, probe, nargs);
-		cw_submit(e, CW_REC_USDT);
+		cw_submit(e);
 		return 0;
 	}
 	s = cw_reserve(sizeof(*s), CW_REC_USDT_STR, CW_CTX_TASK);
@@ -107,6 +107,6 @@ int handle_usdt(struct pt_regs *ctx)
 			s->str_err = n < 0 ? (__s32)n : 0;
 		}
 	}
-	cw_submit(s, CW_REC_USDT_STR);
+	cw_submit(s);
 	return 0;
 }

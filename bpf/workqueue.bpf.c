@@ -78,7 +78,7 @@ static __always_inline void emit_work(__u16 type, __u8 lvl, __u64 work, __u64 fu
 	cw_current(&e->task, &e->task_start);
 	e->work = work;
 	e->function = function;
-	cw_submit(e, type);
+	cw_submit(e);
 }
 
 SEC("tp_btf/workqueue_queue_work")
@@ -103,7 +103,7 @@ int BPF_PROG(handle_queue, int req_cpu, struct pool_workqueue *pwq, struct work_
 	e->req_cpu = req_cpu;
 	e->cpu = BPF_CORE_READ(pwq, pool, cpu);
 	cw_cause_fill(&e->cause, lvl);
-	cw_submit(e, CW_REC_WQ_QUEUE);
+	cw_submit(e);
 	return 0;
 }
 

@@ -8,6 +8,7 @@
 
 #include "bpf/config.h"
 #include "capture/account.h"
+#include "schema/events.h"
 #include "trace/writer.h"
 
 struct counter {
@@ -22,6 +23,7 @@ struct slot {
 	bool always;
 	struct counter *prev;  /* [cpu]: values at the last flush */
 	uint64_t *extra_lost;  /* [cpu]: account__add_lost() since the last flush */
+	uint64_t *written;     /* [cpu]: records drained (account__wrote) */
 };
 
 struct account {
@@ -30,6 +32,8 @@ struct account {
 	uint64_t last_ns;
 	struct slot slots[CW_RING_MAX * CW_CLASS_MAX];
 	size_t nslots;
+	/* (ring, class) -> 1 + its index in slots; 0: none */
+	uint8_t slot_of[CW_RING_MAX][CW_CLASS_MAX];
 	struct counter *cur; /* [cpu] */
 	bool sampling;	     /* the sample plane is recorded: read CW_COUNTER_DECIMATED */
 	struct account_totals tot;
@@ -67,8 +71,9 @@ struct account *account__new(int counters_fd, int ncpus, uint64_t start_ns,
 			s->always = ring != CW_RING_MAP;
 			s->prev = calloc((size_t)ncpus, sizeof(*s->prev));
 			s->extra_lost = calloc((size_t)ncpus, sizeof(*s->extra_lost));
-			a->nslots++; /* freed by account__free() either way */
-			if (!s->prev || !s->extra_lost)
+			s->written = calloc((size_t)ncpus, sizeof(*s->written));
+			a->slot_of[ring][c->id] = (uint8_t)++a->nslots; /* freed by account__free() either way */
+			if (!s->prev || !s->extra_lost || !s->written)
 				goto nomem;
 		}
 	}
@@ -90,6 +95,18 @@ static void slot_total(struct account *a, uint32_t key, uint64_t *total)
 		*total += a->cur[cpu].written;
 }
 
+void account__wrote(struct account *a, uint16_t ring, const struct cw_hdr *h)
+{
+	unsigned class = CW_CLASS_OF(h->type);
+	struct slot *s;
+
+	if (ring >= CW_RING_MAX || class >= CW_CLASS_MAX || !a->slot_of[ring][class] ||
+	    h->cpu >= a->ncpus)
+		return;
+	s = &a->slots[a->slot_of[ring][class] - 1];
+	s->written[h->cpu]++;
+}
+
 int account__flush(struct account *a, struct cw_writer *w, uint64_t now)
 {
 	for (size_t i = 0; i < a->nslots; i++) {
@@ -98,7 +115,7 @@ int account__flush(struct account *a, struct cw_writer *w, uint64_t now)
 		if (bpf_map_lookup_elem(a->fd, &s->key, a->cur))
 			continue;
 		for (int cpu = 0; cpu < a->ncpus; cpu++) {
-			uint64_t dw = a->cur[cpu].written - s->prev[cpu].written;
+			uint64_t dw = s->written[cpu] - s->prev[cpu].written;
 			uint64_t dl = a->cur[cpu].lost - s->prev[cpu].lost + s->extra_lost[cpu];
 			struct cw_account r = { 0 };
 			int err;
@@ -120,7 +137,8 @@ int account__flush(struct account *a, struct cw_writer *w, uint64_t now)
 			err = cw_writer__append(w, &r, sizeof(r));
 			if (err)
 				return err;
-			s->prev[cpu] = a->cur[cpu];
+			s->prev[cpu].written = s->written[cpu];
+			s->prev[cpu].lost = a->cur[cpu].lost;
 			s->extra_lost[cpu] = 0;
 			if (s->ring == CW_RING_EDGE && s->class == CW_CLASS_NET)
 				a->tot.net_written += dw;
@@ -199,6 +217,7 @@ void account__free(struct account *a)
 	for (size_t i = 0; i < a->nslots; i++) {
 		free(a->slots[i].prev);
 		free(a->slots[i].extra_lost);
+		free(a->slots[i].written);
 	}
 	free(a->cur);
 	free(a);

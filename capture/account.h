@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Capture accounting (docs/model.md §2.1): the BPF counters of events written
- * and lost, per ring, per class and per CPU, turned into cw_account
- * records of deltas, periodically and at the close.
+ * Capture accounting (docs/model.md §2.1): the events written (the records
+ * drained) and lost (the BPF counters), per ring, per class and per CPU,
+ * turned into cw_account records of deltas, periodically and at the close.
  */
 #ifndef CAUSEWAY_CAPTURE_ACCOUNT_H
 #define CAUSEWAY_CAPTURE_ACCOUNT_H
@@ -39,6 +39,12 @@ struct account *account__new(int counters_fd, int ncpus, uint64_t start_ns,
  * A delta that could not be appended is kept for the next flush.
  * @return 0 or the writer's negative errno.
  */
+/* One record @h that BPF wrote on @ring, drained: what the account says
+ * was written, counted here rather than by the programs (bpf/causeway.bpf.h
+ * cw_count_lost), by the CPU its header names. */
+struct cw_hdr;
+void account__wrote(struct account *a, uint16_t ring, const struct cw_hdr *h);
+
 int account__flush(struct account *a, struct cw_writer *w, uint64_t now);
 
 /*

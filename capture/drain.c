@@ -6,8 +6,8 @@
  * within a window of 10 ms (analyze/order.h), so the file must not hold a
  * record much older than one written before it. Each ring alone is in
  * time order (near enough: reservation order), but draining one ring and
- * then the other would put the samples of the last poll period, up to
- * 100 ms of them, after edges newer than they are. So the two are merged
+ * then the other would put the samples of the last poll period (10 ms,
+ * more on a busy machine) after edges newer than they are. So the two are merged
  * by time, up to a horizon: the clock read before either ring is read.
  * Everything older was in a ring by then (but what BPF was writing at
  * that instant), so it is written, in time order; what is newer arrived
@@ -29,6 +29,7 @@
 
 #include <bpf/libbpf.h>
 
+#include "capture/account.h"
 #include "capture/clock.h"
 #include "capture/drain.h"
 #include "trace/writer.h"
@@ -59,6 +60,7 @@ struct drain_ring {
 struct drain {
 	struct drain_ring edges, samples;
 	struct cw_writer *w;
+	struct account *acct;
 	uint64_t events, rejected;
 	int err;		/* the writer's error that ended the call */
 	/* record type -> CW_RW_BPF or CW_RW_BPF_VAR: a type BPF writes, of a
@@ -166,7 +168,10 @@ static int on_edge(void *ctx, void *data, size_t size)
 
 	if (!record_ok(d, data, size)) {
 		d->rejected++;
-	} else if (d->samples.rb && h->ts > d->horizon && !stage_full(&d->edges_st)) {
+		return ++r->batch >= DRAIN_BATCH ? MORE : 0;
+	}
+	account__wrote(d->acct, CW_RING_EDGE, h);
+	if (d->samples.rb && h->ts > d->horizon && !stage_full(&d->edges_st)) {
 		if ((err = stage_push(&d->edges_st, data, size))) {
 			d->err = err;
 			return err;
@@ -190,11 +195,14 @@ static int on_sample(void *ctx, void *data, size_t size)
 
 	if (!record_ok(d, data, size)) {
 		d->rejected++;
-	} else if ((err = stage_push(&d->samples_st, data, size))) {
-		d->err = err;
-		return err;
-	} else if (((const struct cw_hdr *)data)->ts > d->sample_newest) {
-		d->sample_newest = ((const struct cw_hdr *)data)->ts;
+	} else {
+		account__wrote(d->acct, CW_RING_SAMPLE, data);
+		if ((err = stage_push(&d->samples_st, data, size))) {
+			d->err = err;
+			return err;
+		}
+		if (((const struct cw_hdr *)data)->ts > d->sample_newest)
+			d->sample_newest = ((const struct cw_hdr *)data)->ts;
 	}
 	/* libbpf has consumed this record already: stop while the next
 	 * one still fits. */
@@ -212,7 +220,7 @@ static int ring_open(struct drain *d, struct drain_ring *r, int fd, ring_buffer_
 	return 0;
 }
 
-struct drain *drain__new(int ring_fd, int sample_fd, struct cw_writer *w,
+struct drain *drain__new(int ring_fd, int sample_fd, struct cw_writer *w, struct account *acct,
 			 const struct cw_class_sel *sel)
 {
 	struct drain *d = calloc(1, sizeof(*d));
@@ -221,6 +229,7 @@ struct drain *drain__new(int ring_fd, int sample_fd, struct cw_writer *w,
 	if (!d)
 		return NULL;
 	d->w = w;
+	d->acct = acct;
 	/* The types BPF writes (schema/records.def) of the classes recorded,
 	 * and the metadata's gap, since every class's reservations report
 	 * their failures (cw_reserve). */

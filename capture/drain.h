@@ -25,12 +25,13 @@ struct drain;
 
 /*
  * Drain the edge ring @ring_fd and, unless @sample_fd is -1, the sample
- * ring, into @w. Only records the classes @sel records declare are passed
+ * ring, into @w, counting each record drained in @acct. Only records the classes @sel records declare are passed
  * on: at their exact size, or for samples at the size their counts give;
  * others are counted (drain__rejected). @return a drain, or NULL with
  * errno set.
  */
-struct drain *drain__new(int ring_fd, int sample_fd, struct cw_writer *w,
+struct account;
+struct drain *drain__new(int ring_fd, int sample_fd, struct cw_writer *w, struct account *acct,
 			 const struct cw_class_sel *sel);
 
 /*

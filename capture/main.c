@@ -399,14 +399,14 @@ static int write_start(struct capture *c)
 	int err;
 
 	c->w = cw_writer__new(cw_outfile__fd(c->out), &wo);
-	c->drain = c->w ? drain__new(tracer__ring_fd(c->tracer),
-				     c->sampling ? tracer__sample_ring_fd(c->tracer) : -1, c->w,
-				     &c->sel)
-			: NULL;
-	c->acct = c->drain ? account__new(tracer__counters_fd(c->tracer),
-					  libbpf_num_possible_cpus(), c->loop.start_ns, &c->sel)
+	c->acct = c->w ? account__new(tracer__counters_fd(c->tracer), libbpf_num_possible_cpus(),
+				      c->loop.start_ns, &c->sel)
+		       : NULL;
+	c->drain = c->acct ? drain__new(tracer__ring_fd(c->tracer),
+					c->sampling ? tracer__sample_ring_fd(c->tracer) : -1, c->w,
+					c->acct, &c->sel)
 			   : NULL;
-	if (!c->acct) {
+	if (!c->drain) {
 		cw_msg("cannot start the writer: %s", strerror(errno));
 		return -1;
 	}

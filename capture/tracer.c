@@ -93,6 +93,16 @@ struct tracer {
 	size_t traced_words;
 };
 
+/* The unread bytes past which the programs wake the consumer
+ * (bpf/causeway.bpf.h cw_submit): none for a ring of RING_OUTLASTS or more,
+ * which the consumer's poll every 10 ms outlasts at any rate seen (an
+ * 8 MiB ring took 50 MB/s of records); an eighth of a smaller one. */
+#define RING_OUTLASTS (2u << 20)
+static uint64_t ring_wakeup(uint32_t ring_bytes)
+{
+	return ring_bytes >= RING_OUTLASTS ? 0 : ring_bytes / 8;
+}
+
 /* Words of the traced set's bitmap: the kernel's pid_max, which no tgid
  * reaches, from /proc, else the largest there is (PID_MAX_LIMIT, 2^22:
  * 512 KiB). */
@@ -536,10 +546,8 @@ struct tracer *tracer__load(const struct env *env, const struct tracer_opts *opt
 	t->ncpus = libbpf_num_possible_cpus();
 	t->cfg.self_tgid = (__u32)opts->self;
 	t->cfg.filter_enabled = opts->filter;
-	/* Wake the consumer at 1/8 fill: early enough that a burst between
-	 * two polls cannot fill the ring. */
-	t->cfg.wakeup_bytes = t->edge_ring_bytes / 8;
-	t->cfg.sample_wakeup_bytes = t->sample_ring_bytes / 8;
+	t->cfg.wakeup_bytes = ring_wakeup(t->edge_ring_bytes);
+	t->cfg.sample_wakeup_bytes = ring_wakeup(t->sample_ring_bytes);
 	t->cfg.sample_period_ns = t->sample_period_ns;
 	t->cfg.sample_stack_bytes = env->dwarf_stack;
 	t->cfg.sample_window_ns = SAMPLE_WINDOW_NS;

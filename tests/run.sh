@@ -108,6 +108,12 @@ if want eval; then
 fi
 
 if want live && [ $live = 1 ]; then
+	# The futex class hooks tracefs events: mount tracefs where it is
+	# not, as perf does, rather than skip a class the kernel has.
+	if [ "$(id -u)" = 0 ] && [ -d /sys/kernel/tracing ] && [ ! -e /sys/kernel/tracing/events ]; then
+		mount -t tracefs nodev /sys/kernel/tracing ||
+			echo "*** tests/run.sh: cannot mount tracefs: the futex class will be skipped ***"
+	fi
 	tests=()
 	for t in "$top"/tests/live/*.sh; do
 		case " $LIVE_CLASSES " in *" $(basename "$t" .sh) "*) continue ;; esac
