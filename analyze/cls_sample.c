@@ -584,6 +584,95 @@ static void attribute(struct cw_cls *c, struct cw_obj *t, const struct cw_hdr *h
 		row->attr_reason = "no request interval on the thread, nor in what handed over to it";
 }
 
+/*
+ * The row of a sample of thread @t at @h, but for its kind, weight and
+ * stack: the node running on @t, its attribution, its probabilities (@keep:
+ * the budget's, x 2^32; @every_wait: a wait of a capture that writes every
+ * one, format 1.8 and later, is in the trace for sure, and only its stacks
+ * were sampled: its weight counts as it is, its stack for 1 / keep,
+ * docs/model.md §2.4).
+ */
+static void sample_row(struct cw_cls *c, struct cw_obj *t, const struct cw_hdr *h, uint64_t keep,
+		       bool every_wait, struct cw_sample_row *row)
+{
+	/* What runs on the thread is known as of the newest record joined;
+	 * a sample older than that (read past the reorder window) would be
+	 * given whatever runs now: it gets the thread, less specific but
+	 * never another work item's. */
+	int late = h->ts < c->st->last_ts;
+
+	stats_of(c)->late += late;
+	row->thread = t->n.id;
+	row->node = late ? t->n.id : cw_cls__running(c, t, h)->n.id;
+	attribute(c, t, h, late, row);
+	row->ts = h->ts;
+	row->cpu = h->cpu == 0xffff ? -1 : h->cpu;
+	row->stack_probability = (double)keep / KEEP_ALL;
+	row->inclusion_probability = every_wait ? 1.0 : row->stack_probability;
+}
+
+/*
+ * Thread @t (tid @tid) blocks at @h: the wait @row (sample_row's, with
+ * its stack) is held until the thread's switch-in says how long it was.
+ */
+static int open_wait(struct cw_cls *c, struct cw_obj *t, uint32_t tid, const struct cw_hdr *h,
+		     struct cw_sample_row *row)
+{
+	struct sample *s = c->state;
+	struct pending *e;
+	int err;
+
+	row->kind = CW_SAMPLE_KIND_OFFCPU;
+	if (wait_of(t)->run_ts > h->ts) {
+		/* Read after the thread was switched in again: the wait ended
+		 * at a switch-in no later than the last one seen. */
+		row->weight = wait_of(t)->run_ts - h->ts;
+		settle_wait(row, NULL);
+		stats_of(c)->offcpu_unresolved++;
+		return write_sample(c, row);
+	}
+	e = pending_find(s, tid);
+	if (e) {
+		/* A late record (past the reorder window): the thread ran
+		 * again before the newer wait began, unseen. One wait per
+		 * tid is ever open. */
+		row->weight = e->row.ts - h->ts;
+		settle_wait(row, NULL);
+		stats_of(c)->offcpu_unresolved++;
+		return write_sample(c, row);
+	}
+	if (s->ptab.n >= s->max_pending) {
+		stats_of(c)->offcpu_pushed++;
+		if ((err = close_unresolved(c, s->oldest, h->ts)))
+			return err;
+	}
+	if (s->ptab.n >= s->ptab.cap && s->ptab.cap < PENDING_BUCKETS &&
+	    (err = cw_htab__grow(&s->ptab, 1024, pending_rehash, 0)))
+		return err;
+	if (!(e = calloc(1, sizeof(*e))))
+		return -ENOMEM;
+	e->tid = tid;
+	e->row = *row;
+	cw_htab__add(&s->ptab, &e->hn, cw_mix64(e->tid));
+	e->older = s->newest;
+	if (s->newest)
+		s->newest->newer = e;
+	else
+		s->oldest = e;
+	s->newest = e;
+	return 0;
+}
+
+/* The wait of thread @t that a switch record at @h opened (format 1.9),
+ * still open, or NULL. */
+static struct pending *switch_wait(struct sample *s, const struct cw_obj *t, uint32_t tid,
+				   const struct cw_hdr *h)
+{
+	struct pending *e = pending_find(s, tid);
+
+	return e && e->row.ts == h->ts && e->row.thread == t->n.id ? e : NULL;
+}
+
 static int on_sample(struct cw_cls *c, const struct cw_hdr *h)
 {
 	const struct cw_sample *r = (const void *)h;
@@ -591,7 +680,7 @@ static int on_sample(struct cw_cls *c, const struct cw_hdr *h)
 	struct cw_sample_row row = { 0 };
 	struct cw_obj *t;
 	struct pending *e;
-	int err, matched, late;
+	int err, matched;
 
 	if (!cw_sample_ok(r, r->hdr.size))
 		return bad(c);
@@ -605,30 +694,22 @@ static int on_sample(struct cw_cls *c, const struct cw_hdr *h)
 			   CW_T_CREATE | (h->ctx == CW_CTX_TASK ? CW_T_PROOF : 0), &matched, &err);
 	if (!t)
 		return err;
+	/* The stacks of a wait its switch record opened (format 1.9): they
+	 * join it, whichever of the two was read first. */
+	if (h->type == CW_REC_SAMPLE_OFFCPU && (h->flags & CW_SAMPLE_AT_SWITCH) &&
+	    (e = switch_wait(s, t, r->task.tid, h))) {
+		if ((h->flags & CW_SAMPLE_NOSTACK) || e->row.stack)
+			return 0;
+		e->row.stack_probability = (double)r->keep / KEEP_ALL;
+		return stack_of(c, r, &e->row.stack);
+	}
 	/* The thread was seen again while a wait of its tid was open: that
 	 * wait's switch-in was lost (or the tid is another task now). */
 	e = pending_find(s, r->task.tid);
 	if (e && e->row.ts <= h->ts && (err = close_unresolved(c, e, h->ts)))
 		return err;
-	row.thread = t->n.id;
-	/* What runs on the thread is known as of the newest record joined;
-	 * a sample older than that (read past the reorder window) would be
-	 * given whatever runs now: it gets the thread, less specific but
-	 * never another work item's. */
-	late = h->ts < c->st->last_ts;
-	stats_of(c)->late += late;
-	row.node = late ? t->n.id : cw_cls__running(c, t, h)->n.id;
-	attribute(c, t, h, late, &row);
-	row.ts = h->ts;
-	row.cpu = h->cpu == 0xffff ? -1 : h->cpu;
-	/* A wait of a capture that writes every one (format 1.8) is in the
-	 * trace for sure, and only its stacks were sampled: its weight
-	 * counts as it is, its stack for 1 / keep (docs/model.md §2.4). */
-	row.stack_probability = (double)r->keep / KEEP_ALL;
-	row.inclusion_probability = h->type == CW_REC_SAMPLE_OFFCPU &&
-						    (h->flags & CW_SAMPLE_EVERY_WAIT)
-					    ? 1.0
-					    : row.stack_probability;
+	sample_row(c, t, h, r->keep,
+		   h->type == CW_REC_SAMPLE_OFFCPU && (h->flags & CW_SAMPLE_EVERY_WAIT), &row);
 	if (!(h->flags & CW_SAMPLE_NOSTACK) && (err = stack_of(c, r, &row.stack)))
 		return err;
 	if (h->type == CW_REC_SAMPLE_CPU) {
@@ -637,49 +718,38 @@ static int on_sample(struct cw_cls *c, const struct cw_hdr *h)
 		row.weight_exact = 1;
 		return write_sample(c, &row);
 	}
-	row.kind = CW_SAMPLE_KIND_OFFCPU;
-	if (wait_of(t)->run_ts > h->ts) {
-		/* Read after the thread was switched in again: the wait ended
-		 * at a switch-in no later than the last one seen. */
-		row.weight = wait_of(t)->run_ts - h->ts;
-		settle_wait(&row, NULL);
-		stats_of(c)->offcpu_unresolved++;
-		return write_sample(c, &row);
-	}
-	e = pending_find(s, r->task.tid);
-	if (e) {
-		/* A late record (past the reorder window): the thread ran
-		 * again before the newer wait began, unseen. One wait per
-		 * tid is ever open. */
-		row.weight = e->row.ts - h->ts;
-		settle_wait(&row, NULL);
-		stats_of(c)->offcpu_unresolved++;
-		return write_sample(c, &row);
-	}
-	if (s->ptab.n >= s->max_pending) {
-		stats_of(c)->offcpu_pushed++;
-		if ((err = close_unresolved(c, s->oldest, h->ts)))
-			return err;
-	}
-	if (s->ptab.n >= s->ptab.cap && s->ptab.cap < PENDING_BUCKETS &&
-	    (err = cw_htab__grow(&s->ptab, 1024, pending_rehash, 0)))
+	return open_wait(c, t, r->task.tid, h, &row);
+}
+
+/*
+ * A switch record that is a wait (CW_SWITCH_WAIT, format 1.9) opens the
+ * wait of its prev, as an off-CPU sample record did before: certain, its
+ * stacks taken with probability keep (a sample record with
+ * CW_SAMPLE_AT_SWITCH brings them, before or after this).
+ */
+static int switch_out(struct cw_cls *c, const struct cw_switch *r, const struct cw_hdr *h)
+{
+	struct sample *s = c->state;
+	struct cw_sample_row row = { 0 };
+	struct pending *e;
+	struct cw_obj *t;
+	int err = 0, matched;
+
+	if (!(h->flags & CW_SWITCH_WAIT) || !CW_REC_HAS(r, keep) || !r->prev.tid)
+		return 0;
+	t = cw_cls__thread(c, &r->prev, r->prev_start, h, CW_T_CREATE | CW_T_PROOF, &matched, &err);
+	if (!t || switch_wait(s, t, r->prev.tid, h))
 		return err;
-	if (!(e = calloc(1, sizeof(*e))))
-		return -ENOMEM;
-	e->tid = r->task.tid;
-	e->row = row;
-	cw_htab__add(&s->ptab, &e->hn, cw_mix64(e->tid));
-	e->older = s->newest;
-	if (s->newest)
-		s->newest->newer = e;
-	else
-		s->oldest = e;
-	s->newest = e;
-	return 0;
+	e = pending_find(s, r->prev.tid);
+	if (e && e->row.ts <= h->ts && (err = close_unresolved(c, e, h->ts)))
+		return err;
+	sample_row(c, t, h, r->keep, true, &row);
+	return open_wait(c, t, r->prev.tid, h, &row);
 }
 
 /* A switch-in ends the wait of the task switched in, if it is the task
- * that blocked (the same thread generation). */
+ * that blocked (the same thread generation); a switch-out that says so
+ * opens the wait of the task switched out. */
 static int on_switch(struct cw_cls *c, const struct cw_hdr *h)
 {
 	const struct cw_switch *r = (const void *)h;
@@ -690,6 +760,8 @@ static int on_switch(struct cw_cls *c, const struct cw_hdr *h)
 	struct cw_obj *t;
 	int err = 0, matched;
 
+	if ((err = switch_out(c, r, h)))
+		return err;
 	if (!r->next.tid)
 		return 0;
 	t = cw_cls__thread(c, &r->next, witness, h, 0, &matched, &err);

@@ -39,7 +39,10 @@ struct cw_bpf_config {
 	__u32 self_tgid;     /* the capture itself: never recorded */
 	__u8 filter_enabled; /* 0: system-wide; 1: only the traced set */
 	__u8 ctx_method;     /* CW_CTXM_* */
-	__u8 __pad[2];
+	/* The sched class's switch takes the off-CPU waits (format 1.9):
+	 * both it and off-CPU sampling are recorded. */
+	__u8 switch_waits;
+	__u8 __pad;
 	/* The sample plane (bpf/sample.bpf.c). */
 	__u64 sample_period_ns;	   /* CPU samples: ns of CPU time per tick */
 	/* --sample-budget: stacks taken per window, all CPUs together, x
@@ -108,7 +111,7 @@ static const char *const cw_ctx_method_names[CW_CTXM_MAX] = {
  * its file descriptors. */
 static const char *const cw_shared_maps[] = { "edges", "counters", "traced", "pc_addr", "slots", "objs",
 						"samples", "gaps", "traced_bits", "objs_count",
-						"gaps_open" };
+						"gaps_open", "scratch", "offered" };
 #endif
 
 #endif /* CAUSEWAY_BPF_CONFIG_H */

@@ -38,6 +38,8 @@
 #include "schema/events.h"
 #include "bpf/config.h"
 #include "causeway.bpf.h"
+#include "follow.bpf.h"
+#include "wait.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual MIT/GPL";
 
@@ -50,15 +52,33 @@ static __always_inline __u32 task_cpu(struct task_struct *p)
 
 /* ---- sched_switch ---------------------------------------------------- */
 
-static __always_inline int emit_switch(struct task_struct *prev, struct task_struct *next,
-				       __u64 prev_state, bool preempt)
+/*
+ * Off-CPU waits (cw_config.switch_waits, format 1.9): a traced task that
+ * blocks (not preempted, not dead, not idle) is a wait of the context
+ * plane, and the switch record that says it blocked is that wait
+ * (CW_SWITCH_WAIT, with the budget's keep), so that one record, one
+ * reservation and one clock read serve both; its stacks follow in a
+ * sample record when the budget takes them (bpf/wait.bpf.h). A task the
+ * context plane samples without its being traced (with -p, a kworker
+ * executing a followed work item) has no switch of its own: its wait is
+ * a sample record, as the sample plane writes it.
+ */
+static __always_inline int emit_switch(void *ctx, struct task_struct *prev,
+				       struct task_struct *next, __u64 prev_state, bool preempt)
 {
 	__u32 prev_tgid = prev->tgid, next_tgid = next->tgid;
+	bool blocks = cw_config.switch_waits && !preempt && prev_state &&
+		      !(prev_state & CW_TASK_DEAD) && prev->pid;
+	bool prev_traced, drop = true;
 	struct cw_switch *e;
+	__u64 ts, keep = 0;
 
 	if (cw_is_self(prev_tgid) || cw_is_self(next_tgid))
 		return 0;
-	if (cw_config.filter_enabled && !cw_tgid_traced(prev_tgid) && !cw_tgid_traced(next_tgid))
+	prev_traced = cw_tgid_traced(prev_tgid);
+	if (blocks && !prev_traced && cw_config.filter_enabled && cw_cause_followed(CW_CTX_TASK))
+		cw_offer(ctx, NULL, prev, CW_CTX_TASK, bpf_ktime_get_ns());
+	if (!prev_traced && !cw_tgid_traced(next_tgid))
 		return 0;
 	e = cw_reserve(sizeof(*e), CW_REC_SWITCH, CW_CTX_TASK);
 	if (!e)
@@ -72,9 +92,18 @@ static __always_inline int emit_switch(struct task_struct *prev, struct task_str
 	e->next_prio = next->prio;
 	e->prev_start = prev->start_time;
 	e->next_start = next->start_time;
+	ts = e->hdr.ts;
 	if (preempt)
 		e->hdr.flags = CW_SWITCH_PREEMPT;
+	if (blocks && prev_traced) {
+		keep = keep_or_drop(ts, true, &drop);
+		e->hdr.flags = CW_SWITCH_WAIT;
+	}
+	e->keep = keep;
 	cw_submit(e);
+	if (!drop)
+		cw_sample_stacks(ctx, NULL, prev, CW_REC_SAMPLE_OFFCPU, CW_CTX_TASK, ts, keep,
+				 CW_SAMPLE_EVERY_WAIT | CW_SAMPLE_AT_SWITCH);
 out:
 	/* The last thread of a traced process is gone: its tgid may now be
 	 * reused by an unrelated process, so forget it. */
@@ -95,13 +124,13 @@ SEC("tp_btf/sched_switch")
 int BPF_PROG(handle_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
 	     unsigned int prev_state)
 {
-	return emit_switch(prev, next, prev_state, preempt);
+	return emit_switch(ctx, prev, next, prev_state, preempt);
 }
 
 SEC("tp_btf/sched_switch")
 int BPF_PROG(handle_switch_v0, bool preempt, struct task_struct *prev, struct task_struct *next)
 {
-	return emit_switch(prev, next, cw_task_state(prev), preempt);
+	return emit_switch(ctx, prev, next, cw_task_state(prev), preempt);
 }
 
 /* ---- wakeups --------------------------------------------------------- */

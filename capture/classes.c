@@ -146,13 +146,16 @@ static const struct cw_prog_desc futex_progs[] = {
 
 
 /* sample: the tick's program runs on perf events the tracer opens; the
- * off-CPU program has sched_switch's two layouts, as sched's. */
+ * off-CPU program has sched_switch's two layouts, as sched's, and is not
+ * loaded with the sched class, whose switch takes the waits then
+ * (bpf/sched.bpf.c, cw_config.switch_waits). */
 static const struct cw_prog_desc sample_progs[] = {
 	{ .name = "handle_cpu", .tp = PERFEV_SAMPLE_EVENT, .kind = CW_PROG_PERF_EVENT,
 	  .feature = CW_FEAT_CPU_SAMPLES },
-	{ .name = "handle_offcpu", .tp = "sched_switch", .min_args = 4, .feature = CW_FEAT_OFFCPU },
+	{ .name = "handle_offcpu", .tp = "sched_switch", .min_args = 4, .feature = CW_FEAT_OFFCPU,
+	  .done_by = CW_CLASS_SCHED },
 	{ .name = "handle_offcpu_v0", .tp = "sched_switch", .min_args = 3, .max_args = 3,
-	  .feature = CW_FEAT_OFFCPU },
+	  .feature = CW_FEAT_OFFCPU, .done_by = CW_CLASS_SCHED },
 	{ .name = NULL },
 };
 

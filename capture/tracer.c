@@ -56,8 +56,14 @@ enum {
 	SHARED_PC_ADDR,
 	SHARED_SAMPLES = 6,
 	SHARED_GAPS,
-	SHARED_TRACED_BITS
+	SHARED_TRACED_BITS,
+	SHARED_OBJS_COUNT,
+	SHARED_GAPS_OPEN,
+	/* Only the objects that take stacks have these (bpf/wait.bpf.h). */
+	SHARED_SCRATCH,
+	SHARED_OFFERED,
 };
+_Static_assert(NSHARED == SHARED_OFFERED + 1, "cw_shared_maps and the SHARED_ indexes disagree");
 
 /* The budget's window (bpf/sample.bpf.c): short enough to follow a
  * change of rate within a tenth of a second, long enough to hold a few
@@ -169,12 +175,8 @@ static int setup_map(struct tracer *t, struct bpf_map *map)
 {
 	int i = shared_index(bpf_map__name(map));
 
-	/* Record scratch (bpf/sample.bpf.c): a slot per CPU and program
-	 * kind. */
 	if (i < 0)
-		return strcmp(bpf_map__name(map), "scratch")
-			       ? 0
-			       : bpf_map__set_max_entries(map, 2 * (uint32_t)t->ncpus);
+		return 0;
 	if (t->shared[i] >= 0)
 		return bpf_map__reuse_fd(map, t->shared[i]);
 	switch (i) {
@@ -188,6 +190,10 @@ static int setup_map(struct tracer *t, struct bpf_map *map)
 		return bpf_map__set_max_entries(map, (uint32_t)t->ncpus);
 	case SHARED_TRACED_BITS:
 		return bpf_map__set_max_entries(map, (uint32_t)t->traced_words);
+	case SHARED_SCRATCH:
+		/* Record scratch (bpf/wait.bpf.h): a slot per CPU and
+		 * program kind. */
+		return bpf_map__set_max_entries(map, 2 * (uint32_t)t->ncpus);
 	}
 	return 0;
 }
@@ -247,6 +253,8 @@ static int load_object(struct tracer *t, struct bpf_object *obj, const char *nam
 		if (t->shared[i] >= 0)
 			continue;
 		map = bpf_object__find_map_by_name(obj, cw_shared_maps[i]);
+		if (!map && i >= SHARED_SCRATCH)
+			continue; /* the next object that has it creates it */
 		if (!map) {
 			cw_msg("BPF object %s lacks the shared map %s", name, cw_shared_maps[i]);
 			return -ENOENT;
@@ -566,6 +574,11 @@ struct tracer *tracer__load(const struct env *env, const struct tracer_opts *opt
 	for (size_t i = 0; i < cw_nclasses; i++)
 		if (sel->c[cw_classes[i].id].status == CW_CLS_OK)
 			t->loading |= 1u << cw_classes[i].id;
+	/* The objects are opened with this setting from here on (the
+	 * context method's is not one that reads it). */
+	t->cfg.switch_waits = (t->loading & 1u << CW_CLASS_SCHED) &&
+			      (t->loading & 1u << CW_CLASS_SAMPLE) &&
+			      (t->opts.features & CW_FEAT_OFFCPU);
 	for (size_t i = 0; i < cw_nclasses && !err; i++)
 		if (sel->c[cw_classes[i].id].status == CW_CLS_OK)
 			err = load_class(t, &cw_classes[i]);

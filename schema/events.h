@@ -104,9 +104,18 @@ struct cw_task {
  * to blocking. Since 5.18 prev_state is the raw state even then, so only
  * this flag tells the two apart (format 1.1). */
 #define CW_SWITCH_PREEMPT 0x1
+/* prev blocks and the context plane takes its wait from this record
+ * (format 1.9): the wait is an off-CPU sample of the traced prev, certain,
+ * whose stacks the budget took with probability keep / 2^32; when it took
+ * them, a CW_REC_SAMPLE_OFFCPU with CW_SAMPLE_AT_SWITCH and this hdr.ts
+ * carries them. One record per blocking switch, where 1.8 wrote a switch
+ * and a sample. */
+#define CW_SWITCH_WAIT 0x2
 
 /* sched_switch. prev_state is the kernel's task state of prev at
- * switch-out (TASK_DEAD 0x80 on the final one). */
+ * switch-out (TASK_DEAD 0x80 on the final one). keep (1.9): with
+ * CW_SWITCH_WAIT, the keep probability of the wait's stacks x 2^32;
+ * else 0. */
 struct cw_switch {
 	struct cw_hdr hdr;
 	struct cw_task prev;
@@ -116,6 +125,7 @@ struct cw_switch {
 	__s32 next_prio;
 	__u64 prev_start; /* witnesses */
 	__u64 next_start;
+	__u64 keep;
 };
 
 /* sched_waking / sched_wakeup / sched_wakeup_new. waker is the current
@@ -498,6 +508,10 @@ struct cw_net_recv {
  */
 #define CW_SAMPLE_EVERY_WAIT 0x1
 #define CW_SAMPLE_NOSTACK 0x2
+/* (1.9) The stacks of the wait a CW_SWITCH_WAIT switch record with the
+ * same hdr.ts and task begins: the wait is the switch's, this record only
+ * adds its stacks. */
+#define CW_SAMPLE_AT_SWITCH 0x4
 
 #define CW_SAMPLE_MAX_FRAMES 127 /* per stack: the kernel's default perf_event_max_stack */
 #define CW_SAMPLE_NREGS_X86_64 17
@@ -686,9 +700,10 @@ CW_ASSERT_SIZE(cw_hdr, 16);
 CW_ASSERT_OFF(cw_hdr, size, 2);
 CW_ASSERT_OFF(cw_hdr, ts, 8);
 CW_ASSERT_SIZE(cw_task, 8);
-CW_ASSERT_SIZE(cw_switch, 64);
+CW_ASSERT_SIZE(cw_switch, 72);
 CW_ASSERT_OFF(cw_switch, prev_state, 32);
 CW_ASSERT_OFF(cw_switch, prev_start, 48);
+CW_ASSERT_OFF(cw_switch, keep, 64);
 CW_ASSERT_SIZE(cw_wake, 56);
 CW_ASSERT_OFF(cw_wake, wakee, 24);
 CW_ASSERT_OFF(cw_wake, waker_start, 40);

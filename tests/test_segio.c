@@ -1581,7 +1581,7 @@ static void test_dump_roundtrip(void)
 	CHECK(strstr(text, "\nrename ts=1500 cpu=0 task=101/100 old=a new=\"b#c\"\n"));
 	/* The preempt flag has a key of its own; flags says the rest. */
 	CHECK(strstr(text, "\nswitch ts=1001 cpu=1 prev=100/100 next=101/100 prev_state=0 preempt=1 prev_prio=120 next_prio=120 prev_start=5 next_start=6\n"));
-	CHECK(strstr(text, "\nswitch ts=1002 cpu=1 flags=7 prev=101/100 next=100/100 prev_state=2 preempt=1 prev_prio=120 next_prio=120\n"));
+	CHECK(strstr(text, "\nswitch ts=1002 cpu=1 flags=7 prev=101/100 next=100/100 prev_state=2 preempt=1 prev_prio=120 next_prio=120 wait=1\n"));
 	CHECK(strstr(text, "\nraw type=0x1 size=40 ts=0 cpu=0 body=0300020000000000"));
 	CHECK(strstr(text, "\n!seal final\n"));
 	copy = strdup(text);
