@@ -289,6 +289,21 @@ static __always_inline bool cw_tgid_traced(__u32 tgid)
 	return bpf_map_lookup_elem(&traced, &tgid) != NULL;
 }
 
+/*
+ * With filter_enabled, the local ports (a bit per port, TCP and UDP, IPv4
+ * and IPv6 alike) of the traced set's sockets: those it had at start
+ * (user space reads them from /proc, capture/ports.c) and those the net
+ * class learns as the capture goes (bpf/net.bpf.c). Mmapable, so that
+ * user space sets bits while the programs run.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, 65536 / 64);
+	__type(key, __u32);
+	__type(value, __u64);
+} ports SEC(".maps");
+
 /* ---- ring and accounting --------------------------------------------- */
 
 /*

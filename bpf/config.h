@@ -111,7 +111,7 @@ static const char *const cw_ctx_method_names[CW_CTXM_MAX] = {
  * its file descriptors. */
 static const char *const cw_shared_maps[] = { "edges", "counters", "traced", "pc_addr", "slots", "objs",
 						"samples", "gaps", "traced_bits", "objs_count",
-						"gaps_open", "scratch", "offered" };
+						"gaps_open", "ports", "scratch", "offered" };
 #endif
 
 #endif /* CAUSEWAY_BPF_CONFIG_H */

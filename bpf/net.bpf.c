@@ -298,11 +298,80 @@ static __always_inline void parse(struct cw_net_pkt *e, __u64 l3, __u32 avail, _
 
 /* ---- transmit --------------------------------------------------------- */
 
+/* include/linux/socket.h; part of the ABI. */
+#define CW_AF_INET 2
+#define CW_AF_INET6 10
+
+/*
+ * With filter_enabled, the traced set's local ports (bpf/causeway.bpf.h
+ * `ports`): those its sockets had at start, and those learnt here, the
+ * port a traced task sends from and the port of a packet that woke a
+ * traced task (handle_waking), or a socket a traced task puts in LISTEN
+ * (handle_sock_state). A packet sent to a port not marked can wake no
+ * traced task but one whose port is still to be learnt, so its transmit
+ * is not remembered (docs/model.md §2.3): a server's replies to its
+ * untraced clients cost one check. What this misses is the first packets
+ * to a port the traced set got after the start without listening,
+ * sending or being woken on it yet (a UDP socket bound and read): orphans
+ * that say their transmit is not in the trace, never a wrong sender. Bits
+ * are never cleared: a port the traced set used once costs its packets a
+ * transmit's work after.
+ */
+static __always_inline __u64 *port_word(__u16 port)
+{
+	__u32 i = port >> 6;
+
+	return bpf_map_lookup_elem(&ports, &i);
+}
+
+static __always_inline bool port_marked(__u16 port)
+{
+	__u64 *w = port_word(port);
+
+	return w && (*w >> (port & 63)) & 1;
+}
+
+static __always_inline void port_mark(__u16 port)
+{
+	__u64 *w = port_word(port);
+
+	if (port && w && !((*w >> (port & 63)) & 1))
+		__sync_fetch_and_or(w, 1ull << (port & 63));
+}
+
 /* Can a packet sent through @dev be received in this host? A device
  * with a parent is a physical one, whose packets leave it. */
 static __always_inline bool dev_local(const struct net_device *dev)
 {
 	return !dev->dev.parent;
+}
+
+/*
+ * With filter_enabled: might @skb wake a traced task? Not when its socket
+ * says where it goes and no traced socket was seen at that port. A
+ * socket-less packet, another family, or a socket without a peer port
+ * (unconnected UDP) might. The sender's own port is learnt here when a
+ * traced task sends from it, in task context: in a softirq the current
+ * task is an interrupted one, whose CPU delivers and acknowledges the
+ * packets of others (a client's ACK sent while its server runs). The
+ * context is read only for a port not marked yet.
+ */
+static __always_inline bool xmit_wanted(const struct sk_buff *skb)
+{
+	const struct sock *sk = skb->sk;
+	__u16 family, sport, dport;
+
+	if (!sk)
+		return true;
+	family = sk->__sk_common.skc_family;
+	if (family != CW_AF_INET && family != CW_AF_INET6)
+		return true;
+	sport = sk->__sk_common.skc_num;
+	if (!port_marked(sport) && cw_tgid_traced(bpf_get_current_pid_tgid() >> 32) &&
+	    cw_context() == CW_CTX_TASK)
+		port_mark(sport);
+	dport = bpf_ntohs(sk->__sk_common.skc_dport);
+	return !dport || port_marked(dport);
 }
 
 SEC("tp_btf/net_dev_queue")
@@ -317,6 +386,14 @@ int BPF_PROG(handle_xmit, struct sk_buff *skb)
 	head = as_number(c, skb->head);
 	if (!(t = sent_of(head)))
 		return 0;
+	if (cw_config.filter_enabled && !xmit_wanted(skb)) {
+		/* Not remembered, but an older transmit of this buffer
+		 * (dropped before its receipt) must not stay to be taken
+		 * for this one's. */
+		if (t->skb && t->head == head)
+			t->skb = 0;
+		return 0;
+	}
 	now = bpf_ktime_get_ns();
 	if (t->skb && now - t->ts < CW_NET_SENT_YOUNG_NS && !(t->skb == key && t->head == head))
 		cw_count_lost(CW_RING_MAP, CW_CLASS_NET);
@@ -328,6 +405,20 @@ int BPF_PROG(handle_xmit, struct sk_buff *skb)
 	t->cpu = bpf_get_smp_processor_id();
 	cw_current(&t->task, &t->task_start);
 	t->check = sent_check(t);
+	return 0;
+}
+
+/* include/net/tcp_states.h; part of the ABI of inet_sock_set_state. */
+#define CW_TCP_LISTEN 10
+
+/* A traced task's socket starts listening: its port is the traced set's
+ * from now (the connections it accepts have it too). */
+SEC("tp_btf/inet_sock_set_state")
+int BPF_PROG(handle_sock_state, const struct sock *sk, const int oldstate, const int newstate)
+{
+	if (cw_config.filter_enabled && newstate == CW_TCP_LISTEN &&
+	    cw_tgid_traced(bpf_get_current_pid_tgid() >> 32))
+		port_mark(sk->__sk_common.skc_num);
 	return 0;
 }
 
@@ -390,9 +481,13 @@ int BPF_PROG(handle_receive, struct sk_buff *skb)
 	e = &c->rx;
 	e->p.hdr.type = CW_REC_NET_RECV;
 	e->p.hdr.size = sizeof(*e);
-	e->rx_ts = bpf_ktime_get_ns();
 	e->rx_cpu = bpf_get_smp_processor_id();
 	if (from) {
+		/* Placed at its transmit: the receipt's time is read at the
+		 * first recorded wakeup, in this softirq, if one comes
+		 * (handle_waking); most packets wake nothing recorded, and a
+		 * clock read was a fifth of this program. */
+		e->rx_ts = 0;
 		e->p.hdr.ts = m.ts;
 		e->p.hdr.cpu = m.cpu;
 		e->p.hdr.ctx = m.ctx;
@@ -400,6 +495,9 @@ int BPF_PROG(handle_receive, struct sk_buff *skb)
 		e->p.task = m.task;
 		e->p.task_start = m.task_start;
 	} else {
+		/* Born here: placed at its receipt, before any wake it
+		 * raises. */
+		e->rx_ts = bpf_ktime_get_ns();
 		e->p.hdr.ts = e->rx_ts;
 		e->p.hdr.cpu = e->rx_cpu;
 		e->p.hdr.ctx = CW_CTX_SOFTIRQ;
@@ -436,8 +534,13 @@ int BPF_PROG(handle_waking, struct task_struct *p)
 	e = cw_reserve(sizeof(*e), CW_REC_NET_RECV, CW_CTX_SOFTIRQ);
 	if (!e)
 		return 0;
+	if (!c->rx.rx_ts)
+		c->rx.rx_ts = e->p.hdr.ts; /* the clock cw_reserve read */
 	__builtin_memcpy(e, &c->rx, sizeof(*e));
 	cw_submit(e);
+	/* A traced task is woken through this port (docs/model.md §2.3). */
+	if (cw_config.filter_enabled)
+		port_mark(c->rx.p.dport);
 	s->emitted = 1;
 	c->rx_skb = 0;
 	return 0;

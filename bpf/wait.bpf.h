@@ -295,7 +295,11 @@ static __always_inline __u64 keep_or_drop(__u64 ts, bool offcpu, bool *drop)
 	if ((__u64)bpf_get_prandom_u32() < keep)
 		return keep;
 	*drop = true;
-	cw_count_slot(CW_COUNTER_DECIMATED);
+	/* An off-CPU wait whose stacks were not taken is still a record
+	 * (its switch's, or a stackless sample), which the capture counts
+	 * as it drains them (capture/account.c); a tick is not written. */
+	if (!offcpu)
+		cw_count_slot(CW_COUNTER_DECIMATED);
 	return keep;
 }
 

@@ -101,7 +101,9 @@ static const struct cw_prog_desc timer_progs[] = {
 
 /* net: the entries of GRO and list receive mark their skbs, whose
  * receipt then sets no cause (bpf/net.bpf.c); netif_receive_skb_exit
- * only closes a packet's window earlier than its NAPI poll's end. */
+ * only closes a packet's window earlier than its NAPI poll's end;
+ * inet_sock_set_state learns the traced set's listening ports, without
+ * which a new listener's first clients are orphans. */
 static const struct cw_prog_desc net_progs[] = {
 	{ .name = "handle_xmit", .tp = "net_dev_queue", .min_args = 1, .max_args = 1 },
 	{ .name = "handle_receive", .tp = "netif_receive_skb", .min_args = 1, .max_args = 1 },
@@ -112,6 +114,7 @@ static const struct cw_prog_desc net_progs[] = {
 	{ .name = "handle_gro_receive", .tp = "napi_gro_receive_entry" },
 	{ .name = "handle_gro_frags", .tp = "napi_gro_frags_entry" },
 	{ .name = "handle_receive_list", .tp = "netif_receive_skb_list_entry" },
+	{ .name = "handle_sock_state", .tp = "inet_sock_set_state", .optional = true },
 	{ .name = NULL },
 };
 

@@ -44,6 +44,7 @@
 #include "capture/log.h"
 #include "capture/options.h"
 #include "capture/perfev.h"
+#include "capture/ports.h"
 #include "capture/probe.h"
 #include "capture/tracer.h"
 #include "context.skel.h"
@@ -59,6 +60,7 @@ enum {
 	SHARED_TRACED_BITS,
 	SHARED_OBJS_COUNT,
 	SHARED_GAPS_OPEN,
+	SHARED_PORTS,
 	/* Only the objects that take stacks have these (bpf/wait.bpf.h). */
 	SHARED_SCRATCH,
 	SHARED_OFFERED,
@@ -97,7 +99,12 @@ struct tracer {
 	 * first object is loaded; a word per 64 tgids below pid_max. */
 	uint64_t *traced_bits;
 	size_t traced_words;
+	/* The traced set's local ports (bpf/causeway.bpf.h `ports`),
+	 * mapped with the traced set's bitmap. */
+	uint64_t *ports;
 };
+
+#define PORTS_BYTES (65536 / 8)
 
 /* The unread bytes past which the programs wake the consumer
  * (bpf/causeway.bpf.h cw_submit): none for a ring of RING_OUTLASTS or more,
@@ -270,6 +277,14 @@ static int load_object(struct tracer *t, struct bpf_object *obj, const char *nam
 		if (m == MAP_FAILED)
 			return -errno;
 		t->traced_bits = m;
+	}
+	if (!t->ports) {
+		void *m = mmap(NULL, PORTS_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED,
+			       t->shared[SHARED_PORTS], 0);
+
+		if (m == MAP_FAILED)
+			return -errno;
+		t->ports = m;
 	}
 	return 0;
 }
@@ -610,6 +625,11 @@ int tracer__trace(struct tracer *t, pid_t tgid)
 	/* The programs set and clear other bits of the word meanwhile. */
 	if (key / 64 < t->traced_words)
 		__atomic_fetch_or(&t->traced_bits[key / 64], 1ull << (key % 64), __ATOMIC_SEQ_CST);
+	/* The ports its sockets already have: a server's listening one
+	 * above all, so that its first clients' packets are remembered
+	 * (bpf/net.bpf.c). */
+	if (t->ports && (t->loading & 1u << CW_CLASS_NET))
+		ports__mark(tgid, t->ports);
 	return 0;
 }
 
@@ -912,6 +932,8 @@ void tracer__free(struct tracer *t)
 		bpf_object__close(t->objs[i]);
 	if (t->traced_bits)
 		munmap(t->traced_bits, t->traced_words * sizeof(uint64_t));
+	if (t->ports)
+		munmap(t->ports, PORTS_BYTES);
 	for (size_t i = 0; i < NSHARED; i++)
 		if (t->shared[i] >= 0)
 			close(t->shared[i]);

@@ -458,7 +458,10 @@ struct cw_net_pkt {
  *    host, or its transmit was not remembered): hdr is the receipt's and
  *    p.task is 0.
  * The addresses, len and ifindex are the receipt's; rx_ts and rx_cpu say
- * when and where the receipt was.
+ * when and where the receipt was. Since 1.9 rx_ts of a packet whose
+ * transmit was remembered is read at the wakeup that writes the record,
+ * in the same softirq, a few microseconds after the receipt, which then
+ * reads no clock (most packets wake nothing recorded).
  */
 struct cw_net_recv {
 	struct cw_net_pkt p;
