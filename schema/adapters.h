@@ -49,7 +49,8 @@ static const struct cw_adapter_probe cw_adapter_probes[] = {
 	{ "causeway", "resource_wait_begin", 0, 0 },
 	{ "causeway", "resource_wait_end", 0, 0 },
 	{ "postgresql", "query__start", 0, 0 },
-	{ "postgresql", "query__done", 0, 0 },
+	/* The text again: the request is its start's, named there. */
+	{ "postgresql", "query__done", CW_USDT_NO_STR, 0 },
 	{ "postgresql", "lock__wait__start", CW_USDT_NO_STR, 0 },
 	{ "postgresql", "lock__wait__done", CW_USDT_NO_STR, 0 },
 	{ "postgresql", "lwlock__wait__start", 0, 0 },
