@@ -145,6 +145,20 @@ static __always_inline __u64 cw_this_rq(void)
 	return (__u64)rq;
 }
 
+/*
+ * A kernel address as a read-only pointer the verifier lets a program
+ * load through directly, faults handled as for bpf_probe_read_kernel()
+ * (6.2+). Weak: a kernel without it resolves it to 0, and the branch
+ * that calls it is pruned (as context.bpf.c's cw_ksym_exists()).
+ */
+extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym __weak;
+
+/* Any kernel struct that starts with an int: the preempt count is read
+ * as its first member. */
+struct static_key___cw {
+	atomic_t enabled;
+} __attribute__((preserve_access_index));
+
 /* @return 0 and *pc, or -1 when the count cannot be read. */
 static __always_inline int cw_preempt_count(__u32 *pc)
 {
@@ -172,6 +186,15 @@ static __always_inline int cw_preempt_count(__u32 *pc)
 	}
 	if (!*addr)
 		return -1;
+	/* A load, where bpf_probe_read_kernel() is a helper call: this
+	 * runs in most programs, at most events. */
+	if (&bpf_rdonly_cast) {
+		const struct static_key___cw *k = bpf_rdonly_cast(
+			(void *)*addr, bpf_core_type_id_kernel(struct static_key___cw));
+
+		*pc = k->enabled.counter;
+		return 0;
+	}
 	return bpf_probe_read_kernel(pc, sizeof(*pc), (void *)*addr) ? -1 : 0;
 #endif
 }
