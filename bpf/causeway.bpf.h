@@ -46,26 +46,24 @@ struct {
 	__type(value, struct cw_counter);
 } counters SEC(".maps");
 
-/* Per CPU: the run of edge ring reservation failures not yet reported by a
- * cw_gap record (cw_reserve below; struct cw_gap_run in bpf/config.h). */
+/* Per CPU: the run of edge ring reservation failures not yet reported by
+ * a cw_gap record (cw_reserve below), and the bytes written to each ring
+ * since this CPU last woke the consumer (cw_submit): struct cw_ring_cpu
+ * in bpf/config.h. Every record reads it, and the same line on the same
+ * CPU stays warm where a shared one would bounce between CPUs. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
-	__type(value, struct cw_gap_run);
-} gaps SEC(".maps");
+	__type(value, struct cw_ring_cpu);
+} ring_cpu SEC(".maps");
 
-/* How many CPUs have a run in `gaps` not yet reported: what a
- * reservation that succeeds reads, one load of a word that is written
- * only where reservations fail, so that it looks at this CPU's run only
- * when some CPU has one. Never below the runs open: raised before a run
- * is opened, lowered after it is reported. */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, __s64);
-} gaps_open SEC(".maps");
+static __always_inline struct cw_ring_cpu *cw_ring_cpu(void)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(&ring_cpu, &zero);
+}
 
 /* Edge plane: never sampled; a burst of samples can never push edges out
  * because samples get their own ring. Size set by user space. */
@@ -362,31 +360,21 @@ static __always_inline void cw_count_slot(__u32 key)
  */
 static __always_inline void cw_gap_note(void)
 {
-	__u32 key = 0;
-	struct cw_gap_run *g = bpf_map_lookup_elem(&gaps, &key);
-	__s64 *open = bpf_map_lookup_elem(&gaps_open, &key);
+	struct cw_ring_cpu *g = cw_ring_cpu();
 	__u64 now = bpf_ktime_get_ns();
 
-	if (!g || !open)
+	if (!g)
 		return;
-	if (!g->lost) {
-		__sync_fetch_and_add(open, 1);
+	if (!g->lost)
 		g->first = now;
-	}
 	g->last = now;
 	g->lost++;
 }
 
-static __always_inline void cw_gap_report(void)
+static __always_inline void cw_gap_report(struct cw_ring_cpu *g)
 {
-	__u32 key = 0;
-	__s64 *open = bpf_map_lookup_elem(&gaps_open, &key);
-	struct cw_gap_run *g;
 	struct cw_gap *r;
 
-	if (!open || *open <= 0)
-		return;
-	g = bpf_map_lookup_elem(&gaps, &key);
 	if (!g || !g->lost)
 		return;
 	r = bpf_ringbuf_reserve(&edges, sizeof(*r), 0);
@@ -401,7 +389,6 @@ static __always_inline void cw_gap_report(void)
 	r->first_ns = g->first;
 	r->lost = g->lost;
 	g->lost = 0;
-	__sync_fetch_and_add(open, -1);
 	bpf_ringbuf_submit(r, BPF_RB_NO_WAKEUP);
 }
 
@@ -415,7 +402,7 @@ static __always_inline void *cw_reserve(__u32 size, __u16 type, __u8 ctx)
 		cw_gap_note();
 		return NULL;
 	}
-	cw_gap_report();
+	cw_gap_report(cw_ring_cpu());
 	h->type = type;
 	h->size = size;
 	h->cpu = bpf_get_smp_processor_id();
@@ -439,22 +426,37 @@ static __always_inline void *cw_reserve(__u32 size, __u16 type, __u8 ctx)
 	} while (0)
 
 /*
- * Submit without waking the consumer: one wakeup per event would cost more
- * than the event, and even asking how much is unread (bpf_ringbuf_query)
- * cost 50 to 150 ns a record here. The consumer looks every 10 ms
- * instead (capture/loop.c, POLL_MS), which a ring of a few MiB outlasts;
- * only a smaller one (--edge-ring) wakes it, past wakeup_bytes unread, so
- * that it fills in bursts, not for the whole poll. cw_config is constant
- * to the verifier, so the default rings' programs hold no query at all.
+ * Whether a record of @size bytes written now to ring @ring (0 edges, 1
+ * samples) wakes the consumer. One wakeup per record would cost more than
+ * the record, and asking the ring how much is unread (bpf_ringbuf_query)
+ * cost 50 to 150 ns a record here; so each CPU counts what it wrote since
+ * it last looked (the line stays warm on its CPU), and looks only once it
+ * has written @every bytes (capture/tracer.c: an eighth of the ring over
+ * the CPUs). Then it wakes the consumer, and while the ring is still an
+ * eighth full the consumer is behind: the CPU looks and wakes it again at
+ * every record, which also slows the writer down until the consumer
+ * catches up, rather than losing edges; the ring's own query-based
+ * wakeup did so at every record. The consumer polls every 10 ms for the
+ * rest (capture/loop.c).
  */
+static __always_inline __u64 cw_wakeup(void *ringmap, __u32 ring, __u32 size, __u64 every)
+{
+	struct cw_ring_cpu *c = cw_ring_cpu();
+	__u64 *unwoken;
+
+	if (!c || !every)
+		return BPF_RB_NO_WAKEUP;
+	unwoken = &c->unwoken[ring & 1];
+	*unwoken += size;
+	if (*unwoken < every)
+		return BPF_RB_NO_WAKEUP;
+	*unwoken = bpf_ringbuf_query(ringmap, BPF_RB_AVAIL_DATA) >= every * cw_config.ncpus ? every : 0;
+	return BPF_RB_FORCE_WAKEUP;
+}
+
 static __always_inline void cw_submit(void *rec)
 {
-	__u64 flags = BPF_RB_NO_WAKEUP;
-
-	if (cw_config.wakeup_bytes &&
-	    bpf_ringbuf_query(&edges, BPF_RB_AVAIL_DATA) >= cw_config.wakeup_bytes)
-		flags = BPF_RB_FORCE_WAKEUP;
-	bpf_ringbuf_submit(rec, flags);
+	bpf_ringbuf_submit(rec, cw_wakeup(&edges, 0, ((struct cw_hdr *)rec)->size, cw_config.wakeup_bytes));
 }
 
 /* ---- cause slots (format 1.2) ----------------------------------------- */

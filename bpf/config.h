@@ -31,10 +31,11 @@ enum {
  * the verifier sees them as constants and prunes what they switch off.
  */
 struct cw_bpf_config {
-	/* Rings too small to outlast the consumer's poll (capture/loop.c):
-	 * wake it past this many unread bytes; 0: never (the default
-	 * rings), which spares every record the query. */
+	/* Wake the consumer when this CPU has written this many bytes to
+	 * the edge ring, or the sample ring, since it last did
+	 * (bpf/causeway.bpf.h cw_wakeup), out of ncpus CPUs. */
 	__u64 wakeup_bytes, sample_wakeup_bytes;
+	__u64 ncpus;
 	__s64 pc_delta;	     /* CW_CTXM_RUNQUEUE: preempt count - runqueues */
 	__u32 self_tgid;     /* the capture itself: never recorded */
 	__u8 filter_enabled; /* 0: system-wide; 1: only the traced set */
@@ -86,12 +87,15 @@ struct cw_traced {
 #define CW_COUNTER_TIMER_ARMS (CW_COUNTER_DECIMATED + 2)
 #define CW_COUNTER_SLOTS (CW_COUNTER_DECIMATED + 3)
 
-/* The gaps map's value (bpf/causeway.bpf.h): a CPU's run of failed edge
- * reservations not yet reported by a cw_gap record; user space reports
- * the runs still open at the close (capture/account.c). */
-struct cw_gap_run {
+/* The ring map's value (bpf/causeway.bpf.h), one per CPU: the run of failed
+ * edge reservations not yet reported by a cw_gap record (lost, first,
+ * last; user space reports the runs still open at the close,
+ * capture/account.c), and the bytes this CPU wrote to each ring since it
+ * last woke the consumer. */
+struct cw_ring_cpu {
 	__u64 lost;
 	__u64 first, last;
+	__u64 unwoken[2]; /* edges, samples */
 };
 
 /* include/linux/sched.h; part of the ABI of the sched_switch prev_state. */
@@ -110,8 +114,8 @@ static const char *const cw_ctx_method_names[CW_CTXM_MAX] = {
  * creates once: the first object loaded creates them, the others reuse
  * its file descriptors. */
 static const char *const cw_shared_maps[] = { "edges", "counters", "traced", "pc_addr", "slots", "objs",
-						"samples", "gaps", "traced_bits", "objs_count",
-						"gaps_open", "ports", "scratch", "offered" };
+						"samples", "ring_cpu", "traced_bits", "objs_count",
+						"ports", "scratch", "offered" };
 #endif
 
 #endif /* CAUSEWAY_BPF_CONFIG_H */

@@ -272,13 +272,7 @@ static __always_inline void emit(void *ctx, __u16 type, __u8 hctx, __u64 ts, __u
 	if (off > SCRATCH_BYTES)
 		return;
 	s->hdr.size = off;
-	/* No wakeup, but for a small ring, as for edges (cw_submit). */
-	if (bpf_ringbuf_output(&samples, b, off,
-			       cw_config.sample_wakeup_bytes &&
-					       bpf_ringbuf_query(&samples, BPF_RB_AVAIL_DATA) >=
-						       cw_config.sample_wakeup_bytes
-				       ? BPF_RB_FORCE_WAKEUP
-				       : BPF_RB_NO_WAKEUP))
+	if (bpf_ringbuf_output(&samples, b, off, cw_wakeup(&samples, 1, off, cw_config.sample_wakeup_bytes)))
 		cw_count_lost(CW_RING_SAMPLE, CW_CLASS_SAMPLE);
 }
 

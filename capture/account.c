@@ -177,15 +177,15 @@ int account__flush(struct account *a, struct cw_writer *w, uint64_t now)
 	return 0;
 }
 
-int account__flush_gaps(struct account *a, struct cw_writer *w, int gaps_fd)
+int account__flush_gaps(struct account *a, struct cw_writer *w, int ring_cpu_fd)
 {
-	struct cw_gap_run *runs = calloc((size_t)a->ncpus, sizeof(*runs));
+	struct cw_ring_cpu *runs = calloc((size_t)a->ncpus, sizeof(*runs));
 	uint32_t key = 0;
 	int err = 0;
 
 	if (!runs)
 		return -ENOMEM;
-	if (gaps_fd < 0 || bpf_map_lookup_elem(gaps_fd, &key, runs)) {
+	if (ring_cpu_fd < 0 || bpf_map_lookup_elem(ring_cpu_fd, &key, runs)) {
 		free(runs);
 		return 0; /* no runs to read: the accounting windows stand */
 	}

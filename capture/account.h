@@ -50,9 +50,9 @@ int account__flush(struct account *a, struct cw_writer *w, uint64_t now);
 /*
  * At the close, with the programs detached: write the runs of edge
  * reservation failures that no successful reservation reported since
- * (bpf/causeway.bpf.h, cw_gap), from the per-CPU map @gaps_fd.
+ * (bpf/causeway.bpf.h, cw_gap), from the per-CPU map @ring_cpu_fd.
  */
-int account__flush_gaps(struct account *a, struct cw_writer *w, int gaps_fd);
+int account__flush_gaps(struct account *a, struct cw_writer *w, int ring_cpu_fd);
 
 /*
  * Count @n events of (@ring, @class) lost on @cpu outside the BPF

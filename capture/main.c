@@ -527,7 +527,7 @@ static enum stop_reason close_trace(struct capture *c, enum stop_reason stop)
 	/* The close has its reserve under --max-size. */
 	c->mf.end_ns = clock__now();
 	cw_writer__set_limit(c->w, c->env->max_size);
-	err = account__flush_gaps(c->acct, c->w, tracer__gaps_fd(c->tracer));
+	err = account__flush_gaps(c->acct, c->w, tracer__ring_cpu_fd(c->tracer));
 	err = err ?: account__flush(c->acct, c->w, c->mf.end_ns);
 	err = err ?: cw_writer__seal(c->w, CW_SEG_EVENTS);
 	count(c, &c->mf.c);

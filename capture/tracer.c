@@ -56,10 +56,9 @@ enum {
 	SHARED_TRACED,
 	SHARED_PC_ADDR,
 	SHARED_SAMPLES = 6,
-	SHARED_GAPS,
+	SHARED_RING_CPU,
 	SHARED_TRACED_BITS,
 	SHARED_OBJS_COUNT,
-	SHARED_GAPS_OPEN,
 	SHARED_PORTS,
 	/* Only the objects that take stacks have these (bpf/wait.bpf.h). */
 	SHARED_SCRATCH,
@@ -106,14 +105,15 @@ struct tracer {
 
 #define PORTS_BYTES (65536 / 8)
 
-/* The unread bytes past which the programs wake the consumer
- * (bpf/causeway.bpf.h cw_submit): none for a ring of RING_OUTLASTS or more,
- * which the consumer's poll every 10 ms outlasts at any rate seen (an
- * 8 MiB ring took 50 MB/s of records); an eighth of a smaller one. */
-#define RING_OUTLASTS (2u << 20)
-static uint64_t ring_wakeup(uint32_t ring_bytes)
+/* The bytes a CPU writes to a ring of @ring_bytes before it wakes the
+ * consumer (bpf/causeway.bpf.h cw_wakeup): an eighth of the ring shared
+ * by the CPUs, so that with all of them writing the consumer is called
+ * at an eighth full, as the ring's own query-based wakeup once did. */
+static uint64_t ring_wakeup(uint32_t ring_bytes, int ncpus)
 {
-	return ring_bytes >= RING_OUTLASTS ? 0 : ring_bytes / 8;
+	uint64_t b = ring_bytes / 8 / (uint64_t)(ncpus > 0 ? ncpus : 1);
+
+	return b ? b : 1;
 }
 
 /* Words of the traced set's bitmap: the kernel's pid_max, which no tgid
@@ -569,8 +569,9 @@ struct tracer *tracer__load(const struct env *env, const struct tracer_opts *opt
 	t->ncpus = libbpf_num_possible_cpus();
 	t->cfg.self_tgid = (__u32)opts->self;
 	t->cfg.filter_enabled = opts->filter;
-	t->cfg.wakeup_bytes = ring_wakeup(t->edge_ring_bytes);
-	t->cfg.sample_wakeup_bytes = ring_wakeup(t->sample_ring_bytes);
+	t->cfg.ncpus = (__u64)(t->ncpus > 0 ? t->ncpus : 1);
+	t->cfg.wakeup_bytes = ring_wakeup(t->edge_ring_bytes, t->ncpus);
+	t->cfg.sample_wakeup_bytes = ring_wakeup(t->sample_ring_bytes, t->ncpus);
 	t->cfg.sample_period_ns = t->sample_period_ns;
 	t->cfg.sample_stack_bytes = env->dwarf_stack;
 	t->cfg.sample_window_ns = SAMPLE_WINDOW_NS;
@@ -913,9 +914,9 @@ int tracer__counters_fd(const struct tracer *t)
 	return t->shared[SHARED_COUNTERS];
 }
 
-int tracer__gaps_fd(const struct tracer *t)
+int tracer__ring_cpu_fd(const struct tracer *t)
 {
-	return t->shared[SHARED_GAPS];
+	return t->shared[SHARED_RING_CPU];
 }
 
 void tracer__free(struct tracer *t)

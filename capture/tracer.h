@@ -83,7 +83,7 @@ int tracer__sample_ring_fd(const struct tracer *t);
 bool tracer__is_traced(const struct tracer *t, uint32_t tgid);
 int tracer__counters_fd(const struct tracer *t);
 /* The per-CPU runs of edge reservation failures (bpf/causeway.bpf.h). */
-int tracer__gaps_fd(const struct tracer *t);
+int tracer__ring_cpu_fd(const struct tracer *t);
 
 /* The loaded object of class @class_id (CW_CLASS_*), for a module that
  * attaches its programs itself (capture/usdt.c), or NULL. */
