@@ -12,6 +12,9 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 # changes nobody else's setting and cannot be turned off by another
 # benchmark meanwhile. @return 1 when the kernel refused.
 bpf_stats_hold() { # scratch-file
+	# A file left by an earlier hold would be read before the new
+	# process truncates it.
+	rm -f "$1"
 	python3 -c 'import ctypes, signal
 attr = ctypes.c_uint32(0)  # BPF_STATS_RUN_TIME
 fd = ctypes.CDLL(None, use_errno=True).syscall(321, 32, ctypes.byref(attr), 4)  # SYS_bpf, BPF_ENABLE_STATS
