@@ -206,13 +206,53 @@ static __always_inline __u64 as_number(struct net_cpu *c, const void *p)
 	return *n;
 }
 
-/* The net_sent entry for data buffer @head: indexed by the buffer, not
- * the skb, whose pointer the verifier lets no program hash. */
-static __always_inline struct sent *sent_of(__u64 head)
+/* The index in net_sent of the entry for data buffer @head: by the
+ * buffer, not the skb, whose pointer the verifier lets no program hash. */
+static __always_inline __u32 sent_index(__u64 head)
 {
-	__u32 i = (__u32)((head * 0x9E3779B97F4A7C15ULL) >> (64 - NET_SENT_BITS));
+	return (__u32)((head * 0x9E3779B97F4A7C15ULL) >> (64 - NET_SENT_BITS));
+}
 
+static __always_inline struct sent *sent_of(__u32 i)
+{
 	return bpf_map_lookup_elem(&net_sent, &i);
+}
+
+/*
+ * A bit per net_sent entry that may hold a transmit not yet received (2
+ * KiB, which stays in cache where the 1 MiB table does not): an entry
+ * whose bit is clear is free, so a transmit or a receipt that finds its
+ * bit clear does not load the entry, whose cache miss was most of what a
+ * transmit cost. A bit may be set over a free entry, never clear over a
+ * taken one: it is set after its entry is written, and cleared after the
+ * entry is freed, then set again if the entry was taken meanwhile
+ * (sent_free); the atomics order these on every CPU.
+ */
+__u64 net_occupied[(1u << NET_SENT_BITS) / 64];
+
+static __always_inline bool sent_maybe(__u32 i)
+{
+	return (net_occupied[(i >> 6) & ((1u << NET_SENT_BITS) / 64 - 1)] >> (i & 63)) & 1;
+}
+
+static __always_inline void sent_occupy(__u32 i)
+{
+	__u64 *w = &net_occupied[(i >> 6) & ((1u << NET_SENT_BITS) / 64 - 1)];
+
+	if (!((*w >> (i & 63)) & 1))
+		__sync_fetch_and_or(w, 1ull << (i & 63));
+}
+
+/* Entry @t (index @i) is free now: its bit goes, unless another transmit
+ * took the entry meanwhile. */
+static __always_inline void sent_free(struct sent *t, __u32 i)
+{
+	__u64 *w = &net_occupied[(i >> 6) & ((1u << NET_SENT_BITS) / 64 - 1)];
+
+	t->skb = 0;
+	__sync_fetch_and_and(w, ~(1ull << (i & 63)));
+	if (*(volatile __u64 *)&t->skb)
+		__sync_fetch_and_or(w, 1ull << (i & 63));
 }
 
 /* Does @skb carry a NAPI's id? The field holds the sending CPU + 1 on
@@ -380,22 +420,27 @@ int BPF_PROG(handle_xmit, struct sk_buff *skb)
 	struct net_cpu *c = net_cpu();
 	__u64 key = (__u64)skb, head, now;
 	struct sent *t;
+	bool maybe;
+	__u32 i;
 
 	if (!c || !dev_local(skb->dev))
 		return 0;
 	head = as_number(c, skb->head);
-	if (!(t = sent_of(head)))
+	i = sent_index(head);
+	if (!(t = sent_of(i)))
 		return 0;
+	maybe = sent_maybe(i);
 	if (cw_config.filter_enabled && !xmit_wanted(skb)) {
 		/* Not remembered, but an older transmit of this buffer
 		 * (dropped before its receipt) must not stay to be taken
 		 * for this one's. */
-		if (t->skb && t->head == head)
-			t->skb = 0;
+		if (maybe && t->skb && t->head == head)
+			sent_free(t, i);
 		return 0;
 	}
 	now = bpf_ktime_get_ns();
-	if (t->skb && now - t->ts < CW_NET_SENT_YOUNG_NS && !(t->skb == key && t->head == head))
+	if (maybe && t->skb && now - t->ts < CW_NET_SENT_YOUNG_NS &&
+	    !(t->skb == key && t->head == head))
 		cw_count_lost(CW_RING_MAP, CW_CLASS_NET);
 	t->check = 0;
 	t->skb = key;
@@ -405,6 +450,7 @@ int BPF_PROG(handle_xmit, struct sk_buff *skb)
 	t->cpu = bpf_get_smp_processor_id();
 	cw_current(&t->task, &t->task_start);
 	t->check = sent_check(t);
+	sent_occupy(i);
 	return 0;
 }
 
@@ -437,12 +483,13 @@ static __always_inline void close_packet(void)
  * its entry freed: is there one, whole? */
 static __always_inline bool take_sent(__u64 skb, __u64 head, struct sent *m)
 {
-	struct sent *t = sent_of(head);
+	__u32 i = sent_index(head);
+	struct sent *t;
 
-	if (!t || t->skb != skb || t->head != head)
+	if (!sent_maybe(i) || !(t = sent_of(i)) || t->skb != skb || t->head != head)
 		return false;
 	__builtin_memcpy(m, t, sizeof(*m));
-	t->skb = 0;
+	sent_free(t, i);
 	return m->skb == skb && m->head == head && m->check == sent_check(m);
 }
 
