@@ -97,6 +97,7 @@ $(BUILD)/format_md.h: schema/format.md
 	$(Q){ echo 'static const char cw_format_md[] ='; \
 	  sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' $<; echo ';'; } > $@
 $(BUILD)/tests/test_records: $(BUILD)/format_md.h
+$(BUILD)/tests/test_db: $(BUILD)/tables_sql.h
 
 $(BUILD)/lib/%.o: lib/%.c $(HEADERS)
 	$(call msg,CC,$@)

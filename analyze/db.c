@@ -14,13 +14,20 @@
 #define INDEX_MARKER "-- @@INDEXES@@"
 
 enum { ST_NODE, ST_EDGE, ST_EXEC, ST_BREAK, ST_DIAG, ST_META, ST_FRAME, ST_STACK, ST_STACK_FRAME,
-       ST_SAMPLE, ST_WAIT, ST_ATTR, ST_REASON, ST_N };
+       ST_SAMPLE, ST_WAIT, ST_ATTR_REASON, ST_ATTR_REASON_FIND, ST_EDGE_REASON,
+       ST_EDGE_REASON_FIND, ST_SCOPE, ST_SCOPE_FIND, ST_NAME, ST_N };
 
+/* The row tables behind the views nodes, edges and samples
+ * (schema/tables.sql says why they are coded) in their column order. */
 static const char *const stmt_sql[ST_N] = {
-	[ST_NODE] = "INSERT INTO nodes(id,type,scope,key,generation,pid,tid,name,start_ns,end_ns,"
-		    "start_seen,traced) VALUES(?,?,?,?,?,?,?,?,?,?,?,?)",
-	[ST_EDGE] = "INSERT INTO edges(id,type,src,dst,ts,cpu,source,confidence,reason,"
+	[ST_NODE] = "INSERT INTO node_rows(id,type,key,scope,generation,start_seen,start_ns,"
+		    "end_ns,pid,tid,name,traced) VALUES(?,?,?,?,?,?,?,?,?,?,?,?)",
+	[ST_EDGE] = "INSERT INTO edge_rows(id,type,dst,ts,src,cpu,source,confidence,reason,"
 		    "interrupted_tid,addr) VALUES(?,?,?,?,?,?,?,?,?,?,?)",
+	[ST_SAMPLE] = "INSERT INTO sample_rows(thread,ts,kind,weight,weight_exact,"
+		      "inclusion_probability,attr_confidence,attr_reason,cpu,wake,"
+		      "stack_keep,stack,node,request,task,waker_request) "
+		      "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
 	[ST_EXEC] = "INSERT INTO execs(node,ts,comm,filename) VALUES(?,?,?,?)",
 	[ST_BREAK] = "INSERT INTO coverage_breaks(start_ns,end_ns,cpu,stream,lost_events,reason,"
 		     "class) VALUES(?,?,?,?,?,?,?)",
@@ -30,42 +37,67 @@ static const char *const stmt_sql[ST_N] = {
 		     "inlined) VALUES(?,?,?,?,?,?,?,?,?)",
 	[ST_STACK] = "INSERT INTO stacks(id,depth) VALUES(?,?)",
 	[ST_STACK_FRAME] = "INSERT INTO stack_frames(stack,position,frame) VALUES(?,?,?)",
-	[ST_ATTR] = "INSERT INTO attribution_rows(sample,request,task,confidence,reason,"
-		    "waker_request) VALUES(?,?,?,?,?,?)",
-	[ST_REASON] = "INSERT INTO attribution_reasons(id,reason) VALUES(?,?)",
-	[ST_SAMPLE] = "INSERT INTO samples(node,thread,ts,cpu,kind,stack,weight,"
-		      "inclusion_probability,weight_exact,wake,stack_probability) "
-		      "VALUES(?,?,?,?,?,?,?,?,?,?,?)",
 	[ST_WAIT] = "INSERT INTO resource_waits(resource,waiter,start_ns,end_ns,wake_edge,waker,"
 		    "confidence,reason) VALUES(?,?,?,?,?,?,?,?)",
+	[ST_ATTR_REASON] = "INSERT INTO attribution_reasons(id,reason) VALUES(?,?)",
+	[ST_ATTR_REASON_FIND] = "SELECT id FROM attribution_reasons WHERE reason = ?",
+	[ST_EDGE_REASON] = "INSERT INTO edge_reasons(id,reason) VALUES(?,?)",
+	[ST_EDGE_REASON_FIND] = "SELECT id FROM edge_reasons WHERE reason = ?",
+	[ST_SCOPE] = "INSERT INTO node_scopes(id,scope) VALUES(?,?)",
+	[ST_SCOPE_FIND] = "SELECT id FROM node_scopes WHERE scope = ?",
+	[ST_NAME] = "INSERT INTO node_names(id,name) VALUES(?,?)",
 };
 
 /*
- * An attribution reason, written once to attribution_reasons: a sample's
- * row names it by id (the attribution view spells it out again). Every
- * sample has a reason, and one text is shared by most of them (a trace
- * without requests gives each the same "unknown"), so spelt out per row
- * it was a third of a system-wide database. The texts come from a finite
- * set (fixed reasons, and chains of at most CW_CARRY_PATH edge types), so
- * the table is bounded by what the analyzer can say, not by the trace.
+ * A table of texts each written once, named by id in the rows
+ * (schema/tables.sql): attribution_reasons, edge_reasons, node_scopes,
+ * node_names. What the writer remembers of one is a dict: text -> id, of
+ * at most TEXTS_MAX entries and TEXTS_MAX_BYTES, emptied when full. The
+ * reasons come from a finite set (fixed strings, and attribution chains
+ * of at most CW_CARRY_PATH edge types) that never fills it; scopes and
+ * names come from the trace (ring scopes, flows, request names), without
+ * bound. A dict with a find statement never writes a text twice: one it
+ * no longer holds is looked up in its table (by the table's UNIQUE
+ * index) before it is written, so that one scope has one id, which the
+ * unique identity (type, scope, key, generation) and the numbering of
+ * generations rely on. Names have no index to look them up by (most of
+ * a name table's bytes would be in it, for names that are mostly seen
+ * once): a name the dict has forgotten is written again, under a new id.
  */
-struct reason {
+struct dict_entry {
 	struct cw_hnode hn;
 	uint64_t hash, id;
 	char text[];
 };
 
+struct dict {
+	struct cw_htab h;
+	sqlite3_stmt *add, *find; /* find NULL: a text may be written again */
+	uint64_t next_id;
+	size_t bytes;
+};
+
+/* Each dict's bounds: the frame and stack tables' (docs/model.md §4.2). */
+#define TEXTS_MAX 65536
+#define TEXTS_MAX_BYTES (16u << 20)
+
 struct cw_db {
 	sqlite3 *h;
 	sqlite3_stmt *st[ST_N];
-	struct cw_htab reasons;
-	uint64_t next_reason;
+	struct dict attr_reasons, edge_reasons, scopes, names;
 	int failed;
 };
 
-static uint64_t reason_rehash(const struct cw_hnode *n)
+static uint64_t dict_rehash(const struct cw_hnode *n)
 {
-	return cw_hentry(n, struct reason, hn)->hash;
+	return cw_hentry(n, struct dict_entry, hn)->hash;
+}
+
+static void dict_free(struct dict *d)
+{
+	cw_htab__free_entries(&d->h, offsetof(struct dict_entry, hn));
+	cw_htab__free(&d->h);
+	d->bytes = 0;
 }
 
 static int step(struct cw_db *db, sqlite3_stmt *s)
@@ -99,30 +131,99 @@ static void bind_id(sqlite3_stmt *s, int i, uint64_t v)
 		sqlite3_bind_null(s, i);
 }
 
+/* A text where "" means none (NULL), as bind_text() writes it. */
+static const char *opt_text(const char *t)
+{
+	return t && *t ? t : NULL;
+}
+
 static void bind_text(sqlite3_stmt *s, int i, const char *t)
 {
-	if (t && *t)
+	if ((t = opt_text(t)))
 		sqlite3_bind_text(s, i, t, -1, SQLITE_STATIC);
 	else
 		sqlite3_bind_null(s, i);
 }
 
+/*
+ * The id of @text in @d's table, written there the first time; 0 with
+ * *err on failure. NULL has no id (0, *err untouched): the row's column
+ * is NULL.
+ */
+static uint64_t dict_id(struct cw_db *db, struct dict *d, const char *text, int *err)
+{
+	struct dict_entry *e;
+	uint64_t h, id = 0;
+	size_t len;
+
+	if (!text)
+		return 0;
+	h = cw_hash_str(text);
+	cw_htab_for_each_possible(&d->h, e, hn, h)
+		if (e->hash == h && !strcmp(e->text, text))
+			return e->id;
+	len = strlen(text);
+	if (d->h.n >= TEXTS_MAX || d->bytes + len > TEXTS_MAX_BYTES) {
+		cw_htab__free_entries(&d->h, offsetof(struct dict_entry, hn));
+		d->bytes = 0;
+	}
+	if (d->find) {
+		int rc;
+
+		sqlite3_bind_text(d->find, 1, text, (int)len, SQLITE_STATIC);
+		rc = sqlite3_step(d->find);
+		if (rc == SQLITE_ROW)
+			id = (uint64_t)sqlite3_column_int64(d->find, 0);
+		sqlite3_reset(d->find);
+		if (rc != SQLITE_ROW && rc != SQLITE_DONE && (*err = step(db, d->find)))
+			return 0;
+	}
+	if (!id) {
+		id = ++d->next_id;
+		sqlite3_bind_int64(d->add, 1, (int64_t)id);
+		sqlite3_bind_text(d->add, 2, text, (int)len, SQLITE_STATIC);
+		if ((*err = step(db, d->add)))
+			return 0;
+	}
+	if (d->h.n >= d->h.cap && (*err = cw_htab__grow(&d->h, 64, dict_rehash, 0)))
+		return 0;
+	if (!(e = malloc(sizeof(*e) + len + 1))) {
+		*err = -ENOMEM;
+		return 0;
+	}
+	e->hash = h;
+	e->id = id;
+	memcpy(e->text, text, len + 1);
+	cw_htab__add(&d->h, &e->hn, h);
+	d->bytes += sizeof(*e) + len + 1;
+	return id;
+}
+
+/* The codes of the row tables are analyze/model.h's enums, which the views
+ * spell out (schema/tables.sql). */
 static int db_node(void *ctx, const struct cw_node *n)
 {
 	struct cw_db *db = ctx;
 	sqlite3_stmt *s = db->st[ST_NODE];
+	uint64_t scope, name;
+	int err = 0;
 
+	scope = dict_id(db, &db->scopes, n->scope, &err);
+	name = err ? 0 : dict_id(db, &db->names, opt_text(n->long_name ? n->long_name : n->name),
+				 &err);
+	if (err)
+		return err;
 	sqlite3_bind_int64(s, 1, (int64_t)n->id);
-	sqlite3_bind_text(s, 2, cw_node_type_names[n->type], -1, SQLITE_STATIC);
-	sqlite3_bind_text(s, 3, n->scope, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(s, 4, (int64_t)n->key);
+	sqlite3_bind_int(s, 2, n->type);
+	sqlite3_bind_int64(s, 3, (int64_t)n->key);
+	bind_id(s, 4, scope);
 	sqlite3_bind_int64(s, 5, n->generation);
-	bind_opt_i64(s, 6, n->pid);
-	bind_opt_i64(s, 7, n->tid);
-	bind_text(s, 8, n->long_name ? n->long_name : n->name);
-	bind_opt_i64(s, 9, n->start_ns);
-	bind_opt_i64(s, 10, n->end_ns);
-	sqlite3_bind_int(s, 11, n->start_seen);
+	sqlite3_bind_int(s, 6, n->start_seen);
+	bind_opt_i64(s, 7, n->start_ns);
+	bind_opt_i64(s, 8, n->end_ns);
+	bind_opt_i64(s, 9, n->pid);
+	bind_opt_i64(s, 10, n->tid);
+	bind_id(s, 11, name);
 	bind_opt_i64(s, 12, n->traced);
 	return step(db, s);
 }
@@ -131,18 +232,23 @@ static int db_edge(void *ctx, const struct cw_edge *e)
 {
 	struct cw_db *db = ctx;
 	sqlite3_stmt *s = db->st[ST_EDGE];
+	uint64_t reason;
+	int err = 0;
 
+	reason = dict_id(db, &db->edge_reasons, opt_text(e->reason), &err);
+	if (err)
+		return err;
 	/* The identity layer's id, so that a sample can name the edge; a
 	 * sink user without ids (0) gets SQLite's next rowid. */
 	bind_id(s, 1, e->id);
-	sqlite3_bind_text(s, 2, cw_edge_type_names[e->type], -1, SQLITE_STATIC);
-	bind_id(s, 3, e->src);
-	sqlite3_bind_int64(s, 4, (int64_t)e->dst);
-	sqlite3_bind_int64(s, 5, (int64_t)e->ts);
+	sqlite3_bind_int(s, 2, e->type);
+	sqlite3_bind_int64(s, 3, (int64_t)e->dst);
+	sqlite3_bind_int64(s, 4, (int64_t)e->ts);
+	bind_id(s, 5, e->src);
 	bind_opt_i64(s, 6, e->cpu);
-	sqlite3_bind_text(s, 7, cw_source_names[e->source], -1, SQLITE_STATIC);
-	sqlite3_bind_text(s, 8, cw_confidence_names[e->confidence], -1, SQLITE_STATIC);
-	bind_text(s, 9, e->reason);
+	sqlite3_bind_int(s, 7, e->source);
+	sqlite3_bind_int(s, 8, e->confidence);
+	bind_id(s, 9, reason);
 	bind_opt_i64(s, 10, e->interrupted);
 	bind_id(s, 11, e->addr);
 	return step(db, s);
@@ -183,72 +289,42 @@ static int db_stack(void *ctx, uint64_t id, const uint64_t *frames, uint32_t dep
 	return err;
 }
 
-/* The id of reason @text in attribution_reasons, written there the first
- * time; 0 with *err on failure. */
-static uint64_t reason_of(struct cw_db *db, const char *text, int *err)
-{
-	uint64_t h = cw_hash_str(text);
-	struct reason *e;
-	size_t len;
-
-	cw_htab_for_each_possible(&db->reasons, e, hn, h)
-		if (e->hash == h && !strcmp(e->text, text))
-			return e->id;
-	if (db->reasons.n >= db->reasons.cap &&
-	    (*err = cw_htab__grow(&db->reasons, 64, reason_rehash, 0)))
-		return 0;
-	len = strlen(text);
-	if (!(e = malloc(sizeof(*e) + len + 1))) {
-		*err = -ENOMEM;
-		return 0;
-	}
-	e->hash = h;
-	e->id = ++db->next_reason;
-	memcpy(e->text, text, len + 1);
-	cw_htab__add(&db->reasons, &e->hn, h);
-	sqlite3_bind_int64(db->st[ST_REASON], 1, (int64_t)e->id);
-	sqlite3_bind_text(db->st[ST_REASON], 2, e->text, -1, SQLITE_STATIC);
-	if ((*err = step(db, db->st[ST_REASON])))
-		return 0;
-	return e->id;
-}
-
+/* A sample and its attribution, one row (schema/tables.sql). */
 static int db_sample(void *ctx, const struct cw_sample_row *r)
 {
 	struct cw_db *db = ctx;
 	sqlite3_stmt *s = db->st[ST_SAMPLE];
-	const char *reason;
-	uint64_t reason_id = 0;
-	int64_t sample;
-	int err;
+	uint64_t reason;
+	int err = 0;
 
-	sqlite3_bind_int64(s, 1, (int64_t)r->node);
-	sqlite3_bind_int64(s, 2, (int64_t)r->thread);
-	sqlite3_bind_int64(s, 3, (int64_t)r->ts);
-	bind_opt_i64(s, 4, r->cpu);
-	sqlite3_bind_text(s, 5, r->kind == CW_SAMPLE_KIND_CPU ? "cpu" : "offcpu", -1,
-			  SQLITE_STATIC);
-	bind_id(s, 6, r->stack);
-	sqlite3_bind_int64(s, 7, (int64_t)r->weight);
-	sqlite3_bind_double(s, 8, r->inclusion_probability);
-	sqlite3_bind_int(s, 9, r->weight_exact);
+	reason = dict_id(db, &db->attr_reasons,
+			 r->attr_reason ?: r->attr_chain[0] ? r->attr_chain : NULL, &err);
+	if (err)
+		return err;
+	sqlite3_bind_int64(s, 1, (int64_t)r->thread);
+	sqlite3_bind_int64(s, 2, (int64_t)r->ts);
+	sqlite3_bind_int(s, 3, r->kind);
+	sqlite3_bind_int64(s, 4, (int64_t)r->weight);
+	sqlite3_bind_int(s, 5, r->weight_exact);
+	sqlite3_bind_double(s, 6, r->inclusion_probability);
+	sqlite3_bind_int(s, 7, r->attr_confidence);
+	bind_id(s, 8, reason);
+	bind_opt_i64(s, 9, r->cpu);
 	bind_id(s, 10, r->wake);
-	sqlite3_bind_double(s, 11, r->stack_probability);
-	if ((err = step(db, s)))
-		return err;
-	/* the sample's id, before a new reason's insert moves it */
-	sample = sqlite3_last_insert_rowid(db->h);
-	reason = r->attr_reason ?: r->attr_chain[0] ? r->attr_chain : NULL;
-	if (reason && !(reason_id = reason_of(db, reason, &err)))
-		return err;
-	s = db->st[ST_ATTR];
-	sqlite3_bind_int64(s, 1, sample);
-	bind_id(s, 2, r->request);
-	bind_id(s, 3, r->task);
-	/* the code of enum cw_confidence: the attribution view names it */
-	sqlite3_bind_int(s, 4, r->attr_confidence);
-	bind_id(s, 5, reason_id);
-	bind_id(s, 6, r->waker_request);
+	/* stack_keep (schema/tables.sql): NULL when the view reads it back
+	 * from inclusion_probability (exactly equal, not close); else the
+	 * probability times 2^32, exact both ways (a power of two), which is
+	 * the capture's keep: an integer, and SQLite keeps a REAL column's
+	 * integral value as an integer, in 4 bytes where the REAL took 8. */
+	if (r->stack_probability == r->inclusion_probability)
+		sqlite3_bind_null(s, 11);
+	else
+		sqlite3_bind_double(s, 11, r->stack_probability * 4294967296.0);
+	bind_id(s, 12, r->stack);
+	bind_id(s, 13, r->node != r->thread ? r->node : 0);
+	bind_id(s, 14, r->request);
+	bind_id(s, 15, r->task);
+	bind_id(s, 16, r->waker_request);
 	return step(db, s);
 }
 
@@ -404,6 +480,12 @@ struct cw_db *cw_db__create(const char *path, char *errbuf, size_t errlen)
 	}
 	if (write_edge_types(db, errbuf, errlen))
 		goto fail;
+	db->attr_reasons = (struct dict){ .add = db->st[ST_ATTR_REASON],
+					  .find = db->st[ST_ATTR_REASON_FIND] };
+	db->edge_reasons = (struct dict){ .add = db->st[ST_EDGE_REASON],
+					  .find = db->st[ST_EDGE_REASON_FIND] };
+	db->scopes = (struct dict){ .add = db->st[ST_SCOPE], .find = db->st[ST_SCOPE_FIND] };
+	db->names = (struct dict){ .add = db->st[ST_NAME] };
 	free(ddl);
 	return db;
 nomem:
@@ -416,7 +498,7 @@ fail:
 }
 
 /*
- * nodes.generation = row_number() OVER (PARTITION BY type, scope, key
+ * node_rows.generation = row_number() OVER (PARTITION BY type, scope, key
  * ORDER BY id) - 1, writing only the rows that change (schema/tables.sql
  * says why it is done here). The same as that UPDATE ... FROM, in one
  * sorted scan: a third of its time when nothing changes, four fifths when
@@ -424,53 +506,31 @@ fail:
  * the sorter has read every row before the first update. Sorted by key
  * first: any order of the partition's columns makes the partitions runs,
  * and SQLite's sorter compares a leading integer without unpacking the
- * rest of the row, where a leading type (the same text in most rows) made
- * every comparison a full one.
+ * rest of the row. Type and scope are codes and ids: a partition is a run
+ * of equal integers.
  */
-/* Keep a copy of @s in *@buf (grown as needed). */
-static int remember(char **buf, size_t *cap, const char *s)
-{
-	size_t n = strlen(s) + 1;
-
-	if (n > *cap) {
-		char *b = realloc(*buf, n);
-
-		if (!b)
-			return -1;
-		*buf = b;
-		*cap = n;
-	}
-	memcpy(*buf, s, n);
-	return 0;
-}
-
 static int number_generations(struct cw_db *db, char *errbuf, size_t errlen)
 {
 	sqlite3_stmt *q = NULL, *u = NULL;
-	char *type = NULL, *scope = NULL;
-	size_t type_cap = 0, scope_cap = 0;
-	int64_t key = 0, gen = 0;
+	int64_t key = 0, type = 0, scope = 0, gen = 0;
 	int rc, first = 1, err = 0;
 
-	if (sqlite3_prepare_v2(db->h, "SELECT id, type, scope, key, generation FROM nodes"
+	if (sqlite3_prepare_v2(db->h, "SELECT id, type, scope, key, generation FROM node_rows"
 				      " ORDER BY key, type, scope, id", -1, &q, NULL) != SQLITE_OK ||
-	    sqlite3_prepare_v2(db->h, "UPDATE nodes SET generation = ? WHERE id = ?", -1, &u,
+	    sqlite3_prepare_v2(db->h, "UPDATE node_rows SET generation = ? WHERE id = ?", -1, &u,
 			       NULL) != SQLITE_OK)
 		goto fail;
 	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
-		const char *t = (const char *)sqlite3_column_text(q, 1);
-		const char *sc = (const char *)sqlite3_column_text(q, 2);
+		int64_t t = sqlite3_column_int64(q, 1), sc = sqlite3_column_int64(q, 2);
 		int64_t k = sqlite3_column_int64(q, 3);
 
-		if (!t || !sc)
-			goto fail; /* NOT NULL columns: only out of memory */
-		if (!first && k == key && !strcmp(t, type) && !strcmp(sc, scope)) {
+		if (!first && k == key && t == type && sc == scope) {
 			gen++;
 		} else {
 			gen = 0;
 			key = k;
-			if (remember(&type, &type_cap, t) || remember(&scope, &scope_cap, sc))
-				goto fail;
+			type = t;
+			scope = sc;
 			first = 0;
 		}
 		if (sqlite3_column_int64(q, 4) == gen)
@@ -490,9 +550,22 @@ fail:
 done:
 	sqlite3_finalize(q);
 	sqlite3_finalize(u);
-	free(type);
-	free(scope);
 	return err;
+}
+
+static void finalize_all(struct cw_db *db)
+{
+	for (int i = 0; i < ST_N; i++)
+		sqlite3_finalize(db->st[i]);
+}
+
+static void free_db(struct cw_db *db)
+{
+	dict_free(&db->attr_reasons);
+	dict_free(&db->edge_reasons);
+	dict_free(&db->scopes);
+	dict_free(&db->names);
+	free(db);
 }
 
 int cw_db__finish(struct cw_db *db, char *errbuf, size_t errlen)
@@ -508,15 +581,12 @@ int cw_db__finish(struct cw_db *db, char *errbuf, size_t errlen)
 	err = err ?: exec_sql(db, "COMMIT", errbuf, errlen);
 	if (!err)
 		err = exec_sql(db, marker, errbuf, errlen);
-	for (int i = 0; i < ST_N; i++)
-		sqlite3_finalize(db->st[i]);
+	finalize_all(db);
 	if (sqlite3_close(db->h) != SQLITE_OK && !err) {
 		snprintf(errbuf, errlen, "database: close failed");
 		err = -EIO;
 	}
-	cw_htab__free_entries(&db->reasons, offsetof(struct reason, hn));
-	cw_htab__free(&db->reasons);
-	free(db);
+	free_db(db);
 	return err;
 }
 
@@ -524,10 +594,7 @@ void cw_db__abort(struct cw_db *db)
 {
 	if (!db)
 		return;
-	for (int i = 0; i < ST_N; i++)
-		sqlite3_finalize(db->st[i]);
+	finalize_all(db);
 	sqlite3_close(db->h);
-	cw_htab__free_entries(&db->reasons, offsetof(struct reason, hn));
-	cw_htab__free(&db->reasons);
-	free(db);
+	free_db(db);
 }
