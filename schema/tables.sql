@@ -635,33 +635,25 @@ CREATE TABLE ancestry_root(node INTEGER PRIMARY KEY);
 
 CREATE VIEW causal_ancestry AS
   WITH RECURSIVE
-  -- Every edge type (edge_types, docs/model.md §4): the latest edge into
-  -- a node is found type by type, one seek each in edges(dst, type, ts),
-  -- rather than by reading every edge into it (a busy thread has tens of
-  -- thousands).
-  types(type) AS (SELECT type FROM edge_types),
+  -- The latest edge into a node, of any type, is one seek in
+  -- edges(dst, ts) (edges_dst_ts), read backwards, rather than a read of
+  -- every edge into it (a busy thread has tens of thousands).
   walk(node, ancestor, depth, edge, edge_type, confidence, ts, path_rank) AS (
     SELECT n.id, e.src, 1, e.id, e.type, e.confidence, e.ts,
            CASE e.confidence WHEN 'observed' THEN 0 WHEN 'reconstructed' THEN 1 ELSE 2 END
       FROM nodes n
-      JOIN edges e ON e.id = (
-             SELECT c.id FROM types t
-               JOIN edges c ON c.id = (SELECT id FROM edges WHERE dst = n.id AND type = t.type
-                                        ORDER BY ts DESC, id DESC LIMIT 1)
-              ORDER BY c.ts DESC, c.id DESC LIMIT 1)
+      JOIN edges e ON e.id = (SELECT id FROM edges WHERE dst = n.id
+                               ORDER BY ts DESC, id DESC LIMIT 1)
      WHERE n.id IN (SELECT node FROM ancestry_root) OR NOT EXISTS (SELECT 1 FROM ancestry_root)
     UNION ALL
     SELECT w.node, e.src, w.depth + 1, e.id, e.type, e.confidence, e.ts,
            max(w.path_rank,
                CASE e.confidence WHEN 'observed' THEN 0 WHEN 'reconstructed' THEN 1 ELSE 2 END)
       FROM walk w
-      JOIN edges e ON e.id = (
-             SELECT c.id FROM types t
-               JOIN edges c ON c.id = (SELECT id FROM edges
-                                        WHERE dst = w.ancestor AND type = t.type AND ts <= w.ts
-                                          AND (ts < w.ts OR id < w.edge)
-                                        ORDER BY ts DESC, id DESC LIMIT 1)
-              ORDER BY c.ts DESC, c.id DESC LIMIT 1)
+      JOIN edges e ON e.id = (SELECT id FROM edges
+                               WHERE dst = w.ancestor AND ts <= w.ts
+                                 AND (ts < w.ts OR id < w.edge)
+                               ORDER BY ts DESC, id DESC LIMIT 1)
      WHERE w.ancestor IS NOT NULL AND w.depth < 64)
   SELECT node, ancestor, depth, edge, edge_type, confidence, ts,
          CASE path_rank WHEN 0 THEN 'observed' WHEN 1 THEN 'reconstructed' ELSE 'unknown' END
@@ -788,9 +780,8 @@ CREATE VIEW coverage_by_class AS
 --    WHERE node_rows.id = g.id AND node_rows.generation != g.gen;
 
 -- The identity, unique. key before scope: queries name a type and a key
--- (a tid) far more often than a scope. The indexes on a view's coded
--- column are on the expression the view spells it with, so that a query
--- of the view (WHERE type = 'thread' AND key = ?) finds them: SQLite
+-- (a tid) far more often than a scope. On the view's type, so that
+-- WHERE type = 'thread' AND key = ? through the view finds it: SQLite
 -- matches an index on an expression with the expression a view column
 -- stands for.
 CREATE UNIQUE INDEX nodes_identity ON node_rows(
@@ -798,20 +789,27 @@ CREATE UNIQUE INDEX nodes_identity ON node_rows(
             WHEN 3 THEN 'io_request' WHEN 4 THEN 'work_item' WHEN 5 THEN 'timer'
             WHEN 6 THEN 'resource' WHEN 7 THEN 'request' WHEN 8 THEN 'packet' END,
   key, scope, generation);
-CREATE INDEX nodes_tid ON node_rows(
-  CASE type WHEN 0 THEN 'process' WHEN 1 THEN 'thread' WHEN 2 THEN 'runtime_task'
-            WHEN 3 THEN 'io_request' WHEN 4 THEN 'work_item' WHEN 5 THEN 'timer'
-            WHEN 6 THEN 'resource' WHEN 7 THEN 'request' WHEN 8 THEN 'packet' END,
-  tid);
-CREATE INDEX edges_src ON edge_rows(src);
--- The causes of a node, by type, in time order: one seek per step of the
--- docs/model.md §4.1's wake chain (ORDER BY ts DESC LIMIT 1); also serves edges(dst).
-CREATE INDEX edges_dst_type_ts ON edge_rows(dst,
-  CASE type WHEN 0 THEN 'spawn' WHEN 1 THEN 'wake' WHEN 2 THEN 'submit'
-                   WHEN 3 THEN 'punt' WHEN 4 THEN 'complete' WHEN 5 THEN 'queue'
-                   WHEN 6 THEN 'execute' WHEN 7 THEN 'arm' WHEN 8 THEN 'fire'
-                   WHEN 9 THEN 'resume' WHEN 10 THEN 'acquire' WHEN 11 THEN 'release'
-                   WHEN 12 THEN 'begin' WHEN 13 THEN 'end' END, ts);
+-- No index on nodes(tid): what a thread created is what its edges lead
+-- to (edges_src: its submit, spawn, queue and arm edges), and a node's
+-- owning tid is a column to filter on once its type or key has narrowed
+-- the search. It was an entry for every node (a tenth of a database of
+-- io_requests) and a tenth of the analyzer's time on one.
+-- The effects of a node. Without the edges whose cause is unknown (src
+-- NULL), which edges_unknown holds: a NULL among an index's first keys
+-- makes SQLite's sort of them compare every key the slow way (the index
+-- took 70% longer to build).
+CREATE INDEX edges_src ON edge_rows(src) WHERE src IS NOT NULL;
+-- The edges whose cause is unknown (orphans, interrupts: src NULL), for
+-- orphans_by_class and any query by src IS NULL, without reading the
+-- others.
+CREATE INDEX edges_unknown ON edge_rows(dst) WHERE src IS NULL;
+-- The causes of a node in time order: one seek per step of docs/model.md
+-- §4.1's wake chain (ORDER BY ts DESC LIMIT 1), the latest cause of any
+-- type in one seek. A query for one type reads back over the node's
+-- edges of other types to the first of its own (few: a thread's causes
+-- are mostly wakes); with the type in the index every entry paid for it
+-- (a fifth of the index, as text).
+CREATE INDEX edges_dst_ts ON edge_rows(dst, ts);
 -- The process tree (spawn edges in time order) without reading the
 -- wakes: partial, so it costs only the spawn edges. Its WHERE is the
 -- edges view's type as SQLite substitutes it for the view's column
