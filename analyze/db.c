@@ -13,21 +13,11 @@
 
 #define INDEX_MARKER "-- @@INDEXES@@"
 
-enum { ST_NODE, ST_EDGE, ST_EXEC, ST_BREAK, ST_DIAG, ST_META, ST_FRAME, ST_STACK, ST_STACK_FRAME,
-       ST_SAMPLE, ST_WAIT, ST_ATTR_REASON, ST_ATTR_REASON_FIND, ST_EDGE_REASON,
+enum { ST_EXEC, ST_BREAK, ST_DIAG, ST_META, ST_FRAME, ST_STACK, ST_STACK_FRAME, ST_WAIT,
+       ST_ATTR_REASON, ST_ATTR_REASON_FIND, ST_EDGE_REASON,
        ST_EDGE_REASON_FIND, ST_SCOPE, ST_SCOPE_FIND, ST_NAME, ST_N };
 
-/* The row tables behind the views nodes, edges and samples
- * (schema/tables.sql says why they are coded) in their column order. */
 static const char *const stmt_sql[ST_N] = {
-	[ST_NODE] = "INSERT INTO node_rows(id,type,key,scope,generation,start_seen,start_ns,"
-		    "end_ns,pid,tid,name,traced) VALUES(?,?,?,?,?,?,?,?,?,?,?,?)",
-	[ST_EDGE] = "INSERT INTO edge_rows(id,type,dst,ts,src,cpu,source,confidence,reason,"
-		    "interrupted_tid,addr) VALUES(?,?,?,?,?,?,?,?,?,?,?)",
-	[ST_SAMPLE] = "INSERT INTO sample_rows(thread,ts,kind,weight,weight_exact,"
-		      "inclusion_probability,attr_confidence,attr_reason,cpu,wake,"
-		      "stack_keep,stack,node,request,task,waker_request) "
-		      "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
 	[ST_EXEC] = "INSERT INTO execs(node,ts,comm,filename) VALUES(?,?,?,?)",
 	[ST_BREAK] = "INSERT INTO coverage_breaks(start_ns,end_ns,cpu,stream,lost_events,reason,"
 		     "class) VALUES(?,?,?,?,?,?,?)",
@@ -46,6 +36,52 @@ static const char *const stmt_sql[ST_N] = {
 	[ST_SCOPE] = "INSERT INTO node_scopes(id,scope) VALUES(?,?)",
 	[ST_SCOPE_FIND] = "SELECT id FROM node_scopes WHERE scope = ?",
 	[ST_NAME] = "INSERT INTO node_names(id,name) VALUES(?,?)",
+};
+
+/*
+ * The row tables behind the views nodes, edges and samples
+ * (schema/tables.sql says why they are coded), in their column order.
+ * Their rows go in BATCH at a time, one INSERT of BATCH rows: a
+ * statement's step, reset and cursor cost more than a row of these
+ * (about 5,200 instructions a row one at a time, 3,400 in statements of
+ * 32: bench/README.md). The values wait in cells until the batch is
+ * full; what is left at the end, or before the tables are read, goes in
+ * one row at a time.
+ */
+enum { R_NODE, R_EDGE, R_SAMPLE, R_N };
+
+static const struct {
+	const char *head;
+	int ncols;
+} rows_sql[R_N] = {
+	[R_NODE] = { "INSERT INTO node_rows(id,type,key,scope,generation,start_seen,start_ns,end_ns,"
+		     "pid,tid,name,traced) VALUES", 12 },
+	[R_EDGE] = { "INSERT INTO edge_rows(id,type,dst,ts,src,cpu,source,confidence,reason,"
+		     "interrupted_tid,addr) VALUES", 11 },
+	[R_SAMPLE] = { "INSERT INTO sample_rows(thread,ts,kind,weight,weight_exact,"
+		       "inclusion_probability,attr_confidence,attr_reason,cpu,wake,stack_keep,stack,"
+		       "node,request,task,waker_request) VALUES", 16 },
+};
+
+#define BATCH 32
+#define ROW_COLS_MAX 16
+
+struct cell {
+	union {
+		int64_t i;
+		double d;
+	} v;
+	enum { C_NULL, C_INT, C_REAL } t;
+};
+
+struct rows {
+	sqlite3_stmt *one, *many;
+	int ncols, n;
+	struct cell c[BATCH * ROW_COLS_MAX];
+	/* What each statement's parameters hold now: a reset keeps them,
+	 * so a cell equal to its parameter's value (a column NULL in most
+	 * rows, a code most rows share) is not bound again. */
+	struct cell bound_one[ROW_COLS_MAX], bound_many[BATCH * ROW_COLS_MAX];
 };
 
 /*
@@ -70,11 +106,21 @@ struct dict_entry {
 	char text[];
 };
 
+/* Texts at static addresses (the reasons the join writes), by address:
+ * one such text is one text for the whole run, and one id in a dict with
+ * a find statement, remembered or not. Most rows have a reason, and most
+ * share a few: this spares hashing it every time. */
+#define STATIC_SLOTS 64
+
 struct dict {
 	struct cw_htab h;
 	sqlite3_stmt *add, *find; /* find NULL: a text may be written again */
 	uint64_t next_id;
 	size_t bytes;
+	struct {
+		const char *text;
+		uint64_t id;
+	} by_addr[STATIC_SLOTS];
 };
 
 /* Each dict's bounds: the frame and stack tables' (docs/model.md §4.2). */
@@ -85,6 +131,8 @@ struct cw_db {
 	sqlite3 *h;
 	sqlite3_stmt *st[ST_N];
 	struct dict attr_reasons, edge_reasons, scopes, names;
+	struct rows rows[R_N];
+	uint64_t edges_max; /* the largest edge id written */
 	int failed;
 };
 
@@ -129,6 +177,116 @@ static void bind_id(sqlite3_stmt *s, int i, uint64_t v)
 		sqlite3_bind_int64(s, i, (int64_t)v);
 	else
 		sqlite3_bind_null(s, i);
+}
+
+static void put_i64(struct cell *c, int64_t v)
+{
+	c->v.i = v;
+	c->t = C_INT;
+}
+
+/* -1 (any negative): unknown (NULL) */
+static void put_opt(struct cell *c, int64_t v)
+{
+	if (v < 0)
+		c->t = C_NULL;
+	else
+		put_i64(c, v);
+}
+
+/* An id, address or count where 0 means none (NULL). */
+static void put_id(struct cell *c, uint64_t v)
+{
+	if (v)
+		put_i64(c, (int64_t)v);
+	else
+		c->t = C_NULL;
+}
+
+static void put_real(struct cell *c, double d)
+{
+	c->v.d = d;
+	c->t = C_REAL;
+}
+
+/* Bind @c to @s's first @n parameters, which hold @bound, and remember
+ * them there. A real is compared by its bits: bound as it was given. */
+static void bind_cells(sqlite3_stmt *s, struct cell *bound, const struct cell *c, int n)
+{
+	for (int i = 0; i < n; i++) {
+		if (c[i].t == bound[i].t && (c[i].t == C_NULL || c[i].v.i == bound[i].v.i))
+			continue;
+		if (c[i].t == C_INT)
+			sqlite3_bind_int64(s, i + 1, c[i].v.i);
+		else if (c[i].t == C_REAL)
+			sqlite3_bind_double(s, i + 1, c[i].v.d);
+		else
+			sqlite3_bind_null(s, i + 1);
+		bound[i] = c[i];
+	}
+}
+
+/* Write the rows waiting in @r: a full batch in one statement, fewer one
+ * at a time. */
+static int rows_flush(struct cw_db *db, struct rows *r)
+{
+	int err = 0;
+
+	if (r->n == BATCH) {
+		bind_cells(r->many, r->bound_many, r->c, BATCH * r->ncols);
+		err = step(db, r->many);
+	} else {
+		for (int i = 0; i < r->n && !err; i++) {
+			bind_cells(r->one, r->bound_one, r->c + i * r->ncols, r->ncols);
+			err = step(db, r->one);
+		}
+	}
+	r->n = 0;
+	return err;
+}
+
+/* The cells of @r's next row; row_done() when they are filled. */
+static struct cell *row_next(struct rows *r)
+{
+	return r->c + r->n * r->ncols;
+}
+
+static int row_done(struct cw_db *db, struct rows *r)
+{
+	return ++r->n == BATCH ? rows_flush(db, r) : 0;
+}
+
+static int rows_flush_all(struct cw_db *db)
+{
+	int err = 0;
+
+	for (int i = 0; i < R_N && !err; i++)
+		err = rows_flush(db, &db->rows[i]);
+	return err;
+}
+
+/* The statement of @n rows of @t. */
+static sqlite3_stmt *rows_prepare(struct cw_db *db, int t, int n)
+{
+	size_t len = strlen(rows_sql[t].head) + (size_t)n * (2 + 2 * (size_t)rows_sql[t].ncols);
+	char *sql = malloc(len + 1), *p = sql;
+	sqlite3_stmt *s = NULL;
+
+	if (!sql)
+		return NULL;
+	p += sprintf(p, "%s", rows_sql[t].head);
+	for (int i = 0; i < n; i++) {
+		*p++ = i ? ',' : ' ';
+		*p++ = '(';
+		for (int c = 0; c < rows_sql[t].ncols; c++)
+			p += sprintf(p, c ? ",?" : "?");
+		*p++ = ')';
+	}
+	*p = '\0';
+	if (sqlite3_prepare_v2(db->h, sql, -1, &s, NULL) != SQLITE_OK)
+		s = NULL;
+	free(sql);
+	return s;
 }
 
 /* A text where "" means none (NULL), as bind_text() writes it. */
@@ -199,12 +357,31 @@ static uint64_t dict_id(struct cw_db *db, struct dict *d, const char *text, int 
 	return id;
 }
 
+/* dict_id() of @text at a static address, in a dict with a find. */
+static uint64_t dict_id_static(struct cw_db *db, struct dict *d, const char *text, int *err)
+{
+	size_t slot = ((uintptr_t)text >> 3) % STATIC_SLOTS;
+
+	if (!text)
+		return 0;
+	if (d->by_addr[slot].text != text) {
+		uint64_t id = dict_id(db, d, text, err);
+
+		if (!id)
+			return 0;
+		d->by_addr[slot].text = text;
+		d->by_addr[slot].id = id;
+	}
+	return d->by_addr[slot].id;
+}
+
 /* The codes of the row tables are analyze/model.h's enums, which the views
  * spell out (schema/tables.sql). */
 static int db_node(void *ctx, const struct cw_node *n)
 {
 	struct cw_db *db = ctx;
-	sqlite3_stmt *s = db->st[ST_NODE];
+	struct rows *r = &db->rows[R_NODE];
+	struct cell *c = row_next(r);
 	uint64_t scope, name;
 	int err = 0;
 
@@ -213,45 +390,50 @@ static int db_node(void *ctx, const struct cw_node *n)
 				 &err);
 	if (err)
 		return err;
-	sqlite3_bind_int64(s, 1, (int64_t)n->id);
-	sqlite3_bind_int(s, 2, n->type);
-	sqlite3_bind_int64(s, 3, (int64_t)n->key);
-	bind_id(s, 4, scope);
-	sqlite3_bind_int64(s, 5, n->generation);
-	sqlite3_bind_int(s, 6, n->start_seen);
-	bind_opt_i64(s, 7, n->start_ns);
-	bind_opt_i64(s, 8, n->end_ns);
-	bind_opt_i64(s, 9, n->pid);
-	bind_opt_i64(s, 10, n->tid);
-	bind_id(s, 11, name);
-	bind_opt_i64(s, 12, n->traced);
-	return step(db, s);
+	put_i64(&c[0], (int64_t)n->id);
+	put_i64(&c[1], n->type);
+	put_i64(&c[2], (int64_t)n->key);
+	put_id(&c[3], scope);
+	put_i64(&c[4], n->generation);
+	put_i64(&c[5], n->start_seen);
+	put_opt(&c[6], n->start_ns);
+	put_opt(&c[7], n->end_ns);
+	put_opt(&c[8], n->pid);
+	put_opt(&c[9], n->tid);
+	put_id(&c[10], name);
+	put_opt(&c[11], n->traced);
+	return row_done(db, r);
 }
 
 static int db_edge(void *ctx, const struct cw_edge *e)
 {
 	struct cw_db *db = ctx;
-	sqlite3_stmt *s = db->st[ST_EDGE];
+	struct rows *r = &db->rows[R_EDGE];
+	struct cell *c = row_next(r);
 	uint64_t reason;
 	int err = 0;
 
-	reason = dict_id(db, &db->edge_reasons, opt_text(e->reason), &err);
+	reason = dict_id_static(db, &db->edge_reasons, opt_text(e->reason), &err);
 	if (err)
 		return err;
 	/* The identity layer's id, so that a sample can name the edge; a
-	 * sink user without ids (0) gets SQLite's next rowid. */
-	bind_id(s, 1, e->id);
-	sqlite3_bind_int(s, 2, e->type);
-	sqlite3_bind_int64(s, 3, (int64_t)e->dst);
-	sqlite3_bind_int64(s, 4, (int64_t)e->ts);
-	bind_id(s, 5, e->src);
-	bind_opt_i64(s, 6, e->cpu);
-	sqlite3_bind_int(s, 7, e->source);
-	sqlite3_bind_int(s, 8, e->confidence);
-	bind_id(s, 9, reason);
-	bind_opt_i64(s, 10, e->interrupted);
-	bind_id(s, 11, e->addr);
-	return step(db, s);
+	 * sink user without ids (0) gets SQLite's next rowid. Ids come one
+	 * after another, and the next one is NULL to SQLite, which appends
+	 * it without the seek an explicit rowid costs (a fifth of the
+	 * insert). */
+	put_id(&c[0], e->id == db->edges_max + 1 ? 0 : e->id);
+	db->edges_max = e->id > db->edges_max ? e->id : e->id ? db->edges_max : db->edges_max + 1;
+	put_i64(&c[1], e->type);
+	put_i64(&c[2], (int64_t)e->dst);
+	put_i64(&c[3], (int64_t)e->ts);
+	put_id(&c[4], e->src);
+	put_opt(&c[5], e->cpu);
+	put_i64(&c[6], e->source);
+	put_i64(&c[7], e->confidence);
+	put_id(&c[8], reason);
+	put_opt(&c[9], e->interrupted);
+	put_id(&c[10], e->addr);
+	return row_done(db, r);
 }
 
 static int db_frame(void *ctx, const struct cw_frame *f)
@@ -290,42 +472,44 @@ static int db_stack(void *ctx, uint64_t id, const uint64_t *frames, uint32_t dep
 }
 
 /* A sample and its attribution, one row (schema/tables.sql). */
-static int db_sample(void *ctx, const struct cw_sample_row *r)
+static int db_sample(void *ctx, const struct cw_sample_row *s)
 {
 	struct cw_db *db = ctx;
-	sqlite3_stmt *s = db->st[ST_SAMPLE];
+	struct rows *r = &db->rows[R_SAMPLE];
+	struct cell *c = row_next(r);
 	uint64_t reason;
 	int err = 0;
 
-	reason = dict_id(db, &db->attr_reasons,
-			 r->attr_reason ?: r->attr_chain[0] ? r->attr_chain : NULL, &err);
+	reason = s->attr_reason ? dict_id_static(db, &db->attr_reasons, s->attr_reason, &err)
+				: dict_id(db, &db->attr_reasons, s->attr_chain[0] ? s->attr_chain : NULL,
+					  &err);
 	if (err)
 		return err;
-	sqlite3_bind_int64(s, 1, (int64_t)r->thread);
-	sqlite3_bind_int64(s, 2, (int64_t)r->ts);
-	sqlite3_bind_int(s, 3, r->kind);
-	sqlite3_bind_int64(s, 4, (int64_t)r->weight);
-	sqlite3_bind_int(s, 5, r->weight_exact);
-	sqlite3_bind_double(s, 6, r->inclusion_probability);
-	sqlite3_bind_int(s, 7, r->attr_confidence);
-	bind_id(s, 8, reason);
-	bind_opt_i64(s, 9, r->cpu);
-	bind_id(s, 10, r->wake);
+	put_i64(&c[0], (int64_t)s->thread);
+	put_i64(&c[1], (int64_t)s->ts);
+	put_i64(&c[2], s->kind);
+	put_i64(&c[3], (int64_t)s->weight);
+	put_i64(&c[4], s->weight_exact);
+	put_real(&c[5], s->inclusion_probability);
+	put_i64(&c[6], s->attr_confidence);
+	put_id(&c[7], reason);
+	put_opt(&c[8], s->cpu);
+	put_id(&c[9], s->wake);
 	/* stack_keep (schema/tables.sql): NULL when the view reads it back
 	 * from inclusion_probability (exactly equal, not close); else the
 	 * probability times 2^32, exact both ways (a power of two), which is
 	 * the capture's keep: an integer, and SQLite keeps a REAL column's
 	 * integral value as an integer, in 4 bytes where the REAL took 8. */
-	if (r->stack_probability == r->inclusion_probability)
-		sqlite3_bind_null(s, 11);
+	if (s->stack_probability == s->inclusion_probability)
+		c[10].t = C_NULL;
 	else
-		sqlite3_bind_double(s, 11, r->stack_probability * 4294967296.0);
-	bind_id(s, 12, r->stack);
-	bind_id(s, 13, r->node != r->thread ? r->node : 0);
-	bind_id(s, 14, r->request);
-	bind_id(s, 15, r->task);
-	bind_id(s, 16, r->waker_request);
-	return step(db, s);
+		put_real(&c[10], s->stack_probability * 4294967296.0);
+	put_id(&c[11], s->stack);
+	put_id(&c[12], s->node != s->thread ? s->node : 0);
+	put_id(&c[13], s->request);
+	put_id(&c[14], s->task);
+	put_id(&c[15], s->waker_request);
+	return row_done(db, r);
 }
 
 static int db_wait(void *ctx, const struct cw_wait_row *w)
@@ -478,6 +662,14 @@ struct cw_db *cw_db__create(const char *path, char *errbuf, size_t errlen)
 			goto fail;
 		}
 	}
+	for (int t = 0; t < R_N; t++) {
+		db->rows[t].ncols = rows_sql[t].ncols;
+		if (!(db->rows[t].one = rows_prepare(db, t, 1)) ||
+		    !(db->rows[t].many = rows_prepare(db, t, BATCH))) {
+			snprintf(errbuf, errlen, "database: %s", sqlite3_errmsg(db->h));
+			goto fail;
+		}
+	}
 	if (write_edge_types(db, errbuf, errlen))
 		goto fail;
 	db->attr_reasons = (struct dict){ .add = db->st[ST_ATTR_REASON],
@@ -557,6 +749,10 @@ static void finalize_all(struct cw_db *db)
 {
 	for (int i = 0; i < ST_N; i++)
 		sqlite3_finalize(db->st[i]);
+	for (int t = 0; t < R_N; t++) {
+		sqlite3_finalize(db->rows[t].one);
+		sqlite3_finalize(db->rows[t].many);
+	}
 }
 
 static void free_db(struct cw_db *db)
@@ -573,7 +769,7 @@ int cw_db__finish(struct cw_db *db, char *errbuf, size_t errlen)
 	const char *marker = strstr(cw_tables_sql, INDEX_MARKER);
 	int err;
 
-	if (db->failed) {
+	if (db->failed || rows_flush_all(db)) {
 		snprintf(errbuf, errlen, "database: earlier write failed");
 		return -EIO;
 	}
