@@ -34,9 +34,9 @@ CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT);
 -- identity (type, scope, key, generation) is unique by it. A name may
 -- have more than one: names come from the trace, without bound, and the
 -- analyzer remembers a bounded number of them (docs/model.md §4); a
--- name it has forgotten is written again under a new id. So is a name
--- seen once (a query's text), which costs its row in node_names and no
--- index.
+-- name it has forgotten is written again under a new id. node_names has
+-- no index on the name: most of its bytes would be in it, for names
+-- mostly seen once (a query's text).
 --
 -- The column order of a row table puts the columns most often NULL last:
 -- SQLite stores nothing for NULLs at the end of a row.
@@ -765,6 +765,29 @@ CREATE VIEW coverage_by_class AS
             FROM b GROUP BY stream, class) g
     JOIN span sp ON sp.stream IS g.stream AND sp.class IS g.class, cap;
 
+-- The partial indexes that hold few rows are made before the load, and
+-- SQLite keeps them as the rows go in, at the cost of their WHERE for each
+-- row. Made after it, each cost a read of its whole table to keep a few
+-- rows (5% of the analyzer's instructions on a trace of wakes).
+-- The process tree (spawn edges in time order) without reading the
+-- wakes: partial, so it costs only the spawn edges. Its WHERE is the
+-- edges view's type as SQLite substitutes it for the view's column
+-- (wrapped in COLLATE BINARY), which is what lets a query of the view
+-- (WHERE type = 'spawn') use it; tests/test_db.c checks that it does.
+CREATE INDEX edges_spawn_ts ON edge_rows(ts)
+  WHERE (CASE type WHEN 0 THEN 'spawn' WHEN 1 THEN 'wake' WHEN 2 THEN 'submit'
+                   WHEN 3 THEN 'punt' WHEN 4 THEN 'complete' WHEN 5 THEN 'queue'
+                   WHEN 6 THEN 'execute' WHEN 7 THEN 'arm' WHEN 8 THEN 'fire'
+                   WHEN 9 THEN 'resume' WHEN 10 THEN 'acquire' WHEN 11 THEN 'release'
+                   WHEN 12 THEN 'begin' WHEN 13 THEN 'end' END) COLLATE BINARY = 'spawn';
+-- The edges whose cause is unknown (orphans, interrupts: src NULL), for
+-- orphans_by_class and any query by src IS NULL, without reading the
+-- others.
+CREATE INDEX edges_unknown ON edge_rows(dst) WHERE src IS NULL;
+-- Partial: most samples of a system-wide trace belong to no request, and
+-- a query by request (request = ?, a join on it) implies it is not NULL.
+CREATE INDEX attribution_request ON sample_rows(request) WHERE request IS NOT NULL;
+
 -- @@INDEXES@@ (everything below runs after the bulk load)
 
 -- Before it, right after the load, the analyzer (db.c) numbers the
@@ -799,10 +822,6 @@ CREATE UNIQUE INDEX nodes_identity ON node_rows(
 -- makes SQLite's sort of them compare every key the slow way (the index
 -- took 70% longer to build).
 CREATE INDEX edges_src ON edge_rows(src) WHERE src IS NOT NULL;
--- The edges whose cause is unknown (orphans, interrupts: src NULL), for
--- orphans_by_class and any query by src IS NULL, without reading the
--- others.
-CREATE INDEX edges_unknown ON edge_rows(dst) WHERE src IS NULL;
 -- The causes of a node in time order: one seek per step of docs/model.md
 -- §4.1's wake chain (ORDER BY ts DESC LIMIT 1), the latest cause of any
 -- type in one seek. A query for one type reads back over the node's
@@ -810,17 +829,6 @@ CREATE INDEX edges_unknown ON edge_rows(dst) WHERE src IS NULL;
 -- are mostly wakes); with the type in the index every entry paid for it
 -- (a fifth of the index, as text).
 CREATE INDEX edges_dst_ts ON edge_rows(dst, ts);
--- The process tree (spawn edges in time order) without reading the
--- wakes: partial, so it costs only the spawn edges. Its WHERE is the
--- edges view's type as SQLite substitutes it for the view's column
--- (wrapped in COLLATE BINARY), which is what lets a query of the view
--- (WHERE type = 'spawn') use it; tests/test_db.c checks that it does.
-CREATE INDEX edges_spawn_ts ON edge_rows(ts)
-  WHERE (CASE type WHEN 0 THEN 'spawn' WHEN 1 THEN 'wake' WHEN 2 THEN 'submit'
-                   WHEN 3 THEN 'punt' WHEN 4 THEN 'complete' WHEN 5 THEN 'queue'
-                   WHEN 6 THEN 'execute' WHEN 7 THEN 'arm' WHEN 8 THEN 'fire'
-                   WHEN 9 THEN 'resume' WHEN 10 THEN 'acquire' WHEN 11 THEN 'release'
-                   WHEN 12 THEN 'begin' WHEN 13 THEN 'end' END) COLLATE BINARY = 'spawn';
 -- No index on edges(type, confidence): every query by type reads most of
 -- the table anyway, and building it cost a quarter of the analyzer's time.
 -- samples(node), on the view's node (the row keeps NULL for the thread).
@@ -829,6 +837,3 @@ CREATE INDEX samples_thread ON sample_rows(thread, ts);
 CREATE INDEX stack_frames_frame ON stack_frames(frame);
 CREATE INDEX resource_waits_resource ON resource_waits(resource);
 CREATE INDEX resource_waits_waiter ON resource_waits(waiter, start_ns);
--- Partial: most samples of a system-wide trace belong to no request, and
--- a query by request (request = ?, a join on it) implies it is not NULL.
-CREATE INDEX attribution_request ON sample_rows(request) WHERE request IS NOT NULL;
