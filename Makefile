@@ -288,6 +288,14 @@ $(BUILD)/bench/cpurun: bench/cpurun.c
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $<
 
+# sqlceil: what the database alone costs on rows of a trace's shape, the
+# analyzer's own writer with no join (the ceiling of its throughput).
+bench-tools: $(BUILD)/bench/sqlceil
+$(BUILD)/bench/sqlceil: bench/sqlceil.c $(ANALYZE_LIB_OBJS) $(LIB_OBJS) $(TRACE_LIB) $(HEADERS)
+	$(call msg,LINK,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(ANALYZE_LIB_OBJS) $(LIB_OBJS) $(TRACE_LIB) $(ANALYZE_LIBS)
+
 # symbench: the symbolizer's frames/s on cached and on cold addresses, and
 # the offline unwinder's stacks/s.
 SYMBENCH_OBJS := $(addprefix $(BUILD)/analyze/,maps.o symbol.o unwind.o ksyms.o) $(LIB_OBJS)
