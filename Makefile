@@ -97,6 +97,7 @@ $(BUILD)/format_md.h: schema/format.md
 	$(Q){ echo 'static const char cw_format_md[] ='; \
 	  sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' $<; echo ';'; } > $@
 $(BUILD)/tests/test_records: $(BUILD)/format_md.h
+$(BUILD)/tests/test_db: $(BUILD)/tables_sql.h
 
 $(BUILD)/lib/%.o: lib/%.c $(HEADERS)
 	$(call msg,CC,$@)
@@ -286,6 +287,14 @@ $(BUILD)/bench/cpurun: bench/cpurun.c
 	$(call msg,LINK,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $<
+
+# sqlceil: what the database alone costs on rows of a trace's shape, the
+# analyzer's own writer with no join (the ceiling of its throughput).
+bench-tools: $(BUILD)/bench/sqlceil
+$(BUILD)/bench/sqlceil: bench/sqlceil.c $(ANALYZE_LIB_OBJS) $(LIB_OBJS) $(TRACE_LIB) $(HEADERS)
+	$(call msg,LINK,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(ANALYZE_LIB_OBJS) $(LIB_OBJS) $(TRACE_LIB) $(ANALYZE_LIBS)
 
 # symbench: the symbolizer's frames/s on cached and on cold addresses, and
 # the offline unwinder's stacks/s.

@@ -13,14 +13,11 @@
 
 #define INDEX_MARKER "-- @@INDEXES@@"
 
-enum { ST_NODE, ST_EDGE, ST_EXEC, ST_BREAK, ST_DIAG, ST_META, ST_FRAME, ST_STACK, ST_STACK_FRAME,
-       ST_SAMPLE, ST_WAIT, ST_ATTR, ST_REASON, ST_N };
+enum { ST_EXEC, ST_BREAK, ST_DIAG, ST_META, ST_FRAME, ST_STACK, ST_STACK_FRAME, ST_WAIT,
+       ST_ATTR_REASON, ST_ATTR_REASON_FIND, ST_EDGE_REASON,
+       ST_EDGE_REASON_FIND, ST_SCOPE, ST_SCOPE_FIND, ST_NAME, ST_N };
 
 static const char *const stmt_sql[ST_N] = {
-	[ST_NODE] = "INSERT INTO nodes(id,type,scope,key,generation,pid,tid,name,start_ns,end_ns,"
-		    "start_seen,traced) VALUES(?,?,?,?,?,?,?,?,?,?,?,?)",
-	[ST_EDGE] = "INSERT INTO edges(id,type,src,dst,ts,cpu,source,confidence,reason,"
-		    "interrupted_tid,addr) VALUES(?,?,?,?,?,?,?,?,?,?,?)",
 	[ST_EXEC] = "INSERT INTO execs(node,ts,comm,filename) VALUES(?,?,?,?)",
 	[ST_BREAK] = "INSERT INTO coverage_breaks(start_ns,end_ns,cpu,stream,lost_events,reason,"
 		     "class) VALUES(?,?,?,?,?,?,?)",
@@ -30,42 +27,125 @@ static const char *const stmt_sql[ST_N] = {
 		     "inlined) VALUES(?,?,?,?,?,?,?,?,?)",
 	[ST_STACK] = "INSERT INTO stacks(id,depth) VALUES(?,?)",
 	[ST_STACK_FRAME] = "INSERT INTO stack_frames(stack,position,frame) VALUES(?,?,?)",
-	[ST_ATTR] = "INSERT INTO attribution_rows(sample,request,task,confidence,reason,"
-		    "waker_request) VALUES(?,?,?,?,?,?)",
-	[ST_REASON] = "INSERT INTO attribution_reasons(id,reason) VALUES(?,?)",
-	[ST_SAMPLE] = "INSERT INTO samples(node,thread,ts,cpu,kind,stack,weight,"
-		      "inclusion_probability,weight_exact,wake,stack_probability) "
-		      "VALUES(?,?,?,?,?,?,?,?,?,?,?)",
 	[ST_WAIT] = "INSERT INTO resource_waits(resource,waiter,start_ns,end_ns,wake_edge,waker,"
 		    "confidence,reason) VALUES(?,?,?,?,?,?,?,?)",
+	[ST_ATTR_REASON] = "INSERT INTO attribution_reasons(id,reason) VALUES(?,?)",
+	[ST_ATTR_REASON_FIND] = "SELECT id FROM attribution_reasons WHERE reason = ?",
+	[ST_EDGE_REASON] = "INSERT INTO edge_reasons(id,reason) VALUES(?,?)",
+	[ST_EDGE_REASON_FIND] = "SELECT id FROM edge_reasons WHERE reason = ?",
+	[ST_SCOPE] = "INSERT INTO node_scopes(id,scope) VALUES(?,?)",
+	[ST_SCOPE_FIND] = "SELECT id FROM node_scopes WHERE scope = ?",
+	[ST_NAME] = "INSERT INTO node_names(id,name) VALUES(?,?)",
 };
 
 /*
- * An attribution reason, written once to attribution_reasons: a sample's
- * row names it by id (the attribution view spells it out again). Every
- * sample has a reason, and one text is shared by most of them (a trace
- * without requests gives each the same "unknown"), so spelt out per row
- * it was a third of a system-wide database. The texts come from a finite
- * set (fixed reasons, and chains of at most CW_CARRY_PATH edge types), so
- * the table is bounded by what the analyzer can say, not by the trace.
+ * The row tables behind the views nodes, edges and samples
+ * (schema/tables.sql says why they are coded), in their column order.
+ * Their rows go in BATCH at a time, one INSERT of BATCH rows: a
+ * statement's step, reset and cursor cost more than a row of these
+ * (about 5,200 instructions a row one at a time, 3,400 in statements of
+ * 32: bench/README.md). The values wait in cells until the batch is
+ * full; what is left at the end, or before the tables are read, goes in
+ * one row at a time.
  */
-struct reason {
+enum { R_NODE, R_EDGE, R_SAMPLE, R_N };
+
+static const struct {
+	const char *head;
+	int ncols;
+} rows_sql[R_N] = {
+	[R_NODE] = { "INSERT INTO node_rows(id,type,key,scope,generation,start_seen,start_ns,end_ns,"
+		     "pid,tid,name,traced) VALUES", 12 },
+	[R_EDGE] = { "INSERT INTO edge_rows(id,type,dst,ts,src,cpu,source,confidence,reason,"
+		     "interrupted_tid,addr) VALUES", 11 },
+	[R_SAMPLE] = { "INSERT INTO sample_rows(thread,ts,kind,weight,weight_exact,"
+		       "inclusion_probability,attr_confidence,attr_reason,cpu,wake,stack_keep,stack,"
+		       "node,request,task,waker_request) VALUES", 16 },
+};
+
+#define BATCH 32
+#define ROW_COLS_MAX 16
+
+struct cell {
+	union {
+		int64_t i;
+		double d;
+	} v;
+	enum { C_NULL, C_INT, C_REAL } t;
+};
+
+struct rows {
+	sqlite3_stmt *one, *many;
+	int ncols, n;
+	struct cell c[BATCH * ROW_COLS_MAX];
+	/* What each statement's parameters hold now: a reset keeps them,
+	 * so a cell equal to its parameter's value (a column NULL in most
+	 * rows, a code most rows share) is not bound again. */
+	struct cell bound_one[ROW_COLS_MAX], bound_many[BATCH * ROW_COLS_MAX];
+};
+
+/*
+ * A table of texts each written once, named by id in the rows
+ * (schema/tables.sql): attribution_reasons, edge_reasons, node_scopes,
+ * node_names. What the writer remembers of one is a dict: text -> id, of
+ * at most TEXTS_MAX entries and TEXTS_MAX_BYTES, emptied when full. The
+ * reasons come from a finite set (fixed strings, and attribution chains
+ * of at most CW_CARRY_PATH edge types) that never fills it; scopes and
+ * names come from the trace (ring scopes, flows, request names), without
+ * bound. A dict with a find statement never writes a text twice: one it
+ * no longer holds is looked up in its table (by the table's UNIQUE
+ * index) before it is written, so that one scope has one id, which the
+ * unique identity (type, scope, key, generation) and the numbering of
+ * generations rely on. Names have no index to look them up by (most of
+ * a name table's bytes would be in it, for names that are mostly seen
+ * once): a name the dict has forgotten is written again, under a new id.
+ */
+struct dict_entry {
 	struct cw_hnode hn;
 	uint64_t hash, id;
 	char text[];
 };
 
+/* Texts at static addresses (the reasons the join writes), by address:
+ * one such text is one text for the whole run, and one id in a dict with
+ * a find statement, remembered or not. Most rows have a reason, and most
+ * share a few: this spares hashing it every time. */
+#define STATIC_SLOTS 64
+
+struct dict {
+	struct cw_htab h;
+	sqlite3_stmt *add, *find; /* find NULL: a text may be written again */
+	uint64_t next_id;
+	size_t bytes;
+	struct {
+		const char *text;
+		uint64_t id;
+	} by_addr[STATIC_SLOTS];
+};
+
+/* Each dict's bounds: the frame and stack tables' (docs/model.md §4.2). */
+#define TEXTS_MAX 65536
+#define TEXTS_MAX_BYTES (16u << 20)
+
 struct cw_db {
 	sqlite3 *h;
 	sqlite3_stmt *st[ST_N];
-	struct cw_htab reasons;
-	uint64_t next_reason;
+	struct dict attr_reasons, edge_reasons, scopes, names;
+	struct rows rows[R_N];
+	uint64_t edges_max; /* the largest edge id written */
 	int failed;
 };
 
-static uint64_t reason_rehash(const struct cw_hnode *n)
+static uint64_t dict_rehash(const struct cw_hnode *n)
 {
-	return cw_hentry(n, struct reason, hn)->hash;
+	return cw_hentry(n, struct dict_entry, hn)->hash;
+}
+
+static void dict_free(struct dict *d)
+{
+	cw_htab__free_entries(&d->h, offsetof(struct dict_entry, hn));
+	cw_htab__free(&d->h);
+	d->bytes = 0;
 }
 
 static int step(struct cw_db *db, sqlite3_stmt *s)
@@ -99,53 +179,261 @@ static void bind_id(sqlite3_stmt *s, int i, uint64_t v)
 		sqlite3_bind_null(s, i);
 }
 
+static void put_i64(struct cell *c, int64_t v)
+{
+	c->v.i = v;
+	c->t = C_INT;
+}
+
+/* -1 (any negative): unknown (NULL) */
+static void put_opt(struct cell *c, int64_t v)
+{
+	if (v < 0)
+		c->t = C_NULL;
+	else
+		put_i64(c, v);
+}
+
+/* An id, address or count where 0 means none (NULL). */
+static void put_id(struct cell *c, uint64_t v)
+{
+	if (v)
+		put_i64(c, (int64_t)v);
+	else
+		c->t = C_NULL;
+}
+
+static void put_real(struct cell *c, double d)
+{
+	c->v.d = d;
+	c->t = C_REAL;
+}
+
+/* Bind @c to @s's first @n parameters, which hold @bound, and remember
+ * them there. A real is compared by its bits: bound as it was given. */
+static void bind_cells(sqlite3_stmt *s, struct cell *bound, const struct cell *c, int n)
+{
+	for (int i = 0; i < n; i++) {
+		if (c[i].t == bound[i].t && (c[i].t == C_NULL || c[i].v.i == bound[i].v.i))
+			continue;
+		if (c[i].t == C_INT)
+			sqlite3_bind_int64(s, i + 1, c[i].v.i);
+		else if (c[i].t == C_REAL)
+			sqlite3_bind_double(s, i + 1, c[i].v.d);
+		else
+			sqlite3_bind_null(s, i + 1);
+		bound[i] = c[i];
+	}
+}
+
+/* Write the rows waiting in @r: a full batch in one statement, fewer one
+ * at a time. */
+static int rows_flush(struct cw_db *db, struct rows *r)
+{
+	int err = 0;
+
+	if (r->n == BATCH) {
+		bind_cells(r->many, r->bound_many, r->c, BATCH * r->ncols);
+		err = step(db, r->many);
+	} else {
+		for (int i = 0; i < r->n && !err; i++) {
+			bind_cells(r->one, r->bound_one, r->c + i * r->ncols, r->ncols);
+			err = step(db, r->one);
+		}
+	}
+	r->n = 0;
+	return err;
+}
+
+/* The cells of @r's next row; row_done() when they are filled. */
+static struct cell *row_next(struct rows *r)
+{
+	return r->c + r->n * r->ncols;
+}
+
+static int row_done(struct cw_db *db, struct rows *r)
+{
+	return ++r->n == BATCH ? rows_flush(db, r) : 0;
+}
+
+static int rows_flush_all(struct cw_db *db)
+{
+	int err = 0;
+
+	for (int i = 0; i < R_N && !err; i++)
+		err = rows_flush(db, &db->rows[i]);
+	return err;
+}
+
+/* The statement of @n rows of @t. */
+static sqlite3_stmt *rows_prepare(struct cw_db *db, int t, int n)
+{
+	size_t len = strlen(rows_sql[t].head) + (size_t)n * (2 + 2 * (size_t)rows_sql[t].ncols);
+	char *sql = malloc(len + 1), *p = sql;
+	sqlite3_stmt *s = NULL;
+
+	if (!sql)
+		return NULL;
+	p += sprintf(p, "%s", rows_sql[t].head);
+	for (int i = 0; i < n; i++) {
+		*p++ = i ? ',' : ' ';
+		*p++ = '(';
+		for (int c = 0; c < rows_sql[t].ncols; c++)
+			p += sprintf(p, c ? ",?" : "?");
+		*p++ = ')';
+	}
+	*p = '\0';
+	if (sqlite3_prepare_v2(db->h, sql, -1, &s, NULL) != SQLITE_OK)
+		s = NULL;
+	free(sql);
+	return s;
+}
+
+/* A text where "" means none (NULL), as bind_text() writes it. */
+static const char *opt_text(const char *t)
+{
+	return t && *t ? t : NULL;
+}
+
 static void bind_text(sqlite3_stmt *s, int i, const char *t)
 {
-	if (t && *t)
+	if ((t = opt_text(t)))
 		sqlite3_bind_text(s, i, t, -1, SQLITE_STATIC);
 	else
 		sqlite3_bind_null(s, i);
 }
 
+/*
+ * The id of @text in @d's table, written there the first time; 0 with
+ * *err on failure. NULL has no id (0, *err untouched): the row's column
+ * is NULL.
+ */
+static uint64_t dict_id(struct cw_db *db, struct dict *d, const char *text, int *err)
+{
+	struct dict_entry *e;
+	uint64_t h, id = 0;
+	size_t len;
+
+	if (!text)
+		return 0;
+	h = cw_hash_str(text);
+	cw_htab_for_each_possible(&d->h, e, hn, h)
+		if (e->hash == h && !strcmp(e->text, text))
+			return e->id;
+	len = strlen(text);
+	if (d->h.n >= TEXTS_MAX || d->bytes + len > TEXTS_MAX_BYTES) {
+		cw_htab__free_entries(&d->h, offsetof(struct dict_entry, hn));
+		d->bytes = 0;
+	}
+	if (d->find) {
+		int rc;
+
+		sqlite3_bind_text(d->find, 1, text, (int)len, SQLITE_STATIC);
+		rc = sqlite3_step(d->find);
+		if (rc == SQLITE_ROW)
+			id = (uint64_t)sqlite3_column_int64(d->find, 0);
+		sqlite3_reset(d->find);
+		if (rc != SQLITE_ROW && rc != SQLITE_DONE && (*err = step(db, d->find)))
+			return 0;
+	}
+	if (!id) {
+		id = ++d->next_id;
+		sqlite3_bind_int64(d->add, 1, (int64_t)id);
+		sqlite3_bind_text(d->add, 2, text, (int)len, SQLITE_STATIC);
+		if ((*err = step(db, d->add)))
+			return 0;
+	}
+	if (d->h.n >= d->h.cap && (*err = cw_htab__grow(&d->h, 64, dict_rehash, 0)))
+		return 0;
+	if (!(e = malloc(sizeof(*e) + len + 1))) {
+		*err = -ENOMEM;
+		return 0;
+	}
+	e->hash = h;
+	e->id = id;
+	memcpy(e->text, text, len + 1);
+	cw_htab__add(&d->h, &e->hn, h);
+	d->bytes += sizeof(*e) + len + 1;
+	return id;
+}
+
+/* dict_id() of @text at a static address, in a dict with a find. */
+static uint64_t dict_id_static(struct cw_db *db, struct dict *d, const char *text, int *err)
+{
+	size_t slot = ((uintptr_t)text >> 3) % STATIC_SLOTS;
+
+	if (!text)
+		return 0;
+	if (d->by_addr[slot].text != text) {
+		uint64_t id = dict_id(db, d, text, err);
+
+		if (!id)
+			return 0;
+		d->by_addr[slot].text = text;
+		d->by_addr[slot].id = id;
+	}
+	return d->by_addr[slot].id;
+}
+
+/* The codes of the row tables are analyze/model.h's enums, which the views
+ * spell out (schema/tables.sql). */
 static int db_node(void *ctx, const struct cw_node *n)
 {
 	struct cw_db *db = ctx;
-	sqlite3_stmt *s = db->st[ST_NODE];
+	struct rows *r = &db->rows[R_NODE];
+	struct cell *c = row_next(r);
+	uint64_t scope, name;
+	int err = 0;
 
-	sqlite3_bind_int64(s, 1, (int64_t)n->id);
-	sqlite3_bind_text(s, 2, cw_node_type_names[n->type], -1, SQLITE_STATIC);
-	sqlite3_bind_text(s, 3, n->scope, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(s, 4, (int64_t)n->key);
-	sqlite3_bind_int64(s, 5, n->generation);
-	bind_opt_i64(s, 6, n->pid);
-	bind_opt_i64(s, 7, n->tid);
-	bind_text(s, 8, n->long_name ? n->long_name : n->name);
-	bind_opt_i64(s, 9, n->start_ns);
-	bind_opt_i64(s, 10, n->end_ns);
-	sqlite3_bind_int(s, 11, n->start_seen);
-	bind_opt_i64(s, 12, n->traced);
-	return step(db, s);
+	scope = dict_id(db, &db->scopes, n->scope, &err);
+	name = err ? 0 : dict_id(db, &db->names, opt_text(n->long_name ? n->long_name : n->name),
+				 &err);
+	if (err)
+		return err;
+	put_i64(&c[0], (int64_t)n->id);
+	put_i64(&c[1], n->type);
+	put_i64(&c[2], (int64_t)n->key);
+	put_id(&c[3], scope);
+	put_i64(&c[4], n->generation);
+	put_i64(&c[5], n->start_seen);
+	put_opt(&c[6], n->start_ns);
+	put_opt(&c[7], n->end_ns);
+	put_opt(&c[8], n->pid);
+	put_opt(&c[9], n->tid);
+	put_id(&c[10], name);
+	put_opt(&c[11], n->traced);
+	return row_done(db, r);
 }
 
 static int db_edge(void *ctx, const struct cw_edge *e)
 {
 	struct cw_db *db = ctx;
-	sqlite3_stmt *s = db->st[ST_EDGE];
+	struct rows *r = &db->rows[R_EDGE];
+	struct cell *c = row_next(r);
+	uint64_t reason;
+	int err = 0;
 
+	reason = dict_id_static(db, &db->edge_reasons, opt_text(e->reason), &err);
+	if (err)
+		return err;
 	/* The identity layer's id, so that a sample can name the edge; a
-	 * sink user without ids (0) gets SQLite's next rowid. */
-	bind_id(s, 1, e->id);
-	sqlite3_bind_text(s, 2, cw_edge_type_names[e->type], -1, SQLITE_STATIC);
-	bind_id(s, 3, e->src);
-	sqlite3_bind_int64(s, 4, (int64_t)e->dst);
-	sqlite3_bind_int64(s, 5, (int64_t)e->ts);
-	bind_opt_i64(s, 6, e->cpu);
-	sqlite3_bind_text(s, 7, cw_source_names[e->source], -1, SQLITE_STATIC);
-	sqlite3_bind_text(s, 8, cw_confidence_names[e->confidence], -1, SQLITE_STATIC);
-	bind_text(s, 9, e->reason);
-	bind_opt_i64(s, 10, e->interrupted);
-	bind_id(s, 11, e->addr);
-	return step(db, s);
+	 * sink user without ids (0) gets SQLite's next rowid. Ids come one
+	 * after another, and the next one is NULL to SQLite, which appends
+	 * it without the seek an explicit rowid costs (a fifth of the
+	 * insert). */
+	put_id(&c[0], e->id == db->edges_max + 1 ? 0 : e->id);
+	db->edges_max = e->id > db->edges_max ? e->id : e->id ? db->edges_max : db->edges_max + 1;
+	put_i64(&c[1], e->type);
+	put_i64(&c[2], (int64_t)e->dst);
+	put_i64(&c[3], (int64_t)e->ts);
+	put_id(&c[4], e->src);
+	put_opt(&c[5], e->cpu);
+	put_i64(&c[6], e->source);
+	put_i64(&c[7], e->confidence);
+	put_id(&c[8], reason);
+	put_opt(&c[9], e->interrupted);
+	put_id(&c[10], e->addr);
+	return row_done(db, r);
 }
 
 static int db_frame(void *ctx, const struct cw_frame *f)
@@ -183,73 +471,45 @@ static int db_stack(void *ctx, uint64_t id, const uint64_t *frames, uint32_t dep
 	return err;
 }
 
-/* The id of reason @text in attribution_reasons, written there the first
- * time; 0 with *err on failure. */
-static uint64_t reason_of(struct cw_db *db, const char *text, int *err)
-{
-	uint64_t h = cw_hash_str(text);
-	struct reason *e;
-	size_t len;
-
-	cw_htab_for_each_possible(&db->reasons, e, hn, h)
-		if (e->hash == h && !strcmp(e->text, text))
-			return e->id;
-	if (db->reasons.n >= db->reasons.cap &&
-	    (*err = cw_htab__grow(&db->reasons, 64, reason_rehash, 0)))
-		return 0;
-	len = strlen(text);
-	if (!(e = malloc(sizeof(*e) + len + 1))) {
-		*err = -ENOMEM;
-		return 0;
-	}
-	e->hash = h;
-	e->id = ++db->next_reason;
-	memcpy(e->text, text, len + 1);
-	cw_htab__add(&db->reasons, &e->hn, h);
-	sqlite3_bind_int64(db->st[ST_REASON], 1, (int64_t)e->id);
-	sqlite3_bind_text(db->st[ST_REASON], 2, e->text, -1, SQLITE_STATIC);
-	if ((*err = step(db, db->st[ST_REASON])))
-		return 0;
-	return e->id;
-}
-
-static int db_sample(void *ctx, const struct cw_sample_row *r)
+/* A sample and its attribution, one row (schema/tables.sql). */
+static int db_sample(void *ctx, const struct cw_sample_row *s)
 {
 	struct cw_db *db = ctx;
-	sqlite3_stmt *s = db->st[ST_SAMPLE];
-	const char *reason;
-	uint64_t reason_id = 0;
-	int64_t sample;
-	int err;
+	struct rows *r = &db->rows[R_SAMPLE];
+	struct cell *c = row_next(r);
+	uint64_t reason;
+	int err = 0;
 
-	sqlite3_bind_int64(s, 1, (int64_t)r->node);
-	sqlite3_bind_int64(s, 2, (int64_t)r->thread);
-	sqlite3_bind_int64(s, 3, (int64_t)r->ts);
-	bind_opt_i64(s, 4, r->cpu);
-	sqlite3_bind_text(s, 5, r->kind == CW_SAMPLE_KIND_CPU ? "cpu" : "offcpu", -1,
-			  SQLITE_STATIC);
-	bind_id(s, 6, r->stack);
-	sqlite3_bind_int64(s, 7, (int64_t)r->weight);
-	sqlite3_bind_double(s, 8, r->inclusion_probability);
-	sqlite3_bind_int(s, 9, r->weight_exact);
-	bind_id(s, 10, r->wake);
-	sqlite3_bind_double(s, 11, r->stack_probability);
-	if ((err = step(db, s)))
+	reason = s->attr_reason ? dict_id_static(db, &db->attr_reasons, s->attr_reason, &err)
+				: dict_id(db, &db->attr_reasons, s->attr_chain[0] ? s->attr_chain : NULL,
+					  &err);
+	if (err)
 		return err;
-	/* the sample's id, before a new reason's insert moves it */
-	sample = sqlite3_last_insert_rowid(db->h);
-	reason = r->attr_reason ?: r->attr_chain[0] ? r->attr_chain : NULL;
-	if (reason && !(reason_id = reason_of(db, reason, &err)))
-		return err;
-	s = db->st[ST_ATTR];
-	sqlite3_bind_int64(s, 1, sample);
-	bind_id(s, 2, r->request);
-	bind_id(s, 3, r->task);
-	/* the code of enum cw_confidence: the attribution view names it */
-	sqlite3_bind_int(s, 4, r->attr_confidence);
-	bind_id(s, 5, reason_id);
-	bind_id(s, 6, r->waker_request);
-	return step(db, s);
+	put_i64(&c[0], (int64_t)s->thread);
+	put_i64(&c[1], (int64_t)s->ts);
+	put_i64(&c[2], s->kind);
+	put_i64(&c[3], (int64_t)s->weight);
+	put_i64(&c[4], s->weight_exact);
+	put_real(&c[5], s->inclusion_probability);
+	put_i64(&c[6], s->attr_confidence);
+	put_id(&c[7], reason);
+	put_opt(&c[8], s->cpu);
+	put_id(&c[9], s->wake);
+	/* stack_keep (schema/tables.sql): NULL when the view reads it back
+	 * from inclusion_probability (exactly equal, not close); else the
+	 * probability times 2^32, exact both ways (a power of two), which is
+	 * the capture's keep: an integer, and SQLite keeps a REAL column's
+	 * integral value as an integer, in 4 bytes where the REAL took 8. */
+	if (s->stack_probability == s->inclusion_probability)
+		c[10].t = C_NULL;
+	else
+		put_real(&c[10], s->stack_probability * 4294967296.0);
+	put_id(&c[11], s->stack);
+	put_id(&c[12], s->node != s->thread ? s->node : 0);
+	put_id(&c[13], s->request);
+	put_id(&c[14], s->task);
+	put_id(&c[15], s->waker_request);
+	return row_done(db, r);
 }
 
 static int db_wait(void *ctx, const struct cw_wait_row *w)
@@ -402,8 +662,22 @@ struct cw_db *cw_db__create(const char *path, char *errbuf, size_t errlen)
 			goto fail;
 		}
 	}
+	for (int t = 0; t < R_N; t++) {
+		db->rows[t].ncols = rows_sql[t].ncols;
+		if (!(db->rows[t].one = rows_prepare(db, t, 1)) ||
+		    !(db->rows[t].many = rows_prepare(db, t, BATCH))) {
+			snprintf(errbuf, errlen, "database: %s", sqlite3_errmsg(db->h));
+			goto fail;
+		}
+	}
 	if (write_edge_types(db, errbuf, errlen))
 		goto fail;
+	db->attr_reasons = (struct dict){ .add = db->st[ST_ATTR_REASON],
+					  .find = db->st[ST_ATTR_REASON_FIND] };
+	db->edge_reasons = (struct dict){ .add = db->st[ST_EDGE_REASON],
+					  .find = db->st[ST_EDGE_REASON_FIND] };
+	db->scopes = (struct dict){ .add = db->st[ST_SCOPE], .find = db->st[ST_SCOPE_FIND] };
+	db->names = (struct dict){ .add = db->st[ST_NAME] };
 	free(ddl);
 	return db;
 nomem:
@@ -416,7 +690,7 @@ fail:
 }
 
 /*
- * nodes.generation = row_number() OVER (PARTITION BY type, scope, key
+ * node_rows.generation = row_number() OVER (PARTITION BY type, scope, key
  * ORDER BY id) - 1, writing only the rows that change (schema/tables.sql
  * says why it is done here). The same as that UPDATE ... FROM, in one
  * sorted scan: a third of its time when nothing changes, four fifths when
@@ -424,64 +698,82 @@ fail:
  * the sorter has read every row before the first update. Sorted by key
  * first: any order of the partition's columns makes the partitions runs,
  * and SQLite's sorter compares a leading integer without unpacking the
- * rest of the row, where a leading type (the same text in most rows) made
- * every comparison a full one.
+ * rest of the row. Type and scope are codes and ids: a partition is a run
+ * of equal integers.
  */
-/* Keep a copy of @s in *@buf (grown as needed). */
-static int remember(char **buf, size_t *cap, const char *s)
+/* A node whose generation changes, and the pairs of one round of
+ * updates. */
+struct gen_update {
+	int64_t id, gen;
+};
+
+#define GEN_UPDATES 262144 /* 4 MiB */
+
+static int gen_cmp(const void *a, const void *b)
 {
-	size_t n = strlen(s) + 1;
+	const struct gen_update *x = a, *y = b;
 
-	if (n > *cap) {
-		char *b = realloc(*buf, n);
+	return (x->id > y->id) - (x->id < y->id);
+}
 
-		if (!b)
-			return -1;
-		*buf = b;
-		*cap = n;
+/*
+ * Write @n updates in id order. In the scan's order (by key) each update
+ * lands on a page of its own: once the nodes outgrow SQLite's page cache
+ * that is a page read and written back per update, which was a fifth of
+ * the analyzer's time on a join-heavy trace; in id order the updates of
+ * one page come together.
+ */
+static int gen_apply(sqlite3_stmt *u, struct gen_update *g, size_t n)
+{
+	qsort(g, n, sizeof(*g), gen_cmp);
+	for (size_t i = 0; i < n; i++) {
+		sqlite3_bind_int64(u, 1, g[i].gen);
+		sqlite3_bind_int64(u, 2, g[i].id);
+		if (sqlite3_step(u) != SQLITE_DONE)
+			return -EIO;
+		sqlite3_reset(u);
 	}
-	memcpy(*buf, s, n);
 	return 0;
 }
 
 static int number_generations(struct cw_db *db, char *errbuf, size_t errlen)
 {
 	sqlite3_stmt *q = NULL, *u = NULL;
-	char *type = NULL, *scope = NULL;
-	size_t type_cap = 0, scope_cap = 0;
-	int64_t key = 0, gen = 0;
+	struct gen_update *g = malloc(GEN_UPDATES * sizeof(*g));
+	int64_t key = 0, type = 0, scope = 0, gen = 0;
 	int rc, first = 1, err = 0;
+	size_t n = 0;
 
-	if (sqlite3_prepare_v2(db->h, "SELECT id, type, scope, key, generation FROM nodes"
+	if (!g) {
+		snprintf(errbuf, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	if (sqlite3_prepare_v2(db->h, "SELECT id, type, scope, key, generation FROM node_rows"
 				      " ORDER BY key, type, scope, id", -1, &q, NULL) != SQLITE_OK ||
-	    sqlite3_prepare_v2(db->h, "UPDATE nodes SET generation = ? WHERE id = ?", -1, &u,
+	    sqlite3_prepare_v2(db->h, "UPDATE node_rows SET generation = ? WHERE id = ?", -1, &u,
 			       NULL) != SQLITE_OK)
 		goto fail;
 	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
-		const char *t = (const char *)sqlite3_column_text(q, 1);
-		const char *sc = (const char *)sqlite3_column_text(q, 2);
+		int64_t t = sqlite3_column_int64(q, 1), sc = sqlite3_column_int64(q, 2);
 		int64_t k = sqlite3_column_int64(q, 3);
 
-		if (!t || !sc)
-			goto fail; /* NOT NULL columns: only out of memory */
-		if (!first && k == key && !strcmp(t, type) && !strcmp(sc, scope)) {
+		if (!first && k == key && t == type && sc == scope) {
 			gen++;
 		} else {
 			gen = 0;
 			key = k;
-			if (remember(&type, &type_cap, t) || remember(&scope, &scope_cap, sc))
-				goto fail;
+			type = t;
+			scope = sc;
 			first = 0;
 		}
 		if (sqlite3_column_int64(q, 4) == gen)
 			continue;
-		sqlite3_bind_int64(u, 1, gen);
-		sqlite3_bind_int64(u, 2, sqlite3_column_int64(q, 0));
-		if (sqlite3_step(u) != SQLITE_DONE)
+		g[n++] = (struct gen_update){ sqlite3_column_int64(q, 0), gen };
+		if (n == GEN_UPDATES && gen_apply(u, g, n))
 			goto fail;
-		sqlite3_reset(u);
+		n %= GEN_UPDATES;
 	}
-	if (rc != SQLITE_DONE)
+	if (rc != SQLITE_DONE || gen_apply(u, g, n))
 		goto fail;
 	goto done;
 fail:
@@ -490,9 +782,27 @@ fail:
 done:
 	sqlite3_finalize(q);
 	sqlite3_finalize(u);
-	free(type);
-	free(scope);
+	free(g);
 	return err;
+}
+
+static void finalize_all(struct cw_db *db)
+{
+	for (int i = 0; i < ST_N; i++)
+		sqlite3_finalize(db->st[i]);
+	for (int t = 0; t < R_N; t++) {
+		sqlite3_finalize(db->rows[t].one);
+		sqlite3_finalize(db->rows[t].many);
+	}
+}
+
+static void free_db(struct cw_db *db)
+{
+	dict_free(&db->attr_reasons);
+	dict_free(&db->edge_reasons);
+	dict_free(&db->scopes);
+	dict_free(&db->names);
+	free(db);
 }
 
 int cw_db__finish(struct cw_db *db, char *errbuf, size_t errlen)
@@ -500,7 +810,7 @@ int cw_db__finish(struct cw_db *db, char *errbuf, size_t errlen)
 	const char *marker = strstr(cw_tables_sql, INDEX_MARKER);
 	int err;
 
-	if (db->failed) {
+	if (db->failed || rows_flush_all(db)) {
 		snprintf(errbuf, errlen, "database: earlier write failed");
 		return -EIO;
 	}
@@ -508,15 +818,12 @@ int cw_db__finish(struct cw_db *db, char *errbuf, size_t errlen)
 	err = err ?: exec_sql(db, "COMMIT", errbuf, errlen);
 	if (!err)
 		err = exec_sql(db, marker, errbuf, errlen);
-	for (int i = 0; i < ST_N; i++)
-		sqlite3_finalize(db->st[i]);
+	finalize_all(db);
 	if (sqlite3_close(db->h) != SQLITE_OK && !err) {
 		snprintf(errbuf, errlen, "database: close failed");
 		err = -EIO;
 	}
-	cw_htab__free_entries(&db->reasons, offsetof(struct reason, hn));
-	cw_htab__free(&db->reasons);
-	free(db);
+	free_db(db);
 	return err;
 }
 
@@ -524,10 +831,7 @@ void cw_db__abort(struct cw_db *db)
 {
 	if (!db)
 		return;
-	for (int i = 0; i < ST_N; i++)
-		sqlite3_finalize(db->st[i]);
+	finalize_all(db);
 	sqlite3_close(db->h);
-	cw_htab__free_entries(&db->reasons, offsetof(struct reason, hn));
-	cw_htab__free(&db->reasons);
-	free(db);
+	free_db(db);
 }

@@ -5,41 +5,157 @@ PRAGMA foreign_keys = OFF;
 
 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT);
 
-CREATE TABLE nodes(
+-- nodes, edges and samples are views: each spells out a table of rows
+-- that stores what repeats as a number (node_rows, edge_rows,
+-- sample_rows, below). Query the views, whose columns and values are
+-- those of the contract; the row tables are how the database keeps them
+-- at a few bytes a row, and can change. Each view takes INSERT (its
+-- trigger codes the values) and DELETE too, for databases made by hand.
+--
+-- Codes (analyze/model.h's enums, whose order schema/nodes.def and
+-- edges.def give; tests/test_db.c holds every CASE below to them):
+--   node type   0 process, 1 thread, 2 runtime_task, 3 io_request,
+--               4 work_item, 5 timer, 6 resource, 7 request, 8 packet
+--   edge type   0 spawn, 1 wake, 2 submit, 3 punt, 4 complete, 5 queue,
+--               6 execute, 7 arm, 8 fire, 9 resume, 10 acquire,
+--               11 release, 12 begin, 13 end
+--   source      0 kernel, 1 runtime, 2 application, 3 inferred
+--   confidence  0 observed, 1 reconstructed, 2 unknown
+--   kind        0 cpu, 1 offcpu
+-- Texts that repeat are kept once and named by id: a node's scope in
+-- node_scopes (a scope such as 'ring:0x...#0' is shared by every request
+-- of the ring), its name in node_names (a packet's name is its flow, 'tcp
+-- 127.0.0.1:43046 > 127.0.0.1:16379', the same for every packet of a
+-- connection), an edge's reason in edge_reasons, an attribution's in
+-- attribution_reasons. A SQLite row pays a byte per column and one per
+-- small integer (0 and 1 cost nothing), so a code or an id is one to
+-- three bytes where the text was up to forty, once in the row and again
+-- in each index on it. A scope has one id (its table is UNIQUE): the
+-- identity (type, scope, key, generation) is unique by it. A name may
+-- have more than one: names come from the trace, without bound, and the
+-- analyzer remembers a bounded number of them (docs/model.md §4); a
+-- name it has forgotten is written again under a new id. node_names has
+-- no index on the name: most of its bytes would be in it, for names
+-- mostly seen once (a query's text).
+--
+-- The column order of a row table puts the columns most often NULL last:
+-- SQLite stores nothing for NULLs at the end of a row.
+CREATE TABLE node_scopes(
+  id    INTEGER PRIMARY KEY,
+  scope TEXT NOT NULL UNIQUE);
+
+CREATE TABLE node_names(
+  id   INTEGER PRIMARY KEY,
+  name TEXT NOT NULL);
+
+CREATE TABLE node_rows(
   id         INTEGER PRIMARY KEY,
-  type       TEXT NOT NULL,
-  scope      TEXT NOT NULL,
+  type       INTEGER NOT NULL,
   key        INTEGER NOT NULL,
+  scope      INTEGER NOT NULL REFERENCES node_scopes(id),
   generation INTEGER NOT NULL,
-  pid        INTEGER,
-  tid        INTEGER,
-  name       TEXT,
+  start_seen INTEGER NOT NULL,
   start_ns   INTEGER,
   end_ns     INTEGER,
-  start_seen INTEGER NOT NULL,
-  -- 1: a task of the traced set (-p, COMMAND, or every task of a
-  -- system-wide capture); 0: a task seen only at the other end of an
-  -- edge with a traced one; NULL: not a task, or not known.
+  pid        INTEGER,
+  tid        INTEGER,
+  name       INTEGER REFERENCES node_names(id),
   traced     INTEGER);
+
+-- traced: 1, a task of the traced set (-p, COMMAND, or every task of a
+-- system-wide capture); 0, a task seen only at the other end of an edge
+-- with a traced one; NULL, not a task, or not known.
 -- (type, scope, key, generation) is unique: the index that says so is
 -- built after the load, below, with the generations.
+CREATE VIEW nodes AS
+  SELECT n.id,
+         CASE n.type WHEN 0 THEN 'process' WHEN 1 THEN 'thread' WHEN 2 THEN 'runtime_task'
+                     WHEN 3 THEN 'io_request' WHEN 4 THEN 'work_item' WHEN 5 THEN 'timer'
+                     WHEN 6 THEN 'resource' WHEN 7 THEN 'request' WHEN 8 THEN 'packet' END
+           AS type,
+         (SELECT s.scope FROM node_scopes s WHERE s.id = n.scope) AS scope,
+         n.key, n.generation, n.pid, n.tid,
+         (SELECT m.name FROM node_names m WHERE m.id = n.name) AS name,
+         n.start_ns, n.end_ns, n.start_seen, n.traced
+    FROM node_rows n;
 
-CREATE TABLE edges(
+CREATE TRIGGER nodes_insert INSTEAD OF INSERT ON nodes BEGIN
+  INSERT OR IGNORE INTO node_scopes(scope) VALUES (NEW.scope);
+  INSERT INTO node_names(name) SELECT NEW.name WHERE NEW.name IS NOT NULL
+     AND NOT EXISTS (SELECT 1 FROM node_names WHERE name = NEW.name);
+  INSERT INTO node_rows(id, type, key, scope, generation, start_seen, start_ns, end_ns, pid,
+                        tid, name, traced)
+  VALUES (NEW.id,
+          CASE NEW.type WHEN 'process' THEN 0 WHEN 'thread' THEN 1 WHEN 'runtime_task' THEN 2
+                        WHEN 'io_request' THEN 3 WHEN 'work_item' THEN 4 WHEN 'timer' THEN 5
+                        WHEN 'resource' THEN 6 WHEN 'request' THEN 7 WHEN 'packet' THEN 8 END,
+          NEW.key, (SELECT id FROM node_scopes WHERE scope = NEW.scope), NEW.generation,
+          NEW.start_seen, NEW.start_ns, NEW.end_ns, NEW.pid, NEW.tid,
+          (SELECT min(id) FROM node_names WHERE name = NEW.name), NEW.traced);
+END;
+CREATE TRIGGER nodes_delete INSTEAD OF DELETE ON nodes BEGIN
+  DELETE FROM node_rows WHERE id = OLD.id;
+END;
+
+CREATE TABLE edge_reasons(
+  id     INTEGER PRIMARY KEY,
+  reason TEXT NOT NULL UNIQUE);
+
+CREATE TABLE edge_rows(
   id         INTEGER PRIMARY KEY,
-  type       TEXT NOT NULL,
-  src        INTEGER REFERENCES nodes(id),
-  dst        INTEGER NOT NULL REFERENCES nodes(id),
+  type       INTEGER NOT NULL,
+  dst        INTEGER NOT NULL REFERENCES node_rows(id),
   ts         INTEGER NOT NULL,
+  src        INTEGER REFERENCES node_rows(id),
   cpu        INTEGER,
-  source     TEXT NOT NULL,
-  confidence TEXT NOT NULL,
-  reason     TEXT,
-  -- An edge raised in interrupt context: the tid of the task that the
-  -- interrupt happened to interrupt. Context only, never the cause.
+  source     INTEGER NOT NULL,
+  confidence INTEGER NOT NULL,
+  reason     INTEGER REFERENCES edge_reasons(id),
   interrupted_tid INTEGER,
-  -- The address the handoff went through where it is not a node: the
-  -- futex word (user address) of a reason 'futex' wake.
   addr       INTEGER);
+
+-- src NULL: the cause is unknown. interrupted_tid: an edge raised in
+-- interrupt context, the tid of the task that the interrupt happened to
+-- interrupt; context only, never the cause. addr: the address the handoff
+-- went through where it is not a node: the futex word (user address) of
+-- a reason 'futex' wake.
+CREATE VIEW edges AS
+  SELECT e.id,
+         CASE e.type WHEN 0 THEN 'spawn' WHEN 1 THEN 'wake' WHEN 2 THEN 'submit'
+                     WHEN 3 THEN 'punt' WHEN 4 THEN 'complete' WHEN 5 THEN 'queue'
+                     WHEN 6 THEN 'execute' WHEN 7 THEN 'arm' WHEN 8 THEN 'fire'
+                     WHEN 9 THEN 'resume' WHEN 10 THEN 'acquire' WHEN 11 THEN 'release'
+                     WHEN 12 THEN 'begin' WHEN 13 THEN 'end' END AS type,
+         e.src, e.dst, e.ts, e.cpu,
+         CASE e.source WHEN 0 THEN 'kernel' WHEN 1 THEN 'runtime' WHEN 2 THEN 'application'
+                       WHEN 3 THEN 'inferred' END AS source,
+         CASE e.confidence WHEN 0 THEN 'observed' WHEN 1 THEN 'reconstructed'
+                           WHEN 2 THEN 'unknown' END AS confidence,
+         (SELECT r.reason FROM edge_reasons r WHERE r.id = e.reason) AS reason,
+         e.interrupted_tid, e.addr
+    FROM edge_rows e;
+
+CREATE TRIGGER edges_insert INSTEAD OF INSERT ON edges BEGIN
+  INSERT OR IGNORE INTO edge_reasons(reason) VALUES (NEW.reason);
+  INSERT INTO edge_rows(id, type, dst, ts, src, cpu, source, confidence, reason,
+                        interrupted_tid, addr)
+  VALUES (NEW.id,
+          CASE NEW.type WHEN 'spawn' THEN 0 WHEN 'wake' THEN 1 WHEN 'submit' THEN 2
+                        WHEN 'punt' THEN 3 WHEN 'complete' THEN 4 WHEN 'queue' THEN 5
+                        WHEN 'execute' THEN 6 WHEN 'arm' THEN 7 WHEN 'fire' THEN 8
+                        WHEN 'resume' THEN 9 WHEN 'acquire' THEN 10 WHEN 'release' THEN 11
+                        WHEN 'begin' THEN 12 WHEN 'end' THEN 13 END,
+          NEW.dst, NEW.ts, NEW.src, NEW.cpu,
+          CASE NEW.source WHEN 'kernel' THEN 0 WHEN 'runtime' THEN 1 WHEN 'application' THEN 2
+                          WHEN 'inferred' THEN 3 END,
+          CASE NEW.confidence WHEN 'observed' THEN 0 WHEN 'reconstructed' THEN 1
+                              WHEN 'unknown' THEN 2 END,
+          (SELECT id FROM edge_reasons WHERE reason = NEW.reason), NEW.interrupted_tid,
+          NEW.addr);
+END;
+CREATE TRIGGER edges_delete INSTEAD OF DELETE ON edges BEGIN
+  DELETE FROM edge_rows WHERE id = OLD.id;
+END;
 
 -- Every edge type the analyzer knows (schema/edges.def, written by
 -- analyze/db.c), whether or not this trace has one: the views walk these
@@ -110,19 +226,53 @@ CREATE TABLE stack_frames(
 -- when the weight is not exact, and when a coverage break of the edges
 -- (not of the sample ring) overlaps the wait, since the wake seen might
 -- not be the one that ended it.
-CREATE TABLE samples(
+--
+-- samples and attribution are views of one table, sample_rows: a
+-- sample's attribution is one row per sample, kept in the sample's row
+-- (attr_confidence, attr_reason, request, task, waker_request; NULL
+-- attr_confidence: no attribution, as in a database made by hand with
+-- no row for it). node is NULL there when it is the thread. stack_keep
+-- is stack_probability times 2^32 (the capture's keep, docs/model.md
+-- §4.2: an integer, which SQLite stores in 4 bytes where a fraction takes
+-- 8; exact both ways), NULL when it is inclusion_probability.
+CREATE TABLE sample_rows(
   id     INTEGER PRIMARY KEY,
-  node   INTEGER NOT NULL REFERENCES nodes(id),
-  thread INTEGER NOT NULL REFERENCES nodes(id),
+  thread INTEGER NOT NULL REFERENCES node_rows(id),
   ts     INTEGER NOT NULL,
-  cpu    INTEGER,
-  kind   TEXT NOT NULL,
-  stack  INTEGER REFERENCES stacks(id),
+  kind   INTEGER NOT NULL,
   weight INTEGER NOT NULL,
-  inclusion_probability REAL NOT NULL,
   weight_exact INTEGER NOT NULL,
-  wake   INTEGER REFERENCES edges(id),
-  stack_probability REAL NOT NULL);
+  inclusion_probability REAL NOT NULL,
+  attr_confidence INTEGER,
+  attr_reason INTEGER REFERENCES attribution_reasons(id),
+  cpu    INTEGER,
+  wake   INTEGER REFERENCES edge_rows(id),
+  stack_keep REAL,
+  stack  INTEGER REFERENCES stacks(id),
+  node   INTEGER REFERENCES node_rows(id),
+  request INTEGER REFERENCES node_rows(id),
+  task   INTEGER REFERENCES node_rows(id),
+  waker_request INTEGER REFERENCES node_rows(id));
+
+CREATE VIEW samples AS
+  SELECT s.id, coalesce(s.node, s.thread) AS node, s.thread, s.ts, s.cpu,
+         CASE s.kind WHEN 0 THEN 'cpu' WHEN 1 THEN 'offcpu' END AS kind,
+         s.stack, s.weight, s.inclusion_probability, s.weight_exact, s.wake,
+         coalesce(s.stack_keep / 4294967296.0, s.inclusion_probability) AS stack_probability
+    FROM sample_rows s;
+
+CREATE TRIGGER samples_insert INSTEAD OF INSERT ON samples BEGIN
+  INSERT INTO sample_rows(id, thread, ts, kind, weight, weight_exact, inclusion_probability,
+                          cpu, wake, stack_keep, stack, node)
+  VALUES (NEW.id, NEW.thread, NEW.ts,
+          CASE NEW.kind WHEN 'cpu' THEN 0 WHEN 'offcpu' THEN 1 END,
+          NEW.weight, NEW.weight_exact, NEW.inclusion_probability, NEW.cpu, NEW.wake,
+          nullif(NEW.stack_probability, NEW.inclusion_probability) * 4294967296.0, NEW.stack,
+          nullif(NEW.node, NEW.thread));
+END;
+CREATE TRIGGER samples_delete INSTEAD OF DELETE ON samples BEGIN
+  DELETE FROM sample_rows WHERE id = OLD.id;
+END;
 
 -- attribution (docs/model.md §6.1): the request and runtime task each sample
 -- worked for, one row per sample (analyze/carry.c).
@@ -155,34 +305,38 @@ CREATE TABLE samples(
 -- the request the wake was a handoff of (observed or carried, and not
 -- ended), which the blocked time can also be charged to as its cause;
 -- NULL when none or unknown.
---
--- attribution is a view: the rows are attribution_rows, with the
--- confidence as its code (0 observed, 1 reconstructed, 2 unknown:
--- analyze/model.h's enum cw_confidence, which tests/test_db.c holds this
--- view to) and the reason
--- as the id of its text in attribution_reasons, each text once. Most
--- samples of a trace share a reason, which spelt out on every row was a
--- third of a system-wide database. Query the view; its columns are what
--- the table's were.
-CREATE TABLE attribution_rows(
-  sample     INTEGER PRIMARY KEY REFERENCES samples(id),
-  request    INTEGER REFERENCES nodes(id),
-  task       INTEGER REFERENCES nodes(id),
-  confidence INTEGER NOT NULL,
-  reason     INTEGER REFERENCES attribution_reasons(id),
-  waker_request INTEGER REFERENCES nodes(id));
-
 CREATE TABLE attribution_reasons(
   id     INTEGER PRIMARY KEY,
-  reason TEXT NOT NULL);
+  reason TEXT NOT NULL UNIQUE);
 
 CREATE VIEW attribution AS
-  SELECT a.sample, a.request, a.task,
-         CASE a.confidence WHEN 0 THEN 'observed' WHEN 1 THEN 'reconstructed'
-                           WHEN 2 THEN 'unknown' END AS confidence,
-         (SELECT r.reason FROM attribution_reasons r WHERE r.id = a.reason) AS reason,
+  SELECT a.id AS sample, a.request, a.task,
+         CASE a.attr_confidence WHEN 0 THEN 'observed' WHEN 1 THEN 'reconstructed'
+                                WHEN 2 THEN 'unknown' END AS confidence,
+         (SELECT r.reason FROM attribution_reasons r WHERE r.id = a.attr_reason) AS reason,
          a.waker_request
-    FROM attribution_rows a;
+    FROM sample_rows a
+   WHERE a.attr_confidence IS NOT NULL;
+
+-- The sample's row must be there first.
+CREATE TRIGGER attribution_insert INSTEAD OF INSERT ON attribution BEGIN
+  SELECT RAISE(ABORT, 'attribution: no such sample')
+   WHERE NOT EXISTS (SELECT 1 FROM sample_rows WHERE id = NEW.sample);
+  INSERT OR IGNORE INTO attribution_reasons(reason) VALUES (NEW.reason);
+  UPDATE sample_rows
+     SET request = NEW.request, task = NEW.task, waker_request = NEW.waker_request,
+         attr_confidence = CASE NEW.confidence WHEN 'observed' THEN 0
+                                               WHEN 'reconstructed' THEN 1
+                                               WHEN 'unknown' THEN 2 END,
+         attr_reason = (SELECT id FROM attribution_reasons WHERE reason = NEW.reason)
+   WHERE id = NEW.sample;
+END;
+CREATE TRIGGER attribution_delete INSTEAD OF DELETE ON attribution BEGIN
+  UPDATE sample_rows
+     SET request = NULL, task = NULL, waker_request = NULL, attr_confidence = NULL,
+         attr_reason = NULL
+   WHERE id = OLD.sample;
+END;
 
 -- A window of lost events (docs/model.md §5.7). reason is prose for
 -- people ('ring full: timer', 'CQE overflow on ring 0x...'); class is
@@ -481,33 +635,25 @@ CREATE TABLE ancestry_root(node INTEGER PRIMARY KEY);
 
 CREATE VIEW causal_ancestry AS
   WITH RECURSIVE
-  -- Every edge type (edge_types, docs/model.md §4): the latest edge into
-  -- a node is found type by type, one seek each in edges(dst, type, ts),
-  -- rather than by reading every edge into it (a busy thread has tens of
-  -- thousands).
-  types(type) AS (SELECT type FROM edge_types),
+  -- The latest edge into a node, of any type, is one seek in
+  -- edges(dst, ts) (edges_dst_ts), read backwards, rather than a read of
+  -- every edge into it (a busy thread has tens of thousands).
   walk(node, ancestor, depth, edge, edge_type, confidence, ts, path_rank) AS (
     SELECT n.id, e.src, 1, e.id, e.type, e.confidence, e.ts,
            CASE e.confidence WHEN 'observed' THEN 0 WHEN 'reconstructed' THEN 1 ELSE 2 END
       FROM nodes n
-      JOIN edges e ON e.id = (
-             SELECT c.id FROM types t
-               JOIN edges c ON c.id = (SELECT id FROM edges WHERE dst = n.id AND type = t.type
-                                        ORDER BY ts DESC, id DESC LIMIT 1)
-              ORDER BY c.ts DESC, c.id DESC LIMIT 1)
+      JOIN edges e ON e.id = (SELECT id FROM edges WHERE dst = n.id
+                               ORDER BY ts DESC, id DESC LIMIT 1)
      WHERE n.id IN (SELECT node FROM ancestry_root) OR NOT EXISTS (SELECT 1 FROM ancestry_root)
     UNION ALL
     SELECT w.node, e.src, w.depth + 1, e.id, e.type, e.confidence, e.ts,
            max(w.path_rank,
                CASE e.confidence WHEN 'observed' THEN 0 WHEN 'reconstructed' THEN 1 ELSE 2 END)
       FROM walk w
-      JOIN edges e ON e.id = (
-             SELECT c.id FROM types t
-               JOIN edges c ON c.id = (SELECT id FROM edges
-                                        WHERE dst = w.ancestor AND type = t.type AND ts <= w.ts
-                                          AND (ts < w.ts OR id < w.edge)
-                                        ORDER BY ts DESC, id DESC LIMIT 1)
-              ORDER BY c.ts DESC, c.id DESC LIMIT 1)
+      JOIN edges e ON e.id = (SELECT id FROM edges
+                               WHERE dst = w.ancestor AND ts <= w.ts
+                                 AND (ts < w.ts OR id < w.edge)
+                               ORDER BY ts DESC, id DESC LIMIT 1)
      WHERE w.ancestor IS NOT NULL AND w.depth < 64)
   SELECT node, ancestor, depth, edge, edge_type, confidence, ts,
          CASE path_rank WHEN 0 THEN 'observed' WHEN 1 THEN 'reconstructed' ELSE 'unknown' END
@@ -619,6 +765,29 @@ CREATE VIEW coverage_by_class AS
             FROM b GROUP BY stream, class) g
     JOIN span sp ON sp.stream IS g.stream AND sp.class IS g.class, cap;
 
+-- The partial indexes that hold few rows are made before the load, and
+-- SQLite keeps them as the rows go in, at the cost of their WHERE for each
+-- row. Made after it, each cost a read of its whole table to keep a few
+-- rows (5% of the analyzer's instructions on a trace of wakes).
+-- The process tree (spawn edges in time order) without reading the
+-- wakes: partial, so it costs only the spawn edges. Its WHERE is the
+-- edges view's type as SQLite substitutes it for the view's column
+-- (wrapped in COLLATE BINARY), which is what lets a query of the view
+-- (WHERE type = 'spawn') use it; tests/test_db.c checks that it does.
+CREATE INDEX edges_spawn_ts ON edge_rows(ts)
+  WHERE (CASE type WHEN 0 THEN 'spawn' WHEN 1 THEN 'wake' WHEN 2 THEN 'submit'
+                   WHEN 3 THEN 'punt' WHEN 4 THEN 'complete' WHEN 5 THEN 'queue'
+                   WHEN 6 THEN 'execute' WHEN 7 THEN 'arm' WHEN 8 THEN 'fire'
+                   WHEN 9 THEN 'resume' WHEN 10 THEN 'acquire' WHEN 11 THEN 'release'
+                   WHEN 12 THEN 'begin' WHEN 13 THEN 'end' END) COLLATE BINARY = 'spawn';
+-- The edges whose cause is unknown (orphans, interrupts: src NULL), for
+-- orphans_by_class and any query by src IS NULL, without reading the
+-- others.
+CREATE INDEX edges_unknown ON edge_rows(dst) WHERE src IS NULL;
+-- Partial: most samples of a system-wide trace belong to no request, and
+-- a query by request (request = ?, a join on it) implies it is not NULL.
+CREATE INDEX attribution_request ON sample_rows(request) WHERE request IS NOT NULL;
+
 -- @@INDEXES@@ (everything below runs after the bulk load)
 
 -- Before it, right after the load, the analyzer (db.c) numbers the
@@ -628,29 +797,43 @@ CREATE VIEW coverage_by_class AS
 -- generation is born, so within one (type, scope, key) id order is birth
 -- order and the numbering is exact. It does what this does, only rewriting
 -- the rows that change, in one sorted scan (about twice as fast):
---   UPDATE nodes SET generation = g.gen
+--   UPDATE node_rows SET generation = g.gen
 --     FROM (SELECT id, row_number() OVER (PARTITION BY type, scope, key ORDER BY id) - 1
---                  AS gen FROM nodes) AS g
---    WHERE nodes.id = g.id AND nodes.generation != g.gen;
+--                  AS gen FROM node_rows) AS g
+--    WHERE node_rows.id = g.id AND node_rows.generation != g.gen;
 
 -- The identity, unique. key before scope: queries name a type and a key
--- (a tid) far more often than a scope.
-CREATE UNIQUE INDEX nodes_identity ON nodes(type, key, scope, generation);
-CREATE INDEX nodes_tid ON nodes(type, tid);
-CREATE INDEX edges_src ON edges(src);
--- The causes of a node, by type, in time order: one seek per step of the
--- docs/model.md §4.1's wake chain (ORDER BY ts DESC LIMIT 1); also serves edges(dst).
-CREATE INDEX edges_dst_type_ts ON edges(dst, type, ts);
--- The process tree (spawn edges in time order) without reading the
--- wakes: partial, so it costs only the spawn edges.
-CREATE INDEX edges_spawn_ts ON edges(ts) WHERE type = 'spawn';
+-- (a tid) far more often than a scope. On the view's type, so that
+-- WHERE type = 'thread' AND key = ? through the view finds it: SQLite
+-- matches an index on an expression with the expression a view column
+-- stands for.
+CREATE UNIQUE INDEX nodes_identity ON node_rows(
+  CASE type WHEN 0 THEN 'process' WHEN 1 THEN 'thread' WHEN 2 THEN 'runtime_task'
+            WHEN 3 THEN 'io_request' WHEN 4 THEN 'work_item' WHEN 5 THEN 'timer'
+            WHEN 6 THEN 'resource' WHEN 7 THEN 'request' WHEN 8 THEN 'packet' END,
+  key, scope, generation);
+-- No index on nodes(tid): what a thread created is what its edges lead
+-- to (edges_src: its submit, spawn, queue and arm edges), and a node's
+-- owning tid is a column to filter on once its type or key has narrowed
+-- the search. It was an entry for every node (a tenth of a database of
+-- io_requests) and a tenth of the analyzer's time on one.
+-- The effects of a node. Without the edges whose cause is unknown (src
+-- NULL), which edges_unknown holds: a NULL among an index's first keys
+-- makes SQLite's sort of them compare every key the slow way (the index
+-- took 70% longer to build).
+CREATE INDEX edges_src ON edge_rows(src) WHERE src IS NOT NULL;
+-- The causes of a node in time order: one seek per step of docs/model.md
+-- §4.1's wake chain (ORDER BY ts DESC LIMIT 1), the latest cause of any
+-- type in one seek. A query for one type reads back over the node's
+-- edges of other types to the first of its own (few: a thread's causes
+-- are mostly wakes); with the type in the index every entry paid for it
+-- (a fifth of the index, as text).
+CREATE INDEX edges_dst_ts ON edge_rows(dst, ts);
 -- No index on edges(type, confidence): every query by type reads most of
 -- the table anyway, and building it cost a quarter of the analyzer's time.
-CREATE INDEX samples_node ON samples(node);
-CREATE INDEX samples_thread ON samples(thread, ts);
+-- samples(node), on the view's node (the row keeps NULL for the thread).
+CREATE INDEX samples_node ON sample_rows(coalesce(node, thread));
+CREATE INDEX samples_thread ON sample_rows(thread, ts);
 CREATE INDEX stack_frames_frame ON stack_frames(frame);
 CREATE INDEX resource_waits_resource ON resource_waits(resource);
 CREATE INDEX resource_waits_waiter ON resource_waits(waiter, start_ns);
--- Partial: most samples of a system-wide trace belong to no request, and
--- a query by request (request = ?, a join on it) implies it is not NULL.
-CREATE INDEX attribution_request ON attribution_rows(request) WHERE request IS NOT NULL;

@@ -382,19 +382,16 @@ INSERT INTO samples(id,node,thread,ts,cpu,kind,stack,weight,inclusion_probabilit
  (7,1,1,3200,0,'cpu',NULL,100,1,1,1),
  (8,3,3,3300,0,'cpu',NULL,50,1,1,1),
  (9,4,4,1600,0,'cpu',NULL,1000,1,1,1);
--- attribution is a view (schema/tables.sql): confidence 0 observed,
--- 1 reconstructed, 2 unknown; reasons by id
-INSERT INTO attribution_reasons(id,reason) VALUES (1,'wake'), (2,'no request');
-INSERT INTO attribution_rows(sample,request,task,confidence,reason) VALUES
- (1,50,NULL,0,NULL),
- (2,50,NULL,0,NULL),
- (3,50,NULL,1,1),
- (4,50,NULL,0,NULL),
- (5,NULL,NULL,2,2),
- (6,51,NULL,0,NULL),
- (7,NULL,NULL,2,2),
- (8,51,NULL,0,NULL),
- (9,52,NULL,0,NULL);
+INSERT INTO attribution(sample,request,task,confidence,reason) VALUES
+ (1,50,NULL,'observed',NULL),
+ (2,50,NULL,'observed',NULL),
+ (3,50,NULL,'reconstructed','wake'),
+ (4,50,NULL,'observed',NULL),
+ (5,NULL,NULL,'unknown','no request'),
+ (6,51,NULL,'observed',NULL),
+ (7,NULL,NULL,'unknown','no request'),
+ (8,51,NULL,'observed',NULL),
+ (9,52,NULL,'observed',NULL);
 EOF
 mktruth a.truth <<'EOF'
 truth 1
@@ -411,7 +408,7 @@ cpu 2 101 1000 1000
 cpu 3 103 100 200
 EOF
 cp a.db as.db
-sqlite3 as.db "DELETE FROM attribution_rows; DELETE FROM nodes WHERE type = 'request';"
+sqlite3 as.db "DELETE FROM attribution; DELETE FROM nodes WHERE type = 'request';"
 run 0 a.truth a.db --baseline-db as.db --json a.json --csv a.csv
 jsoncheck a.json a.csv
 A=causeway.attribution

@@ -2,7 +2,8 @@
 /*
  * The database writer: generations are numbered after the load from
  * creation order, the identity index is unique, traced is written as
- * 1/0/NULL, and docs/model.md §4.1's queries find the indexes built for them.
+ * 1/0/NULL, docs/model.md §4.1's queries find the indexes built for them,
+ * and the views read every code and text back as written.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +12,7 @@
 #include <sqlite3.h>
 #include "tests/check.h"
 #include "analyze/db.h"
+#include "tables_sql.h"
 
 static char path[64];
 
@@ -60,7 +62,7 @@ static int write_db(const struct tnode *tn, size_t n)
 /* The first column of the first row of @sql, as text ("" if none). */
 static const char *one(sqlite3 *h, const char *sql)
 {
-	static char buf[4096];
+	static char buf[65536];
 	sqlite3_stmt *s;
 
 	buf[0] = '\0';
@@ -172,13 +174,33 @@ static void test_query_plans(void)
 		"SELECT p.key AS parent_tid, c.key AS child_tid, c.generation, c.name, e.reason"
 		" FROM edges e JOIN nodes p ON p.id = e.src JOIN nodes c ON c.id = e.dst"
 		" WHERE e.type = 'spawn' ORDER BY e.ts";
+	/* Lookups through the views' coded columns (an index on the
+	 * expression a view column stands for, bound parameters) and the
+	 * partial indexes. */
+	static const struct {
+		const char *sql, *index;
+	} lookups[] = {
+		{ "SELECT id FROM nodes WHERE type = ?1 AND key = ?2", "nodes_identity" },
+		{ "SELECT id FROM nodes WHERE type = 'io_request'", "nodes_identity" },
+		{ "SELECT id FROM edges WHERE dst = ?1 AND type = ?2 AND ts BETWEEN ?3 AND ?4",
+		  "edges_dst_ts" },
+		{ "SELECT id FROM edges WHERE src = ?1 AND type = 'resume'", "edges_src" },
+		{ "SELECT * FROM orphans_by_class", "edges_unknown" },
+		{ "SELECT id FROM samples WHERE node = ?1", "samples_node" },
+		{ "SELECT id FROM samples WHERE thread = ?1 AND ts BETWEEN ?2 AND ?3",
+		  "samples_thread" },
+		{ "SELECT sample FROM attribution WHERE request = ?1", "attribution_request" },
+	};
 	sqlite3 *h = NULL;
 
 	CHECK(write_db(tn, 1) == 0, "write");
 	CHECK(sqlite3_open(path, &h) == SQLITE_OK, "open");
-	CHECK(uses(h, chain, "edges_dst_type_ts"), "the wake chain does not use edges(dst, type, ts)");
+	CHECK(uses(h, chain, "edges_dst_ts"), "the wake chain does not use edges(dst, ts)");
 	CHECK(uses(h, chain, "nodes_identity"), "the wake chain does not find the thread by key");
 	CHECK(uses(h, tree, "edges_spawn_ts"), "the process tree reads every edge");
+	for (size_t i = 0; i < sizeof(lookups) / sizeof(lookups[0]); i++)
+		CHECK(uses(h, lookups[i].sql, lookups[i].index), "%s: reads every row, not %s",
+		      lookups[i].sql, lookups[i].index);
 	sqlite3_close(h);
 	unlink(path);
 	passes++;
@@ -230,12 +252,192 @@ static void test_attribution_codes(void)
 	CHECK(!strcmp(got, want), "attribution reads\n  %s\nnot\n  %s", got, want);
 	got = one(h, "SELECT count(*) FROM attribution_reasons");
 	CHECK(!strcmp(got, "2"), "%s reasons stored, not 2", got);
-	got = one(h, "SELECT count(*) FROM attribution_rows WHERE reason IS NULL");
+	got = one(h, "SELECT count(*) FROM sample_rows WHERE attr_reason IS NULL");
 	CHECK(!strcmp(got, "3"), "%s rows without a reason, not 3", got);
 	sqlite3_close(h);
 	unlink(path);
 	passes++;
 	printf("ok attribution_codes\n");
+}
+
+/* Run @sql; 0, or -1 after saying why. */
+static int exec(sqlite3 *h, const char *sql)
+{
+	char *msg = NULL;
+
+	if (sqlite3_exec(h, sql, NULL, NULL, &msg) == SQLITE_OK)
+		return 0;
+	fprintf(stderr, "  %s: %s\n", sql, msg ? msg : sqlite3_errmsg(h));
+	sqlite3_free(msg);
+	return -1;
+}
+
+/* A database from @fn's rows, written through the sink; its path in
+ * path. @return 0 or -1. */
+static int write_rows(void (*fn)(struct cw_sink *sink))
+{
+	char err[256];
+	struct cw_sink sink;
+	struct cw_db *db;
+
+	snprintf(path, sizeof(path), "/tmp/test_db.%d.db", (int)getpid());
+	unlink(path);
+	if (!(db = cw_db__create(path, err, sizeof(err)))) {
+		fprintf(stderr, "%s\n", err);
+		return -1;
+	}
+	cw_db__sink(db, &sink);
+	fn(&sink);
+	if (cw_db__finish(db, err, sizeof(err))) {
+		fprintf(stderr, "%s\n", err);
+		return -1;
+	}
+	return 0;
+}
+
+/* A node of every type, an edge of every type, source and confidence, a
+ * sample of each kind (node its thread, and not), of each way its
+ * probabilities stand. */
+static void every_code(struct cw_sink *sink)
+{
+	static const char *const sources[] = { "kernel", "runtime", "application", "inferred" };
+	struct cw_node n = { .scope = "host", .pid = -1, .tid = -1, .start_ns = -1, .end_ns = -1,
+			     .traced = -1 };
+	struct cw_edge e = { .cpu = -1, .interrupted = -1 };
+	struct cw_sample_row r = { .thread = 1, .weight = 1 };
+	static const double probs[][2] = { { 1.0, 1.0 }, { 1.0, 0.25 }, { 14714839 / 4294967296.0,
+		14714839 / 4294967296.0 }, { 1.0, 1 / 3.0 }, { 0.5, 1e-300 } };
+	uint64_t id = 0;
+
+	for (int t = 0; t < CW_NODE_NTYPES; t++) {
+		n.id = ++id;
+		n.type = (uint8_t)t;
+		n.key = (uint64_t)t;
+		snprintf(n.name, sizeof(n.name), "n%d", t);
+		CHECK(sink->node(sink->ctx, &n) == 0, "node %d", t);
+	}
+	id = 0;
+	for (int t = 0; t < CW_EDGE_NTYPES; t++) {
+		for (int src = 0; src < (int)(sizeof(sources) / sizeof(sources[0])); src++) {
+			for (int c = 0; c < CW_CONF_N; c++) {
+				e.id = ++id;
+				e.type = (uint8_t)t;
+				e.source = (uint8_t)src;
+				e.confidence = (uint8_t)c;
+				e.src = c == CW_CONF_UNKNOWN ? 0 : 1;
+				e.dst = 2;
+				e.ts = id;
+				e.reason = c == CW_CONF_OBSERVED ? NULL : src & 1 ? "futex" : "hardirq";
+				CHECK(sink->edge(sink->ctx, &e) == 0, "edge %d", t);
+			}
+		}
+	}
+	for (int k = 0; k < 2; k++) {
+		for (size_t p = 0; p < sizeof(probs) / sizeof(probs[0]); p++) {
+			r.ts++;
+			r.kind = (uint8_t)k;
+			r.node = p & 1 ? 2 : 1;
+			r.inclusion_probability = probs[p][0];
+			r.stack_probability = probs[p][1];
+			CHECK(sink->sample(sink->ctx, &r) == 0, "sample %d %zu", k, p);
+		}
+	}
+}
+
+/*
+ * The views spell every code as analyze/model.h's names do (their CASEs
+ * are held to the enums here), read a sample's node and probabilities
+ * back exactly (to the last bit: hex of the double), and the views'
+ * INSERT triggers code what they are given the same way the writer does:
+ * the rows read through the views, inserted again through them into a
+ * fresh schema, read back the same.
+ */
+static void test_codes(void)
+{
+	static const char *const views[] = { "nodes", "edges", "samples", "attribution" };
+	char want[65536], *w = want;
+	sqlite3 *h = NULL;
+	const char *got;
+
+	CHECK(write_rows(every_code) == 0, "write");
+	CHECK(sqlite3_open(path, &h) == SQLITE_OK, "open");
+	for (int t = 0; t < CW_NODE_NTYPES; t++)
+		w += snprintf(w, want + sizeof(want) - w, "%s%s:n%d", t ? " " : "",
+			      cw_node_type_names[t], t);
+	got = one(h, "SELECT group_concat(type || ':' || name, ' ') FROM (SELECT * FROM nodes"
+		     " ORDER BY id)");
+	CHECK(!strcmp(got, want), "nodes read\n  %s\nnot\n  %s", got, want);
+	w = want;
+	for (int t = 0; t < CW_EDGE_NTYPES; t++)
+		for (int src = 0; src < 4; src++)
+			for (int c = 0; c < CW_CONF_N; c++)
+				w += snprintf(w, want + sizeof(want) - w, "%s%s/%s/%s",
+					      want == w ? "" : " ", cw_edge_type_names[t],
+					      cw_source_names[src], cw_confidence_names[c]);
+	got = one(h, "SELECT group_concat(type || '/' || source || '/' || confidence, ' ') FROM"
+		     " (SELECT * FROM edges ORDER BY id)");
+	CHECK(!strcmp(got, want), "edges read\n  %s\nnot\n  %s", got, want);
+	got = one(h, "SELECT group_concat(coalesce(reason, 'NULL'), ' ') FROM (SELECT * FROM edges"
+		     " WHERE type = 'wake' ORDER BY id)");
+	CHECK(!strcmp(got, "NULL hardirq hardirq NULL futex futex NULL hardirq hardirq"
+			   " NULL futex futex"), "edge reasons %s", got);
+	got = one(h, "SELECT count(*) FROM edge_reasons");
+	CHECK(!strcmp(got, "2"), "%s edge reasons stored, not 2", got);
+	got = one(h, "SELECT group_concat(kind || ':' || node || ':' || printf('%a', "
+		     "inclusion_probability) || ':' || printf('%a', stack_probability), ' ')"
+		     " FROM (SELECT * FROM samples ORDER BY id)");
+	w = want;
+	for (int k = 0; k < 2; k++)
+		for (int p = 0; p < 5; p++)
+			w += snprintf(w, want + sizeof(want) - w, "%s%s:%d:%a:%a", want == w ? "" : " ",
+				      k ? "offcpu" : "cpu", p & 1 ? 2 : 1,
+				      (double[]){ 1.0, 1.0, 14714839 / 4294967296.0, 1.0, 0.5 }[p],
+				      (double[]){ 1.0, 0.25, 14714839 / 4294967296.0, 1 / 3.0,
+						  1e-300 }[p]);
+	/* SQLite's printf spells %a its own way: compare the values instead
+	 * when the texts differ only in spelling */
+	if (strcmp(got, want)) {
+		got = one(h, "SELECT count(*) FROM samples s JOIN (SELECT 1 AS p, 1.0 AS i, 1.0 AS sp"
+			     " UNION ALL SELECT 2, 1.0, 0.25 UNION ALL SELECT 3, 14714839 /"
+			     " 4294967296.0, 14714839 / 4294967296.0 UNION ALL SELECT 4, 1.0, 1 / 3.0"
+			     " UNION ALL SELECT 5, 0.5, 1e-300) v ON v.p = (s.id - 1) % 5 + 1"
+			     " WHERE s.inclusion_probability = v.i AND s.stack_probability = v.sp"
+			     " AND typeof(s.stack_probability) = 'real'"
+			     " AND s.node = CASE WHEN v.p % 2 = 0 THEN 2 ELSE 1 END");
+		CHECK(!strcmp(got, "10"), "%s of 10 samples read back exactly", got);
+	}
+	/* stored as schema/tables.sql says: the thread's node and a stack
+	 * probability equal to the row's as NULL, another as its keep (an
+	 * integer where it is one) */
+	got = one(h, "SELECT group_concat(coalesce(node, 'NULL') || ':' || CASE WHEN stack_keep IS NULL"
+		     " THEN 'NULL' WHEN stack_keep = CAST(stack_keep AS INTEGER) THEN 'keep' ELSE"
+		     " 'fraction' END, ' ') FROM (SELECT * FROM sample_rows WHERE kind = 0 ORDER BY id)");
+	CHECK(!strcmp(got, "NULL:NULL 2:keep NULL:NULL 2:fraction NULL:fraction"), "sample rows %s",
+	      got);
+	/* the triggers: every view read, written through the views of a
+	 * fresh schema, reads the same */
+	sqlite3_close(h);
+	CHECK(sqlite3_open(":memory:", &h) == SQLITE_OK, "open");
+	CHECK(exec(h, cw_tables_sql) == 0, "schema");
+	snprintf(want, sizeof(want), "ATTACH '%s' AS a", path);
+	CHECK(exec(h, want) == 0, "attach");
+	for (size_t i = 0; i < sizeof(views) / sizeof(views[0]); i++) {
+		const char *v = views[i];
+
+		snprintf(want, sizeof(want), "INSERT INTO main.%s SELECT * FROM a.%s", v, v);
+		CHECK(exec(h, want) == 0, "%s: insert", v);
+		snprintf(want, sizeof(want),
+			 "SELECT ((SELECT count(*) FROM (SELECT * FROM main.%s EXCEPT SELECT * FROM a.%s))"
+			 " + (SELECT count(*) FROM (SELECT * FROM a.%s EXCEPT SELECT * FROM main.%s)))"
+			 " || ' of ' || (SELECT count(*) FROM main.%s)", v, v, v, v, v);
+		got = one(h, want);
+		CHECK(!strncmp(got, "0 of ", 5) && strcmp(got, "0 of 0"),
+		      "%s through its trigger: %s differ", v, got);
+	}
+	sqlite3_close(h);
+	unlink(path);
+	passes++;
+	printf("ok codes\n");
 }
 
 int main(void)
@@ -244,6 +446,7 @@ int main(void)
 	test_generations_kept();
 	test_query_plans();
 	test_attribution_codes();
+	test_codes();
 	printf("test_db: %d passed, %d failed\n", passes, failures);
 	return failures != 0;
 }

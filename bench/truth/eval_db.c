@@ -12,7 +12,7 @@
  *   cw_orph   the orphan nodes of those types (start_seen = 0), by (type, first seen);
  *   cw_waits  resource_waits with their resource's name and key, by time.
  * Everything else is a seek in the schema's own indexes (nodes_identity,
- * edges_dst_type_ts, edges_src), one or a few per hop.
+ * edges_dst_ts, edges_src), one or a few per hop.
  */
 #include <errno.h>
 #include <inttypes.h>
