@@ -137,7 +137,7 @@ int main(int argc, char **argv)
 	socklen_t len = sizeof(ca);
 	pthread_t st, ct;
 	int c2s[2], s2c[2], status;
-	pid_t child = 0, t;
+	pid_t child = 0, t, self = getpid();
 	FILE *out;
 
 	if ((argc != 3 && argc != 4) || (rounds = atol(argv[2])) < 1) {
@@ -159,7 +159,7 @@ int main(int argc, char **argv)
 			if (child < 0)
 				die("fork");
 			if (!child)
-				client_process(argv[3], getppid(), c2s[1], s2c[0]);
+				client_process(argv[3], self, c2s[1], s2c[0]);
 			exit(0);
 		}
 		if (waitpid(child, &status, 0) != child || !WIFEXITED(status) ||
