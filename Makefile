@@ -216,9 +216,7 @@ test: deps
 # analyses of edges, USDT probes and a sample flood (the workloads are
 # built with them too, and LeakSanitizer's own thread would count as a
 # spawn in live/spawn; ASan's own qsort would stand in libc's in
-# live/dwarf; live/samples needs every switch-in of its sleeper, and the
-# capture misses some, more often at the sanitized workload's pace: see
-# docs/model.md §4.2, A known gap).
+# live/dwarf).
 test-san:
 	$(Q)$(MAKE) --no-print-directory BUILD=build-san SAN=1 all
 	$(Q)tests/run.sh build-san --live wake,usdt,flood

@@ -8,7 +8,9 @@
  * either end is in the traced set; the set follows fork, and a process
  * leaves it at the final switch-out of its last thread (see bpf/config.h,
  * struct cw_traced). The capture's own process is never recorded: an edge
- * with the capture at either end is dropped, and so are its forks.
+ * with the capture at either end is dropped, and so are its forks; a
+ * switch between the capture and a traced task is the traced task's, with
+ * the capture's end written as the idle task (0/0).
  *
  * sched_wakeup is not hooked: it follows the sched_waking of the same
  * wakeup, later and perhaps on the wakee's CPU, and carries no handoff
@@ -67,37 +69,56 @@ static __always_inline int emit_switch(void *ctx, struct task_struct *prev,
 				       struct task_struct *next, __u64 prev_state, bool preempt)
 {
 	__u32 prev_tgid = prev->tgid, next_tgid = next->tgid;
+	bool prev_self = cw_is_self(prev_tgid), next_self = cw_is_self(next_tgid);
 	bool blocks = cw_config.switch_waits && !preempt && prev_state &&
-		      !(prev_state & CW_TASK_DEAD) && prev->pid;
+		      !(prev_state & CW_TASK_DEAD) && prev->pid && !prev_self;
 	bool prev_traced, drop = true;
 	struct cw_switch *e;
 	__u64 ts, keep = 0;
 
-	if (cw_is_self(prev_tgid) || cw_is_self(next_tgid))
-		return 0;
 	prev_traced = cw_tgid_traced(prev_tgid);
 	if (blocks && !prev_traced && cw_config.filter_enabled && cw_cause_followed(CW_CTX_TASK))
 		cw_offer(ctx, NULL, prev, CW_CTX_TASK, bpf_ktime_get_ns());
 	if (!prev_traced && !cw_tgid_traced(next_tgid))
 		return 0;
+	/* System-wide, the capture to or from idle: nobody's switch. */
+	if ((prev_self || !prev->pid) && (next_self || !next->pid))
+		return 0;
 	e = cw_reserve(sizeof(*e), CW_REC_SWITCH, CW_CTX_TASK);
 	if (!e)
 		goto out;
-	e->prev.tid = prev->pid;
-	e->prev.pid = prev_tgid;
-	e->next.tid = next->pid;
-	e->next.pid = next_tgid;
-	e->prev_state = prev_state;
-	e->prev_prio = prev->prio;
-	e->next_prio = next->prio;
-	e->prev_start = prev->start_time;
-	e->next_start = next->start_time;
+	/* The capture is never named (it runs every poll period, most
+	 * often right after a traced task blocks), but the traced end's
+	 * switch is still written: the capture's end reads as the idle
+	 * task, a CPU given to no traced or untraced task of the trace. */
+	if (prev_self) {
+		e->prev.tid = e->prev.pid = 0;
+		e->prev_state = 0;
+		e->prev_prio = 0;
+		e->prev_start = 0;
+	} else {
+		e->prev.tid = prev->pid;
+		e->prev.pid = prev_tgid;
+		e->prev_state = prev_state;
+		e->prev_prio = prev->prio;
+		e->prev_start = prev->start_time;
+	}
+	if (next_self) {
+		e->next.tid = e->next.pid = 0;
+		e->next_prio = 0;
+		e->next_start = 0;
+	} else {
+		e->next.tid = next->pid;
+		e->next.pid = next_tgid;
+		e->next_prio = next->prio;
+		e->next_start = next->start_time;
+	}
 	ts = e->hdr.ts;
-	if (preempt)
+	if (preempt && !prev_self)
 		e->hdr.flags = CW_SWITCH_PREEMPT;
 	if (blocks && prev_traced) {
 		keep = keep_or_drop(ts, true, &drop);
-		e->hdr.flags = CW_SWITCH_WAIT;
+		e->hdr.flags = drop ? CW_SWITCH_WAIT : CW_SWITCH_WAIT | CW_SWITCH_STACKS;
 	}
 	e->keep = keep;
 	cw_submit(e);
