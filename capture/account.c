@@ -36,7 +36,7 @@ struct account {
 	uint8_t slot_of[CW_RING_MAX][CW_CLASS_MAX];
 	struct counter *cur; /* [cpu] */
 	bool sampling;	     /* the sample plane is recorded: read CW_COUNTER_DECIMATED */
-	int64_t waits_unstacked; /* off-CPU waits drained without their stacks */
+	uint64_t waits_unstacked; /* off-CPU waits the budget left without stacks */
 	uint64_t ticks_decimated; /* the CPU ticks BPF dropped, as last read */
 	struct account_totals tot;
 };
@@ -104,12 +104,11 @@ void account__wrote(struct account *a, uint16_t ring, const struct cw_hdr *h)
 
 	/* The waits whose stacks the budget did not take: BPF counts only
 	 * the ticks it drops (bpf/wait.bpf.h), since a wait is written
-	 * whether or not its stacks are, by its switch (format 1.9: less
-	 * those whose stacks follow) or as a stackless sample. */
-	if (h->type == CW_REC_SWITCH && (h->flags & CW_SWITCH_WAIT))
+	 * whether or not its stacks are, by its switch (format 1.9) or as a
+	 * stackless sample. A stack the sample ring lost is counted lost. */
+	if (h->type == CW_REC_SWITCH &&
+	    (h->flags & (CW_SWITCH_WAIT | CW_SWITCH_STACKS)) == CW_SWITCH_WAIT)
 		a->waits_unstacked++;
-	else if (h->type == CW_REC_SAMPLE_OFFCPU && (h->flags & CW_SAMPLE_AT_SWITCH))
-		a->waits_unstacked--;
 	else if (h->type == CW_REC_SAMPLE_OFFCPU && (h->flags & CW_SAMPLE_NOSTACK))
 		a->waits_unstacked++;
 	if (ring >= CW_RING_MAX || class >= CW_CLASS_MAX || !a->slot_of[ring][class] ||
@@ -170,7 +169,7 @@ int account__flush(struct account *a, struct cw_writer *w, uint64_t now)
 
 		slot_total(a, CW_COUNTER_DECIMATED, &ticks);
 		a->ticks_decimated = ticks;
-		a->tot.decimated = ticks + (uint64_t)(a->waits_unstacked > 0 ? a->waits_unstacked : 0);
+		a->tot.decimated = ticks + a->waits_unstacked;
 	}
 	slot_total(a, CW_COUNTER_NET_RECEIPTS, &a->tot.net_receipts);
 	slot_total(a, CW_COUNTER_TIMER_ARMS, &a->tot.timer_arms);

@@ -111,6 +111,9 @@ struct cw_task {
  * carries them. One record per blocking switch, where 1.8 wrote a switch
  * and a sample. */
 #define CW_SWITCH_WAIT 0x2
+/* With CW_SWITCH_WAIT: the budget took the wait's stacks, so a sample
+ * record follows unless the sample ring lost it (format 1.9). */
+#define CW_SWITCH_STACKS 0x4
 
 /* sched_switch. prev_state is the kernel's task state of prev at
  * switch-out (TASK_DEAD 0x80 on the final one). keep (1.9): with

@@ -1429,7 +1429,7 @@ static const char *const script[] = {
 	"!seal meta",
 	"switch ts=1000 cpu=0 prev=100/100 next=0/0 prev_state=1 prev_prio=120 next_prio=-20",
 	"switch ts=1001 cpu=1 prev=100/100 next=101/100 prev_state=0 preempt=1 prev_prio=120 next_prio=120 prev_start=5 next_start=6",
-	"switch ts=1002 cpu=1 flags=6 prev=101/100 next=100/100 prev_state=2 preempt=1 prev_prio=120 next_prio=120",
+	"switch ts=1002 cpu=1 flags=10 prev=101/100 next=100/100 prev_state=2 preempt=1 prev_prio=120 next_prio=120",
 	"waking ts=1100 cpu=0 ctx=hardirq waker=100/100 wakee=101/100 target_cpu=1 prio=120",
 	"wakeup ts=1050 cpu=1 waker=100/100 wakee=101/100 target_cpu=-1 prio=120 flags=3",
 	"wakeup_new ts=1060 cpu=1 ctx=7 waker=1/1 wakee=2/2 target_cpu=0 prio=0",
@@ -1581,7 +1581,7 @@ static void test_dump_roundtrip(void)
 	CHECK(strstr(text, "\nrename ts=1500 cpu=0 task=101/100 old=a new=\"b#c\"\n"));
 	/* The preempt flag has a key of its own; flags says the rest. */
 	CHECK(strstr(text, "\nswitch ts=1001 cpu=1 prev=100/100 next=101/100 prev_state=0 preempt=1 prev_prio=120 next_prio=120 prev_start=5 next_start=6\n"));
-	CHECK(strstr(text, "\nswitch ts=1002 cpu=1 flags=7 prev=101/100 next=100/100 prev_state=2 preempt=1 prev_prio=120 next_prio=120 wait=1\n"));
+	CHECK(strstr(text, "\nswitch ts=1002 cpu=1 flags=11 prev=101/100 next=100/100 prev_state=2 preempt=1 prev_prio=120 next_prio=120 wait=1\n"));
 	CHECK(strstr(text, "\nraw type=0x1 size=40 ts=0 cpu=0 body=0300020000000000"));
 	CHECK(strstr(text, "\n!seal final\n"));
 	copy = strdup(text);

@@ -1,7 +1,9 @@
 #!/bin/bash
 # live/flood: a flood of samples never costs an edge. A pipe ping-pong
-# blocks at every round, so with off-CPU stacks and CPU samples at 4999 Hz
-# into a sample ring of one page, samples are lost by the thousand:
+# blocks at every round, so with off-CPU stacks at every wait (no budget:
+# the default one takes about 1000 a second, which a page keeps up with)
+# and CPU samples at 4999 Hz into a sample ring of one page, samples are
+# lost by the hundred:
 #  - the sample stream has coverage breaks with lost samples;
 #  - the edge stream has none: no edge was lost;
 #  - every time a ping-pong thread blocked (a switch-out neither preempted
@@ -15,7 +17,7 @@
 
 ROUNDS=20000
 command -v taskset >/dev/null || fail "taskset not installed"
-capture -q -F 4999 --sample-ring 4096 -o "$T/t.cwt" -- taskset -c 0 "$WL/pingpong" "$T/truth" $ROUNDS
+capture -q -F 4999 --sample-budget 0 --sample-ring 4096 -o "$T/t.cwt" -- taskset -c 0 "$WL/pingpong" "$T/truth" $ROUNDS
 DB=$T/t.db
 analyze "$T/t.cwt" "$DB"
 read -r _ A B R < <(grep '^pingpong ' "$T/truth") || fail "no pingpong line in ground truth"
