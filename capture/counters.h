@@ -36,6 +36,9 @@
 	X(timer_arms, "timer_arms", CW_CNT_NONZERO,                                                \
 	  "timer starts held (written: each with the fire it led to)")                            \
 	X(timer_written, "timer_records", CW_CNT_NONZERO, "records the timer class wrote")         \
+	X(runs_missed, "bpf_runs_missed", CW_CNT_NONZERO,                                          \
+	  "program runs the kernel skipped, the program already running on that CPU: what they "  \
+	  "would have written is in no ring and not in events_lost")                              \
 	X(usdt_objects, "usdt_objects", CW_CNT_USDT, "ELF objects with USDT notes looked at")      \
 	X(usdt_attached, "usdt_probes_attached", CW_CNT_USDT, "probe records written")             \
 	X(usdt_failed, "usdt_attach_failed", CW_CNT_USDT,                                          \

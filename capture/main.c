@@ -235,6 +235,8 @@ struct capture {
 	struct flusher *flusher;
 	struct loop loop;
 	struct meta_final mf;
+	char runs_missed[256]; /* tracer__runs_missed()'s names */
+	uint64_t runs_missed_n;
 };
 
 /* Privilege and BTF, -p, and the classes this kernel can record.
@@ -484,6 +486,7 @@ static enum stop_reason run(struct capture *c)
 	stop = loop__run(&c->loop);
 	usdt__detach_begin(c->usdt);
 	tracer__detach(c->tracer);
+	c->runs_missed_n = tracer__runs_missed(c->tracer, c->runs_missed, sizeof(c->runs_missed));
 	stop = loop__drain_rest(&c->loop, stop);
 	if (c->cmd)
 		command__stop(c->cmd);
@@ -509,6 +512,7 @@ static void count(const struct capture *c, struct capture_counters *n)
 		.net_written = lost.net_written,
 		.timer_arms = lost.timer_arms,
 		.timer_written = lost.timer_written,
+		.runs_missed = c->runs_missed_n,
 		.mmaps = perfev_maps__count(c->maps),
 		.usdt_objects = uc.objects,
 		.usdt_attached = uc.attached,
@@ -555,6 +559,7 @@ static void summarize(const struct capture *c, enum stop_reason stop)
 		.elapsed_ns = c->mf.end_ns - c->loop.start_ns,
 		.c = &c->mf.c,
 		.stop_reason = c->mf.stop_reason,
+		.runs_missed = c->runs_missed,
 	};
 
 	if (c->loop.status_shown)

@@ -69,6 +69,10 @@ void status__summary(const struct cw_writer *w, const struct summary *s)
 		cw_notice("timer: %" PRIu64 " starts held, %" PRIu64
 			  " records (the fires, each with its start)",
 			  c->timer_arms, c->timer_written);
+	if (c->runs_missed)
+		cw_notice("%" PRIu64 " program runs skipped by the kernel, each program already "
+			  "running on that CPU (%s): their events are not in the trace",
+			  c->runs_missed, s->runs_missed);
 	if (c->rejected)
 		cw_notice("%" PRIu64 " records from the BPF programs were malformed and not written",
 			  c->rejected);

@@ -28,6 +28,7 @@ struct summary {
 	const char *stop_reason;
 	const char *stop_detail; /* why, in words, or NULL */
 	const char *command;	 /* COMMAND's outcome in words, or NULL */
+	const char *runs_missed; /* "prog N,...": see tracer__runs_missed */
 };
 
 void status__summary(const struct cw_writer *w, const struct summary *s);

@@ -884,6 +884,35 @@ void tracer__detach(struct tracer *t)
 	detach_slow(t);
 }
 
+uint64_t tracer__runs_missed(const struct tracer *t, char *names, size_t size)
+{
+	uint64_t total = 0;
+	size_t len = 0;
+
+	if (size)
+		names[0] = '\0';
+	for (size_t i = 0; t && i < t->nobjs; i++) {
+		struct bpf_program *prog;
+
+		bpf_object__for_each_program(prog, t->objs[i]) {
+			struct bpf_prog_info info = { 0 };
+			__u32 ilen = sizeof(info);
+			int fd = bpf_program__fd(prog), n;
+
+			if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &ilen) ||
+			    !info.recursion_misses)
+				continue;
+			total += info.recursion_misses;
+			if (len >= size)
+				continue;
+			n = snprintf(names + len, size - len, "%s%s %llu", len ? "," : "",
+				     bpf_program__name(prog), (unsigned long long)info.recursion_misses);
+			len = n < 0 ? size : len + (size_t)n;
+		}
+	}
+	return total;
+}
+
 int tracer__ring_fd(const struct tracer *t)
 {
 	return t->shared[SHARED_EDGES];

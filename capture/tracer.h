@@ -85,6 +85,15 @@ int tracer__counters_fd(const struct tracer *t);
 /* The per-CPU runs of edge reservation failures (bpf/causeway.bpf.h). */
 int tracer__ring_cpu_fd(const struct tracer *t);
 
+/*
+ * Runs of the loaded programs the kernel skipped: a tracing program hit
+ * on a CPU where it is already running (an interrupt inside it) is not
+ * run, and counted in its recursion_misses. What such a run would have
+ * written is in no ring and no lost count. @return the sum; @names gets
+ * "prog N,..." (cut to its size).
+ */
+uint64_t tracer__runs_missed(const struct tracer *t, char *names, size_t size);
+
 /* The loaded object of class @class_id (CW_CLASS_*), for a module that
  * attaches its programs itself (capture/usdt.c), or NULL. */
 struct bpf_object *tracer__object(const struct tracer *t, int class_id);

@@ -117,6 +117,8 @@ read -r rows sure good pmin bare < <(q "select count(*), sum(s.inclusion_probabi
 	min(s.stack_probability), sum(s.stack is null)
 	from samples s left join edges e on e.id = s.wake where s.thread = $P and s.kind = 'offcpu'" | tr '|' ' ')
 [ "$sure" = "$rows" ] || fail "$sure of the sleeper's $rows off-CPU rows have inclusion probability 1 under --sample-budget 1,0"
-[ "$good" = "$NAPS" ] || fail "$good of $NAPS naps are off-CPU rows of about $NAP_NS ns linked to their wake under --sample-budget 1,0"
+[ "$good" = "$NAPS" ] || fail "$good of $NAPS naps are off-CPU rows of about $NAP_NS ns linked to their wake under --sample-budget 1,0:
+  $(q "select s.ts || ' ' || s.weight || ' exact ' || s.weight_exact || ' wake ' || coalesce(e.type || ' at ' || e.ts || ' into ' || e.dst, 'NULL')
+	from samples s left join edges e on e.id = s.wake where s.thread = $P and s.kind = 'offcpu'" | tr '\n' ';')"
 awk -v p="$pmin" 'BEGIN { exit !(p < 1) }' || fail "no wait's stack probability is below 1 under --sample-budget 1,0 (min $pmin)"
 echo "live/$NAME: budget 1,0: $good/$NAPS naps kept whole among $rows waits, $bare without stacks (min stack probability $pmin)"
