@@ -61,6 +61,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "lib/rand.h"
 #include "trace/writer.h"
 #include "schema/events.h"
 #include "trace/format.h"
@@ -72,10 +73,7 @@ static uint64_t rng = 0x2545F4914F6CDD1Dull;
 
 static uint64_t next_rand(void)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
+	return cw_xorshift64(&rng);
 }
 
 /* A random number in [0, n). */

@@ -28,15 +28,13 @@
 #include <sys/resource.h>
 #include <unistd.h>
 #include "analyze/db.h"
+#include "lib/rand.h"
 
 static uint64_t rng = 88172645463325252ull;
 
 static uint64_t rnd(void)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
+	return cw_xorshift64(&rng);
 }
 
 static double cpu_seconds(void)

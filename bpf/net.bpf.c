@@ -230,14 +230,19 @@ static __always_inline struct sent *sent_of(__u32 i)
  */
 __u64 net_occupied[(1u << NET_SENT_BITS) / 64];
 
+static __always_inline __u64 *occupied_word(__u32 i)
+{
+	return &net_occupied[(i >> 6) & ((1u << NET_SENT_BITS) / 64 - 1)];
+}
+
 static __always_inline bool sent_maybe(__u32 i)
 {
-	return (net_occupied[(i >> 6) & ((1u << NET_SENT_BITS) / 64 - 1)] >> (i & 63)) & 1;
+	return (*occupied_word(i) >> (i & 63)) & 1;
 }
 
 static __always_inline void sent_occupy(__u32 i)
 {
-	__u64 *w = &net_occupied[(i >> 6) & ((1u << NET_SENT_BITS) / 64 - 1)];
+	__u64 *w = occupied_word(i);
 
 	if (!((*w >> (i & 63)) & 1))
 		__sync_fetch_and_or(w, 1ull << (i & 63));
@@ -247,7 +252,7 @@ static __always_inline void sent_occupy(__u32 i)
  * took the entry meanwhile. */
 static __always_inline void sent_free(struct sent *t, __u32 i)
 {
-	__u64 *w = &net_occupied[(i >> 6) & ((1u << NET_SENT_BITS) / 64 - 1)];
+	__u64 *w = occupied_word(i);
 
 	t->skb = 0;
 	__sync_fetch_and_and(w, ~(1ull << (i & 63)));
@@ -427,17 +432,17 @@ int BPF_PROG(handle_xmit, struct sk_buff *skb)
 		return 0;
 	head = as_number(c, skb->head);
 	i = sent_index(head);
-	if (!(t = sent_of(i)))
-		return 0;
 	maybe = sent_maybe(i);
 	if (cw_config.filter_enabled && !xmit_wanted(skb)) {
 		/* Not remembered, but an older transmit of this buffer
 		 * (dropped before its receipt) must not stay to be taken
 		 * for this one's. */
-		if (maybe && t->skb && t->head == head)
+		if (maybe && (t = sent_of(i)) && t->skb && t->head == head)
 			sent_free(t, i);
 		return 0;
 	}
+	if (!(t = sent_of(i)))
+		return 0;
 	now = bpf_ktime_get_ns();
 	if (maybe && t->skb && now - t->ts < CW_NET_SENT_YOUNG_NS &&
 	    !(t->skb == key && t->head == head))

@@ -65,6 +65,19 @@ static __always_inline __u32 task_cpu(struct task_struct *p)
  * executing a followed work item) has no switch of its own: its wait is
  * a sample record, as the sample plane writes it.
  */
+/* One end of a switch record. The capture is never named (it runs every
+ * poll period, most often right after a traced task blocks), but the
+ * traced end's switch is still written: the capture's end (@self) reads
+ * as the idle task, a CPU given to no task of the trace. */
+static __always_inline void switch_end(struct task_struct *t, bool self, struct cw_task *id,
+				       __s32 *prio, __u64 *start)
+{
+	id->tid = self ? 0 : t->pid;
+	id->pid = self ? 0 : t->tgid;
+	*prio = self ? 0 : t->prio;
+	*start = self ? 0 : t->start_time;
+}
+
 static __always_inline int emit_switch(void *ctx, struct task_struct *prev,
 				       struct task_struct *next, __u64 prev_state, bool preempt)
 {
@@ -87,32 +100,9 @@ static __always_inline int emit_switch(void *ctx, struct task_struct *prev,
 	e = cw_reserve(sizeof(*e), CW_REC_SWITCH, CW_CTX_TASK);
 	if (!e)
 		goto out;
-	/* The capture is never named (it runs every poll period, most
-	 * often right after a traced task blocks), but the traced end's
-	 * switch is still written: the capture's end reads as the idle
-	 * task, a CPU given to no traced or untraced task of the trace. */
-	if (prev_self) {
-		e->prev.tid = e->prev.pid = 0;
-		e->prev_state = 0;
-		e->prev_prio = 0;
-		e->prev_start = 0;
-	} else {
-		e->prev.tid = prev->pid;
-		e->prev.pid = prev_tgid;
-		e->prev_state = prev_state;
-		e->prev_prio = prev->prio;
-		e->prev_start = prev->start_time;
-	}
-	if (next_self) {
-		e->next.tid = e->next.pid = 0;
-		e->next_prio = 0;
-		e->next_start = 0;
-	} else {
-		e->next.tid = next->pid;
-		e->next.pid = next_tgid;
-		e->next_prio = next->prio;
-		e->next_start = next->start_time;
-	}
+	switch_end(prev, prev_self, &e->prev, &e->prev_prio, &e->prev_start);
+	switch_end(next, next_self, &e->next, &e->next_prio, &e->next_start);
+	e->prev_state = prev_self ? 0 : prev_state;
 	ts = e->hdr.ts;
 	if (preempt && !prev_self)
 		e->hdr.flags = CW_SWITCH_PREEMPT;

@@ -165,11 +165,8 @@ int account__flush(struct account *a, struct cw_writer *w, uint64_t now)
 	}
 	a->last_ns = now;
 	if (a->sampling) {
-		uint64_t ticks = a->ticks_decimated;
-
-		slot_total(a, CW_COUNTER_DECIMATED, &ticks);
-		a->ticks_decimated = ticks;
-		a->tot.decimated = ticks + a->waits_unstacked;
+		slot_total(a, CW_COUNTER_DECIMATED, &a->ticks_decimated);
+		a->tot.decimated = a->ticks_decimated + a->waits_unstacked;
 	}
 	slot_total(a, CW_COUNTER_NET_RECEIPTS, &a->tot.net_receipts);
 	slot_total(a, CW_COUNTER_TIMER_ARMS, &a->tot.timer_arms);

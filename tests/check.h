@@ -7,6 +7,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include "lib/rand.h"
 
 static int failures, passes;
 
@@ -25,19 +26,13 @@ static int failures, passes;
 
 #define CHECK(cond, ...) CHECK_OR(return, cond, __VA_ARGS__)
 
-/*
- * Marsaglia's xorshift64 (13, 7, 17): a fixed seed draws the same numbers
- * on every run, so a random test that fails fails again. A test may seed
- * rng itself, never with 0 (0 stays 0); not every test draws.
- */
+/* lib/rand.h's generator on a fixed seed. A test may seed rng itself,
+ * never with 0; not every test draws. */
 static uint64_t rng __attribute__((unused)) = 88172645463325252ull;
 
 static inline uint64_t next_rand(void)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
+	return cw_xorshift64(&rng);
 }
 
 #endif
