@@ -460,6 +460,28 @@ static int user_frames(struct cw_cls *c, uint32_t pid, uint64_t addr, int is_ret
 	return err;
 }
 
+/*
+ * Is @fn a frame of the capture's own program, which a stack taken in a
+ * tracepoint (an off-CPU stack, at sched_switch) starts with: the
+ * program, the kernel's call into it (bpf_trace_run4), and on some
+ * kernels the tracepoint's iterator and BPF stub before the traced
+ * function (__schedule)? Those are the profiler's frames, not the task's,
+ * so the stack begins where perf's would (docs/model.md §4). Only a
+ * stack's leading run of them is skipped.
+ */
+static int profiler_frame(const char *fn)
+{
+	static const char *const prefixes[] = { "bpf_prog_", "bpf_trace_run", "__bpf_trace_",
+						"__traceiter_", "bpf_trampoline_" };
+
+	if (!fn)
+		return 0;
+	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+		if (!strncmp(fn, prefixes[i], strlen(prefixes[i])))
+			return 1;
+	return 0;
+}
+
 /* The stack of sample @r (already validated): its id, 0 when empty. */
 static int stack_of(struct cw_cls *c, const struct cw_sample *r, uint64_t *stack)
 {
@@ -501,10 +523,13 @@ static int stack_of(struct cw_cls *c, const struct cw_sample *r, uint64_t *stack
 		*stack = known - 1; /* stored + 1: an empty stack is 0 */
 		return 0;
 	}
-	for (int i = 0; i < r->nkernel && !err; i++) {
+	for (int i = 0, leaf = 1; i < r->nkernel && !err; i++) {
 		struct cw_sym_frame kf;
 
 		cw_sym__kernel(s->sym, kern[i], &kf);
+		if (leaf && profiler_frame(kf.function))
+			continue;
+		leaf = 0;
 		err = add_frame(c, &kf, 1, &depth);
 	}
 	for (int i = 0; i < nips && !err; i++)

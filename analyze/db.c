@@ -13,7 +13,7 @@
 
 #define INDEX_MARKER "-- @@INDEXES@@"
 
-enum { ST_EXEC, ST_BREAK, ST_DIAG, ST_META, ST_FRAME, ST_STACK, ST_STACK_FRAME, ST_WAIT,
+enum { ST_EXEC, ST_BREAK, ST_DIAG, ST_META, ST_FRAME, ST_STACK, ST_STACK_FRAME, ST_WAIT, ST_BLOCK,
        ST_ATTR_REASON, ST_ATTR_REASON_FIND, ST_EDGE_REASON,
        ST_EDGE_REASON_FIND, ST_SCOPE, ST_SCOPE_FIND, ST_NAME, ST_N };
 
@@ -29,6 +29,8 @@ static const char *const stmt_sql[ST_N] = {
 	[ST_STACK_FRAME] = "INSERT INTO stack_frames(stack,position,frame) VALUES(?,?,?)",
 	[ST_WAIT] = "INSERT INTO resource_waits(resource,waiter,start_ns,end_ns,wake_edge,waker,"
 		    "confidence,reason) VALUES(?,?,?,?,?,?,?,?)",
+	[ST_BLOCK] = "INSERT INTO block_requests(node,dev,op,flags,sector,bytes,issue_ns) "
+		     "VALUES(?,?,?,?,?,?,?)",
 	[ST_ATTR_REASON] = "INSERT INTO attribution_reasons(id,reason) VALUES(?,?)",
 	[ST_ATTR_REASON_FIND] = "SELECT id FROM attribution_reasons WHERE reason = ?",
 	[ST_EDGE_REASON] = "INSERT INTO edge_reasons(id,reason) VALUES(?,?)",
@@ -528,6 +530,21 @@ static int db_wait(void *ctx, const struct cw_wait_row *w)
 	return step(db, s);
 }
 
+static int db_block(void *ctx, const struct cw_block_row *b)
+{
+	struct cw_db *db = ctx;
+	sqlite3_stmt *s = db->st[ST_BLOCK];
+
+	sqlite3_bind_int64(s, 1, (int64_t)b->node);
+	sqlite3_bind_text(s, 2, b->dev, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 3, b->op, -1, SQLITE_STATIC);
+	bind_text(s, 4, b->flags[0] ? b->flags : NULL);
+	sqlite3_bind_int64(s, 5, (int64_t)b->sector);
+	sqlite3_bind_int64(s, 6, (int64_t)b->bytes);
+	sqlite3_bind_int64(s, 7, (int64_t)b->issue_ns);
+	return step(db, s);
+}
+
 static int db_exec(void *ctx, uint64_t node, uint64_t ts, const char *comm, const char *filename)
 {
 	struct cw_db *db = ctx;
@@ -550,6 +567,7 @@ void cw_db__sink(struct cw_db *db, struct cw_sink *sink)
 	sink->stack = db_stack;
 	sink->sample = db_sample;
 	sink->wait = db_wait;
+	sink->block = db_block;
 }
 
 int cw_db__break(struct cw_db *db, const struct cw_break *br)

@@ -106,8 +106,19 @@ struct cw_wait_row {
 	const char *reason;	   /* static string or NULL */
 };
 
+/* A block request's row (block_requests, cls_block.c). */
+struct cw_block_row {
+	uint64_t node; /* its node id */
+	uint64_t sector;
+	uint64_t issue_ns;
+	uint32_t bytes;
+	const char *op;	/* "WRITE", "FLUSH", ... */
+	char dev[24];	/* "major:minor" */
+	char flags[40]; /* "PREFLUSH,FUA,SYNC,META", those set; "" for none */
+};
+
 /* Where the join's conclusions go (the database writer, or a test). The
- * context-plane callbacks and wait may be NULL: those rows are then not
+ * context-plane callbacks, wait and block may be NULL: those rows are then not
  * written. */
 struct cw_sink {
 	void *ctx;
@@ -118,6 +129,7 @@ struct cw_sink {
 	int (*stack)(void *ctx, uint64_t id, const uint64_t *frames, uint32_t depth);
 	int (*sample)(void *ctx, const struct cw_sample_row *s);
 	int (*wait)(void *ctx, const struct cw_wait_row *w);
+	int (*block)(void *ctx, const struct cw_block_row *b);
 };
 
 struct cw_ksyms;

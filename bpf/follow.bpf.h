@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * What the workqueue, timer and net objects share: whether, with
+ * What the workqueue, timer, net and block objects share: whether, with
  * filter_enabled, an event belongs in the trace through its context.
  *
  * An object those classes set in a cause slot (a timer expiring, a work
@@ -29,6 +29,7 @@ static __always_inline bool cw_cause_followed(__u8 lvl)
 	case CW_CAUSE_TIMER:
 	case CW_CAUSE_WORK:
 	case CW_CAUSE_PACKET:
+	case CW_CAUSE_BLOCK:
 		return s->emitted;
 	default:
 		return cw_obj_known(s->kind, s->key);

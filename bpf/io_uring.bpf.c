@@ -46,6 +46,7 @@
 #include "schema/events.h"
 #include "bpf/config.h"
 #include "causeway.bpf.h"
+#include "irq.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual MIT/GPL";
 
@@ -62,15 +63,6 @@ char LICENSE[] SEC("license") = "Dual MIT/GPL";
 struct io_kiocb___old {
 	struct task_struct *task;
 } __attribute__((preserve_access_index));
-
-/* Per CPU: 1 between irq_handler_entry and irq_handler_exit, the only
- * hardirq work whose end this object sees. */
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, __u32);
-} uring_in_handler SEC(".maps");
 
 /*
  * Is an event about request @req (0: none) of ring @ring, raised at
@@ -116,14 +108,8 @@ static __always_inline void set_cause(__u8 lvl, __u64 req, __u64 ring, __u32 wak
 {
 	struct cw_slot *s;
 
-	if (lvl == CW_CTX_HARDIRQ) {
-		__u32 zero = 0, *in = bpf_map_lookup_elem(&uring_in_handler, &zero);
-
-		if (!in || !*in)
-			return;
-	} else if (lvl != CW_CTX_SOFTIRQ) {
+	if (!cw_slot_bounded(lvl))
 		return;
-	}
 	cw_slot_set(lvl, CW_CAUSE_IO_REQ, req, ring);
 	s = cw_slot_of(lvl);
 	if (s)
@@ -349,29 +335,8 @@ int BPF_PROG(handle_overflow, void *ring, unsigned long long user_data, s32 res,
 
 /* ---- the ends of interrupt processing ------------------------------- */
 
-static __always_inline void in_handler(__u32 v)
-{
-	__u32 zero = 0, *in = bpf_map_lookup_elem(&uring_in_handler, &zero);
-
-	if (in)
-		*in = v;
-}
-
-SEC("tp_btf/irq_handler_entry")
-int BPF_PROG(handle_irq_entry, int irq, struct irqaction *action)
-{
-	in_handler(1);
-	return 0;
-}
-
 /* Whatever the hardirq slot held, the handler's processing is over. */
-SEC("tp_btf/irq_handler_exit")
-int BPF_PROG(handle_irq_exit, int irq, struct irqaction *action, int ret)
-{
-	in_handler(0);
-	cw_slot_clear(CW_CTX_HARDIRQ);
-	return 0;
-}
+CW_IRQ_HANDLER_PROGS(cw_slot_clear)
 
 /* Softirqs do not nest within themselves: one vector's end is the end of
  * whatever its softirq slot held. */

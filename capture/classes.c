@@ -13,6 +13,7 @@
 #include "capture/log.h"
 #include "capture/perfev.h"
 #include "capture/probe.h"
+#include "block.skel.h"
 #include "futex.skel.h"
 #include "io_uring.skel.h"
 #include "net.skel.h"
@@ -163,6 +164,27 @@ static const struct cw_prog_desc sample_progs[] = {
 };
 
 
+/* block: the merge hooks only name who else a request serves, and
+ * block_rq_merge only moves an insert to its survivor: a kernel without
+ * them records requests with their inserting submitter alone. The
+ * interrupt exits bound the cause slot (bpf/block.bpf.c). */
+static const struct cw_prog_desc block_progs[] = {
+	{ .name = "handle_insert", .tp = "block_rq_insert", .min_args = 1, .max_args = 1 },
+	{ .name = "handle_issue", .tp = "block_rq_issue", .min_args = 1, .max_args = 1 },
+	{ .name = "handle_complete", .tp = "block_rq_complete", .min_args = 3, .max_args = 3 },
+	{ .name = "handle_backmerge", .tp = "block_bio_backmerge", .min_args = 1, .max_args = 1,
+	  .optional = true },
+	{ .name = "handle_frontmerge", .tp = "block_bio_frontmerge", .min_args = 1, .max_args = 1,
+	  .optional = true },
+	{ .name = "handle_rq_merge", .tp = "block_rq_merge", .min_args = 1, .max_args = 1,
+	  .optional = true },
+	{ .name = "handle_irq_entry", .tp = "irq_handler_entry" },
+	{ .name = "handle_irq_exit", .tp = "irq_handler_exit" },
+	{ .name = "handle_softirq_exit", .tp = "softirq_exit" },
+	{ .name = NULL },
+};
+
+
 /* usdt: one program for every probe, attached by capture/usdt.c. */
 static const struct cw_prog_desc usdt_progs[] = {
 	{ .name = "handle_usdt", .tp = "uprobe", .kind = CW_PROG_USDT },
@@ -215,6 +237,12 @@ const struct cw_class_desc cw_classes[] = {
 		.elf_bytes = usdt_bpf__elf_bytes,
 		.progs = usdt_progs,
 		.rings = 1u << CW_RING_EDGE,
+	},
+	{
+		.id = CW_CLASS_BLOCK,
+		.elf_bytes = block_bpf__elf_bytes,
+		.progs = block_progs,
+		.rings = 1u << CW_RING_EDGE | 1u << CW_RING_MAP,
 	},
 	{
 		.id = CW_CLASS_SAMPLE,

@@ -214,7 +214,8 @@ enum {
 	CW_CAUSE_PACKET = 4,  /* key: struct sk_buff * */
 	CW_CAUSE_IO_REQ = 5,  /* key: struct io_kiocb *; aux: its ring (io_ring_ctx *) */
 	CW_CAUSE_FUTEX = 6,   /* key: uaddr; aux: the futex op */
-	CW_CAUSE_MAX = 7,
+	CW_CAUSE_BLOCK = 7,   /* key: struct request *; aux: its completion's ts (format 1.10) */
+	CW_CAUSE_MAX = 8,
 };
 
 struct cw_cause {
@@ -478,6 +479,96 @@ struct cw_net_recv {
  * is counted as lost (a map loss of the net class): its receipt, if it
  * comes, is then an orphan that a coverage break explains. */
 #define CW_NET_SENT_YOUNG_NS 100000000ull
+
+/*
+ * ---- format 1.10: the block class -----------------------------------
+ *
+ * A block request (struct request *) is a new generation each time it is
+ * issued to the driver. What made it is the context that inserted it into
+ * the queue (the submitter: a thread, or the work item a kworker ran),
+ * which is often not the context that issued it (with an I/O scheduler,
+ * whoever runs the hardware queue dispatches every waiting request): BPF
+ * holds each insert until the issue and writes it with the issue
+ * (bpf/block.bpf.c). ts, cpu, ctx: the insert's; task, task_start: the
+ * task current then, with its witness; cause: its cause slot then. A
+ * request issued without an insert (direct issue, no scheduler) has the
+ * issue's own context here, with the issue's ts.
+ */
+struct cw_block_origin {
+	__u64 ts;
+	struct cw_task task;
+	__u64 task_start;
+	__u16 cpu;
+	__u8 ctx;
+	__u8 __pad[5];
+	struct cw_cause cause;
+};
+
+/* Request operations, normalized from the kernel's REQ_OP_* (which are
+ * ABI-stable) and the REQ_* flags (which are not: bpf/block.bpf.c reads
+ * their bits by name). */
+#define CW_BLK_OP_READ 0
+#define CW_BLK_OP_WRITE 1
+#define CW_BLK_OP_FLUSH 2
+#define CW_BLK_OP_DISCARD 3
+#define CW_BLK_OP_OTHER 0xff /* anything else: op_raw says */
+#define CW_BLK_FUA 0x1
+#define CW_BLK_PREFLUSH 0x2
+#define CW_BLK_SYNC 0x4
+#define CW_BLK_META 0x8
+
+/* block_rq_issue: request rq goes to the driver. task: the issuing task
+ * (interrupted one in interrupt context); dev: the disk's dev_t as the
+ * kernel packs it (major << 20 | minor); sector, nr_bytes: the request's
+ * at issue; op: CW_BLK_OP_*; op_raw: the kernel's REQ_OP_*; flags:
+ * CW_BLK_*; nbios: how many bios it holds (up to 255); origin: its
+ * submitter (above). */
+struct cw_block_issue {
+	struct cw_hdr hdr;
+	struct cw_task task;
+	__u64 task_start;
+	__u64 rq;
+	__u64 sector;
+	__u32 nr_bytes;
+	__u32 dev;
+	__u8 op;
+	__u8 op_raw;
+	__u8 flags;
+	__u8 nbios;
+	__u32 __pad;
+	struct cw_block_origin origin;
+};
+
+/* A bio that another context merged into request rq before its issue
+ * (block_bio_backmerge / frontmerge, or a whole request merged into it,
+ * block_rq_merge): written at the issue, after its cw_block_issue, one
+ * per such bio found on the request. origin: the merging context, as a
+ * cw_block_issue's. */
+struct cw_block_merge {
+	struct cw_hdr hdr;
+	struct cw_task task;
+	__u64 task_start;
+	__u64 rq;
+	__u64 bio;
+	struct cw_block_origin origin;
+};
+
+/* block_rq_complete: nr_bytes of rq are done; error: the blk_status_t.
+ * hdr.flags CW_BLK_FINAL: the request is whole (the bytes cover what was
+ * left). A request the kernel completes without having issued it (the
+ * data-less part of a flush sequence, ended by the flush request's
+ * completion) is not written: its completion runs inside the flush
+ * request's, which stays the cause of what it wakes. */
+struct cw_block_complete {
+	struct cw_hdr hdr;
+	struct cw_task task;
+	__u64 task_start;
+	__u64 rq;
+	__u32 nr_bytes;
+	__s32 error;
+};
+
+#define CW_BLK_FINAL 0x1
 
 /*
  * ---- format 1.3: the context plane ------------------------------------
@@ -754,6 +845,13 @@ CW_ASSERT_SIZE(cw_futex, 80);
 CW_ASSERT_SIZE(cw_net_pkt, 88);
 CW_ASSERT_OFF(cw_net_pkt, saddr, 56);
 CW_ASSERT_SIZE(cw_net_recv, 104);
+CW_ASSERT_SIZE(cw_block_origin, 56);
+CW_ASSERT_OFF(cw_block_origin, cause, 32);
+CW_ASSERT_SIZE(cw_block_issue, 120);
+CW_ASSERT_OFF(cw_block_issue, origin, 64);
+CW_ASSERT_SIZE(cw_block_merge, 104);
+CW_ASSERT_OFF(cw_block_merge, origin, 48);
+CW_ASSERT_SIZE(cw_block_complete, 48);
 CW_ASSERT_SIZE(cw_meta_blob, 24);
 CW_ASSERT_SIZE(cw_sample, 64);
 CW_ASSERT_OFF(cw_sample, nkernel, 48);

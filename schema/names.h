@@ -43,6 +43,7 @@ static const char *const cw_cause_names[CW_CAUSE_MAX] = {
 	[CW_CAUSE_PACKET] = "packet",
 	[CW_CAUSE_IO_REQ] = "io_req",
 	[CW_CAUSE_FUTEX] = "futex",
+	[CW_CAUSE_BLOCK] = "block",
 };
 
 /* Indexed by CW_RING_*. */

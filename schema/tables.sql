@@ -71,7 +71,8 @@ CREATE VIEW nodes AS
   SELECT n.id,
          CASE n.type WHEN 0 THEN 'process' WHEN 1 THEN 'thread' WHEN 2 THEN 'runtime_task'
                      WHEN 3 THEN 'io_request' WHEN 4 THEN 'work_item' WHEN 5 THEN 'timer'
-                     WHEN 6 THEN 'resource' WHEN 7 THEN 'request' WHEN 8 THEN 'packet' END
+                     WHEN 6 THEN 'resource' WHEN 7 THEN 'request' WHEN 8 THEN 'packet'
+                     WHEN 9 THEN 'block_request' END
            AS type,
          (SELECT s.scope FROM node_scopes s WHERE s.id = n.scope) AS scope,
          n.key, n.generation, n.pid, n.tid,
@@ -88,7 +89,8 @@ CREATE TRIGGER nodes_insert INSTEAD OF INSERT ON nodes BEGIN
   VALUES (NEW.id,
           CASE NEW.type WHEN 'process' THEN 0 WHEN 'thread' THEN 1 WHEN 'runtime_task' THEN 2
                         WHEN 'io_request' THEN 3 WHEN 'work_item' THEN 4 WHEN 'timer' THEN 5
-                        WHEN 'resource' THEN 6 WHEN 'request' THEN 7 WHEN 'packet' THEN 8 END,
+                        WHEN 'resource' THEN 6 WHEN 'request' THEN 7 WHEN 'packet' THEN 8
+                        WHEN 'block_request' THEN 9 END,
           NEW.key, (SELECT id FROM node_scopes WHERE scope = NEW.scope), NEW.generation,
           NEW.start_seen, NEW.start_ns, NEW.end_ns, NEW.pid, NEW.tid,
           (SELECT min(id) FROM node_names WHERE name = NEW.name), NEW.traced);
@@ -470,6 +472,23 @@ CREATE TABLE resource_waits(
   confidence  TEXT NOT NULL,
   reason      TEXT);
 
+-- What a block request (nodes.type 'block_request') was, one row per
+-- generation (an issue to the driver): its disk as major:minor, its
+-- operation (READ, WRITE, FLUSH, DISCARD, WRITE_ZEROES, SECURE_ERASE, or
+-- OPn), the request flags that tell a flush's part (PREFLUSH, FUA) and its
+-- urgency (SYNC, META), comma-separated or NULL, its first sector and
+-- bytes at the issue, and when it was issued. nodes.start_ns is its
+-- insert (its submitter's), nodes.end_ns its completion: issue_ns -
+-- start_ns is the time it queued, end_ns - issue_ns the device's.
+CREATE TABLE block_requests(
+  node     INTEGER PRIMARY KEY REFERENCES nodes(id),
+  dev      TEXT NOT NULL,
+  op       TEXT NOT NULL,
+  flags    TEXT,
+  sector   INTEGER NOT NULL,
+  bytes    INTEGER NOT NULL,
+  issue_ns INTEGER NOT NULL);
+
 -- Each wait spelled out: who waited, on what, for how long, who let it go.
 -- waiting_request / waking_request: the query or request name when the
 -- waiter / waker is a request node; NULL when it is a task or a thread
@@ -533,7 +552,8 @@ CREATE VIEW offcpu_by_waker AS
 -- one, 'resource_wait' when it lies in a resource wait of its thread (or
 -- of the request or task waiting), else by what ended the wait (the src
 -- of its wake edge): 'io_uring' (an io_request), 'workqueue' (a work
--- item), 'timer', 'net' (a packet), 'futex' (a futex wake), 'wake'
+-- item), 'timer', 'net' (a packet), 'block' (a block request's
+-- completion), 'futex' (a futex wake), 'wake'
 -- (another thread, by other means); 'unknown' when the wake was not seen
 -- or its cause is unknown.
 CREATE VIEW sample_mechanism AS
@@ -549,6 +569,7 @@ CREATE VIEW sample_mechanism AS
               WHEN n.type = 'work_item' THEN 'workqueue'
               WHEN n.type = 'timer' THEN 'timer'
               WHEN n.type = 'packet' THEN 'net'
+              WHEN n.type = 'block_request' THEN 'block'
               ELSE 'wake' END AS mechanism
     FROM samples s LEFT JOIN attribution a ON a.sample = s.id
     LEFT JOIN edges e ON e.id = s.wake LEFT JOIN nodes n ON n.id = e.src;
@@ -810,7 +831,8 @@ CREATE INDEX attribution_request ON sample_rows(request) WHERE request IS NOT NU
 CREATE UNIQUE INDEX nodes_identity ON node_rows(
   CASE type WHEN 0 THEN 'process' WHEN 1 THEN 'thread' WHEN 2 THEN 'runtime_task'
             WHEN 3 THEN 'io_request' WHEN 4 THEN 'work_item' WHEN 5 THEN 'timer'
-            WHEN 6 THEN 'resource' WHEN 7 THEN 'request' WHEN 8 THEN 'packet' END,
+            WHEN 6 THEN 'resource' WHEN 7 THEN 'request' WHEN 8 THEN 'packet'
+            WHEN 9 THEN 'block_request' END,
   key, scope, generation);
 -- No index on nodes(tid): what a thread created is what its edges lead
 -- to (edges_src: its submit, spawn, queue and arm edges), and a node's
