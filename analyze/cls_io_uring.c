@@ -64,6 +64,8 @@
  *    (request -> io-wq worker, at the punt time) is written once it is:
  *    observed at the io-wq start (CW_REC_URING_WORK), reconstructed from
  *    the thread that completes the request when that probe is missing;
+ *    with neither (the CQE posted by the submitter itself) there is no
+ *    edge, and meta.uring_punts_no_worker counts it;
  *  - link (req is linked after target): a submit edge target -> req,
  *    reason 'link': the chain's causality, since the target's completion
  *    is what issues the linked request;
@@ -201,7 +203,18 @@ struct req {
 	uint8_t punted;	    /* punted, its worker not known yet */
 };
 
+/* The class's counters (analyze/counters.h's form). */
+#define CW_URING_COUNTERS(X)                                                              \
+	X(punts_no_worker, "uring_punts_no_worker",                                        \
+	  "punts with no edge: the io-wq worker is not in the trace (no io-wq start, and " \
+	  "the CQE posted by the submitter, as on a DEFER_TASKRUN ring, or none)")
+
+struct uring_stats {
+	CW_URING_COUNTERS(CW_COUNTER_FIELD)
+};
+
 struct uring {
+	struct uring_stats st;
 	struct cw_htab rtab; /* rings by pointer */
 	size_t rmax;
 	struct ring *lru_head, *lru_tail;
@@ -342,6 +355,8 @@ static int req_release(struct cw_cls *c, struct req *e, int evicted)
 	req_unlink(c->state, e);
 	if (!o)
 		return 0;
+	if (e->punted)
+		((struct uring *)c->state)->st.punts_no_worker++;
 	if (evicted)
 		c->st->evicted++;
 	return cw_ident__release(c->id, o);
@@ -911,10 +926,17 @@ static int complete(struct cw_cls *c, const struct cw_hdr *h, const struct cw_ta
 					   complete_reasons[ctx][j], &x)))
 		return err;
 	/* Punted, and no io-wq start seen: the worker is the thread that
-	 * completes it, unless that is its submitter. */
+	 * completes it, unless that is its submitter (a DEFER_TASKRUN ring
+	 * posts an io-wq completion from the submitter's own task work):
+	 * then no thread of the trace is known to have run it, and the punt
+	 * is counted, not joined. */
 	if (e->punted && thr && thr->n.id != e->submitter &&
 	    (err = punt_edge(c, e, o, thr, h, CW_CONF_RECONSTRUCTED, R_WORKER_FROM_COMPLETE)))
 		return err;
+	if (e->punted && !(cflags & CW_CQE_F_MORE)) {
+		((struct uring *)c->state)->st.punts_no_worker++;
+		e->punted = 0;
+	}
 	if (cflags & CW_CQE_F_MORE) {
 		cw_carry__unknown(o);
 		cw_ident__touch(c->id, o);
@@ -1135,8 +1157,15 @@ static const struct cw_handler handlers[] = {
 	{ 0 },
 };
 
+#define URING_ENTRY(field, key, comment) CW_COUNTER_ENTRY(struct uring, st.field, key)
+static const struct cw_counter counters[] = {
+	CW_URING_COUNTERS(URING_ENTRY)
+	{ NULL, 0, 0 },
+};
+
 const struct cw_aclass cw_aclass_io_uring = {
 	.name = "io_uring",
+	.counters = counters,
 	.init = uring_init,
 	.fini = uring_fini,
 	.handlers = handlers,

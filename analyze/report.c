@@ -166,6 +166,12 @@ void report__summary(const struct report *r)
 	       ", unknown records %" PRIu64 "\n",
 	       js->orphans, cw_breaks__count(scan->breaks), js->events_lost,
 	       scan->rs.segments_damaged, js->evicted, r->os->late, js->unknown_records);
+	/* Records the join had to leave without their edge: said, not
+	 * dropped silently. */
+	if (K("uring_punts_no_worker") || K("block_merges_unjoined"))
+		printf("  not joined: %" PRIu64 " io_uring punts whose io-wq worker the trace does "
+		       "not name, %" PRIu64 " block merges of a request not live\n",
+		       K("uring_punts_no_worker"), K("block_merges_unjoined"));
 	if (K("samples_cpu") || K("samples_offcpu") || K("samples_malformed")) {
 		printf("  samples: cpu %" PRIu64 ", offcpu %" PRIu64 " (%" PRIu64
 		       " without a seen switch-in, %" PRIu64 " pushed out), malformed %" PRIu64 "\n",

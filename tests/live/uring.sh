@@ -24,6 +24,14 @@
 #    thread (iou-wrk-*) of the workload's process: observed, unless the
 #    kernel refused the probe of the io-wq start (see below); no other
 #    request is punted.
+# Then a ring set up DEFER_TASKRUN (as fio sets it up), N IOSQE_ASYNC
+# READs (uring --defer): such a ring posts an io-wq completion from the
+# submitter's own task work, so without the io-wq start no thread of the
+# trace is known to have run a request. Each READ is then either punted,
+# observed, to an io-wq worker of the workload, or counted in
+# meta.uring_punts_no_worker (and the summary's "not joined" line): the
+# two add up to N, and no punt edge names the submitter or another
+# process's thread.
 
 . "$(dirname "$0")/../lib/live.bash" "$@"
 
@@ -197,7 +205,26 @@ n=$(q "select count(*) from edges e join req r on r.id = e.src where e.type = 'p
 [ "$n" = "$npunt" ] || fail "$n punt edges for $npunt IOSQE_ASYNC submissions"
 workers=$(q "select count(distinct e.dst) from edges e join req r on r.id = e.src where e.type = 'punt'")
 
+D=40
+capture -q -F 0 --no-offcpu -o "$T/d.cwt" -- "$WL/uring" --defer "$T/dtruth" $D
+DB=$T/d.db
+"$AN" "$T/d.cwt" -o "$DB" >"$T/d.summary" 2>"$T/analyze.err" || { cat "$T/analyze.err" >&2; fail "analyze of the DEFER_TASKRUN trace failed"; }
+read -r _ DP < <(grep '^pid ' "$T/dtruth") || fail "no pid line in the --defer ground truth"
+reads=$(q "select count(*) from nodes where type = 'io_request' and name = 'READ' and pid = $DP")
+[ "$reads" = $D ] || fail "DEFER_TASKRUN ring: $reads READ io_requests for $D submitted"
+dedges=$(q "select count(*) from edges e join nodes r on r.id = e.src join nodes w on w.id = e.dst
+             where e.type = 'punt' and r.type = 'io_request' and w.type = 'thread' and w.pid = $DP
+               and w.name like 'iou-wrk-%'")
+dall=$(q "select count(*) from edges where type = 'punt'")
+[ "$dall" = "$dedges" ] || fail "DEFER_TASKRUN ring: $((dall - dedges)) punt edges to a thread that is not an io-wq worker of pid $DP"
+nw=$(meta uring_punts_no_worker "$DB")
+[ $((dedges + ${nw:-0})) = $D ] ||
+	fail "DEFER_TASKRUN ring: $dedges punt edges and ${nw:-0} punts counted without a worker, for $D IOSQE_ASYNC READs"
+[ "${nw:-0}" = 0 ] || grep -q "not joined: $nw io_uring punts" "$T/d.summary" ||
+	fail "the summary does not say that $nw punts have no known worker: $(cat "$T/d.summary")"
+
 echo "live/$NAME: 2 rings, $nsub submissions as $nsub generations in their own ring, $nlink links;" \
 	"$ncomplete complete edges, $nobs observed, $((ncomplete - nobs)) reconstructed for" \
 	"$nnoreq CQEs without request pointer ($nmulti multishot CQEs on 2 nodes); 0 joined across rings;" \
-	"$npunt punts to $workers io-wq worker(s), $phow"
+	"$npunt punts to $workers io-wq worker(s), $phow; DEFER_TASKRUN: $dedges punt edges," \
+	"${nw:-0} punts counted without a worker, of $D"

@@ -33,6 +33,15 @@
  *                                IOSQE_IO_LINK (the next one is linked to it)
  *   multishot IDX USER_DATA CQES CQES reaped for the multishot request
  *                                (the last one without F_MORE)
+ *
+ *   uring --defer OUT N
+ *
+ * One ring set up IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN
+ * (as fio sets it up), and N READs of a memfd with IOSQE_ASYNC, each
+ * reaped before the next. Such a ring posts an io-wq worker's completion
+ * from the submitter's own task work, so the trace can name the worker
+ * only by the io-wq start. Ground truth: "pid PID", "submitter TID",
+ * "defer N", then "dsqe USER_DATA" per READ (user_data 1..N).
  */
 #include <errno.h>
 #include <poll.h>
@@ -168,6 +177,41 @@ static void reap_all(int i)
 	}
 }
 
+static int defer_mode(const char *path, long n)
+{
+	struct io_uring r;
+	char buf[BUFSZ];
+	FILE *out;
+	int ret;
+
+	ret = io_uring_queue_init(8, &r, IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN);
+	if (ret)
+		die("io_uring_queue_init (DEFER_TASKRUN)", ret);
+	for (long i = 1; i <= n; i++) {
+		struct io_uring_sqe *sqe = io_uring_get_sqe(&r);
+		struct io_uring_cqe *cqe;
+
+		io_uring_prep_read(sqe, data_fd, buf, BUFSZ, 0);
+		io_uring_sqe_set_data64(sqe, (uint64_t)i);
+		io_uring_sqe_set_flags(sqe, IOSQE_ASYNC);
+		if ((ret = io_uring_submit(&r)) != 1)
+			die("io_uring_submit", ret < 0 ? ret : EIO);
+		if ((ret = io_uring_wait_cqe(&r, &cqe)))
+			die("io_uring_wait_cqe", ret);
+		if (cqe->res != BUFSZ || cqe->user_data != (uint64_t)i)
+			die("READ", cqe->res < 0 ? cqe->res : EIO);
+		io_uring_cqe_seen(&r, cqe);
+	}
+	io_uring_queue_exit(&r);
+	if (!(out = fopen(path, "w")))
+		die(path, errno);
+	fprintf(out, "pid %d\nsubmitter %d\ndefer %ld\n", (int)getpid(),
+		(int)syscall(SYS_gettid), n);
+	for (long i = 1; i <= n; i++)
+		fprintf(out, "dsqe %ld\n", i);
+	return fclose(out) ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	static char data[BUFSZ];
@@ -175,8 +219,21 @@ int main(int argc, char **argv)
 	pid_t tid = (pid_t)syscall(SYS_gettid);
 
 	if (argc < 2) {
-		fprintf(stderr, "usage: uring OUT [MULTI]\n");
+		fprintf(stderr, "usage: uring OUT [MULTI] | uring --defer OUT N\n");
 		return 2;
+	}
+	data_fd = memfd_create("uring-data", 0);
+	memset(data, 'u', sizeof(data));
+	if (data_fd < 0 || write(data_fd, data, sizeof(data)) != sizeof(data))
+		die("memfd", errno);
+	if (!strcmp(argv[1], "--defer")) {
+		long n = argc == 4 ? atol(argv[3]) : 0;
+
+		if (n < 1 || n > 1000) {
+			fprintf(stderr, "uring: --defer OUT N, N 1..1000\n");
+			return 2;
+		}
+		return defer_mode(argv[2], n);
 	}
 	if (argc > 2)
 		multi = atol(argv[2]);
@@ -184,10 +241,6 @@ int main(int argc, char **argv)
 		fprintf(stderr, "uring: MULTI must be 1..64\n");
 		return 2;
 	}
-	data_fd = memfd_create("uring-data", 0);
-	memset(data, 'u', sizeof(data));
-	if (data_fd < 0 || write(data_fd, data, sizeof(data)) != sizeof(data))
-		die("memfd", errno);
 
 	for (int i = 0; i < NRINGS; i++) {
 		int ret = io_uring_queue_init(64, &rings[i].r, 0);
