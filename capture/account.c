@@ -156,6 +156,8 @@ int account__flush(struct account *a, struct cw_writer *w, uint64_t now)
 			else if (s->ring == CW_RING_EDGE && s->class == CW_CLASS_TIMER)
 				a->tot.timer_written += dw;
 			if (s->ring == CW_RING_EDGE)
+				a->tot.edge_written[s->class] += dw;
+			if (s->ring == CW_RING_EDGE)
 				a->tot.lost_edge += dl;
 			else if (s->ring == CW_RING_SAMPLE)
 				a->tot.lost_sample += dl;

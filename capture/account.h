@@ -22,6 +22,7 @@ struct account_totals {
 	 * (bpf/config.h CW_COUNTER_NET_RECEIPTS, CW_COUNTER_TIMER_ARMS) */
 	uint64_t net_receipts, timer_arms;
 	uint64_t net_written, timer_written; /* records those classes wrote */
+	uint64_t edge_written[CW_CLASS_MAX]; /* edge-ring records, per class */
 };
 
 /*

@@ -62,6 +62,7 @@ struct drain {
 	struct cw_writer *w;
 	struct account *acct;
 	uint64_t events, rejected;
+	uint64_t cutoff, after_stop; /* drain__cutoff; 0: none */
 	int err;		/* the writer's error that ended the call */
 	/* record type -> CW_RW_BPF or CW_RW_BPF_VAR: a type BPF writes, of a
 	 * class recorded; 0: not passed on */
@@ -170,6 +171,10 @@ static int on_edge(void *ctx, void *data, size_t size)
 		d->rejected++;
 		return ++r->batch >= DRAIN_BATCH ? MORE : 0;
 	}
+	if (d->cutoff && h->ts > d->cutoff) {
+		d->after_stop++;
+		return ++r->batch >= DRAIN_BATCH ? MORE : 0;
+	}
 	account__wrote(d->acct, CW_RING_EDGE, h);
 	if (d->samples.rb && h->ts > d->horizon && !stage_full(&d->edges_st)) {
 		if ((err = stage_push(&d->edges_st, data, size))) {
@@ -195,6 +200,8 @@ static int on_sample(void *ctx, void *data, size_t size)
 
 	if (!record_ok(d, data, size)) {
 		d->rejected++;
+	} else if (d->cutoff && ((const struct cw_hdr *)data)->ts > d->cutoff) {
+		d->after_stop++;
 	} else {
 		account__wrote(d->acct, CW_RING_SAMPLE, data);
 		if ((err = stage_push(&d->samples_st, data, size))) {
@@ -327,4 +334,14 @@ void drain__free(struct drain *d)
 	free(d->samples_st.buf);
 	free(d->edges_st.buf);
 	free(d);
+}
+
+void drain__cutoff(struct drain *d, uint64_t ns)
+{
+	d->cutoff = ns;
+}
+
+uint64_t drain__after_stop(const struct drain *d)
+{
+	return d->after_stop;
 }

@@ -52,6 +52,13 @@ int drain__finish(struct drain *d);
 uint64_t drain__events(const struct drain *d);
 uint64_t drain__rejected(const struct drain *d);
 
+/* The capture stopped recording at @ns: records newer than that, which
+ * programs still being detached write, are dropped (counted:
+ * drain__after_stop), so the trace ends where the capture said it
+ * stops. */
+void drain__cutoff(struct drain *d, uint64_t ns);
+uint64_t drain__after_stop(const struct drain *d);
+
 void drain__free(struct drain *d);
 
 #endif /* CAUSEWAY_CAPTURE_DRAIN_H */

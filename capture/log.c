@@ -5,11 +5,16 @@
 #include "capture/log.h"
 #include "lib/esc.h"
 
-static bool quiet;
+static bool quiet, verbose;
 
 void cw_log_quiet(bool q)
 {
 	quiet = q;
+}
+
+void cw_log_verbose(bool v)
+{
+	verbose = v;
 }
 
 /* Messages name paths the kernel reported and probes of traced
@@ -34,6 +39,17 @@ void cw_notice(const char *fmt, ...)
 	va_list ap;
 
 	if (quiet)
+		return;
+	va_start(ap, fmt);
+	vmsg(fmt, ap);
+	va_end(ap);
+}
+
+void cw_verbose(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (quiet || !verbose)
 		return;
 	va_start(ap, fmt);
 	vmsg(fmt, ap);

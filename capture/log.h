@@ -15,12 +15,16 @@
 #define CW_PROG "causeway-capture"
 
 void cw_log_quiet(bool quiet);
+/* -v: cw_verbose() messages are printed too (never with -q). */
+void cw_log_verbose(bool verbose);
 
 /* An error or a refusal: printed even under -q. */
 void cw_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Information: printed unless -q. */
 void cw_notice(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* A notice that says nothing was lost: printed only with -v. */
+void cw_verbose(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* libbpf's warnings and errors through the same channel; debug dropped. */
 void cw_log_libbpf(void);

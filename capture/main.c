@@ -22,6 +22,7 @@
  * own status (128 + N when signal N killed it), else 0.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,6 +49,7 @@
 #include "capture/procsnap.h"
 #include "trace/writer.h"
 #include "capture/signals.h"
+#include "schema/names.h"
 #include "capture/status.h"
 #include "capture/tracer.h"
 #include "capture/usdt.h"
@@ -237,6 +239,9 @@ struct capture {
 	struct meta_final mf;
 	char runs_missed[256]; /* tracer__runs_missed()'s names */
 	uint64_t runs_missed_n;
+	/* The end of the recording (the loop stopped), and of the detach
+	 * and drain that follow it */
+	uint64_t stop_ns, detached_ns;
 };
 
 /* Privilege and BTF, -p, and the classes this kernel can record.
@@ -299,8 +304,8 @@ static int load(struct capture *c)
 		cw_notice("interrupt context cannot be told apart (%s): every wakeup is recorded "
 			  "with context unknown, and its cause stays unknown", why);
 	else
-		cw_notice("interrupt context from the preempt count: %s method (%s)",
-			  cw_ctx_method_names[c->ctx], why);
+		cw_verbose("interrupt context from the preempt count: %s method (%s)",
+			   cw_ctx_method_names[c->ctx], why);
 	if (c->sampling)
 		notice_sampling(c->env);
 	return 0;
@@ -338,6 +343,41 @@ static int open_maps(struct capture *c)
 }
 
 /*
+ * The records each class goes without because the kernel refused or
+ * lacks an optional program: one line for all of them at the start, and
+ * only with -v, since nothing is lost unless the class records something
+ * (io_uring's refused trampolines, in a capture of a program that uses no
+ * io_uring, lose nothing). At the close (@t: the totals), a line for each
+ * class that did write records without them, which is a loss to say.
+ */
+static void say_missing(const struct capture *c, const struct account_totals *t)
+{
+	char line[512];
+	size_t n = 0;
+	const char *why = NULL;
+
+	line[0] = 0;
+	for (unsigned k = 0; k < CW_CLASS_MAX; k++) {
+		const char *w, *m = tracer__missing(c->tracer, k, &w);
+
+		if (!m)
+			continue;
+		if (t && t->edge_written[k]) {
+			cw_notice("%s: %" PRIu64 " records written without %s: %s", cw_class_names[k],
+				  t->edge_written[k], m, w);
+			continue;
+		}
+		if (!why)
+			why = w;
+		if (n < sizeof(line))
+			n += (size_t)snprintf(line + n, sizeof(line) - n, "%s%s %s", n ? "; " : "",
+					      cw_class_names[k], m);
+	}
+	if (!t && n)
+		cw_verbose("not recording (%s): %s", why, line);
+}
+
+/*
  * The traced set at start (COMMAND, or the -p processes and the
  * descendants they already have: traced_pids in the metadata), the
  * programs attached, the kallsyms and /proc snapshots and the adapter
@@ -356,6 +396,7 @@ static int attach(struct capture *c)
 		c->traced[c->ntraced++] = c->env->pids[i];
 	if (trace_pids(c->tracer, c->traced, 0, c->ntraced) || tracer__attach(c->tracer))
 		return -1;
+	say_missing(c, NULL);
 	if (c->adapter) {
 		c->usdt = usdt__new(tracer__object(c->tracer, CW_CLASS_ADAPTER), getpid(),
 				    c->env->usdt_probe_on);
@@ -484,10 +525,15 @@ static enum stop_reason run(struct capture *c)
 		.start_ns = c->loop.start_ns,
 	};
 	stop = loop__run(&c->loop);
+	/* The recording ends now (-d, the signal, the command's exit);
+	 * what the programs write while they are detached is not kept. */
+	c->stop_ns = clock__now();
+	drain__cutoff(c->drain, c->stop_ns);
 	usdt__detach_begin(c->usdt);
 	tracer__detach(c->tracer);
 	c->runs_missed_n = tracer__runs_missed(c->tracer, c->runs_missed, sizeof(c->runs_missed));
 	stop = loop__drain_rest(&c->loop, stop);
+	c->detached_ns = clock__now();
 	if (c->cmd)
 		command__stop(c->cmd);
 	return stop;
@@ -529,7 +575,7 @@ static enum stop_reason close_trace(struct capture *c, enum stop_reason stop)
 	int err;
 
 	/* The close has its reserve under --max-size. */
-	c->mf.end_ns = clock__now();
+	c->mf.end_ns = c->stop_ns ? c->stop_ns : clock__now();
 	cw_writer__set_limit(c->w, c->env->max_size);
 	err = account__flush_gaps(c->acct, c->w, tracer__ring_cpu_fd(c->tracer));
 	err = err ?: account__flush(c->acct, c->w, c->mf.end_ns);
@@ -571,6 +617,19 @@ static void summarize(const struct capture *c, enum stop_reason stop)
 	sum.stop_detail = stop == STOP_SIGNAL || stop == STOP_TARGETS ? stop_detail : NULL;
 	sum.command = c->cmd ? command__describe(c->cmd, cmd_status, sizeof(cmd_status)) : NULL;
 	status__summary(c->w, &sum);
+	/* Detaching uprobes takes the kernel's grace period each (about
+	 * 0.1 s a probe): say where the wall time went. */
+	if (c->detached_ns > c->stop_ns + NS_PER_SEC / 2)
+		cw_notice("stopped recording at %.1fs; detaching and draining took %.1fs more (%" PRIu64
+			  " records written meanwhile, after the stop, not kept)",
+			  (double)(c->stop_ns - c->loop.start_ns) / 1e9,
+			  (double)(c->detached_ns - c->stop_ns) / 1e9, drain__after_stop(c->drain));
+	if (c->acct) {
+		struct account_totals t;
+
+		account__totals(c->acct, &t);
+		say_missing(c, &t);
+	}
 }
 
 static void capture__free(struct capture *c)
@@ -606,6 +665,7 @@ int main(int argc, char **argv)
 	if (exit_code != OPTIONS_GO)
 		return exit_code;
 	cw_log_quiet(env.quiet);
+	cw_log_verbose(env.verbose);
 	cw_log_libbpf();
 	exit_code = 2;
 	if (choose(&c) || open_output(&c) || load(&c) || attach(&c) || write_start(&c) || go(&c))

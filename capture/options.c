@@ -66,6 +66,9 @@ static void usage(FILE *f)
 		"                        leave out (first: from default). Default: default;\n"
 		"                        those left out are named in metadata usdt_probes_off\n"
 		"  -q, --quiet           no status line, no notices, no summary\n"
+		"  -v, --verbose         also the notices that say nothing is lost: the context\n"
+		"                        method, optional programs the kernel refused while\n"
+		"                        their class recorded nothing that needed them\n"
 		"      --force           replace an existing regular file\n"
 		"  -h, --help            this text\n"
 		"      --version         the version and the trace format it writes\n",
@@ -323,6 +326,7 @@ int options__parse(struct env *env, int argc, char **argv)
 		{ "usdt", required_argument, NULL, OPT_USDT },
 		{ "usdt-probes", required_argument, NULL, OPT_USDT_PROBES },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, OPT_VERSION },
 		{ 0 },
@@ -346,7 +350,7 @@ int options__parse(struct env *env, int argc, char **argv)
 
 	/* '+': the first non-option starts COMMAND, so its own options are
 	 * never taken for ours. */
-	while ((c = getopt_long(argc, argv, "+o:p:d:F:e:qh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+o:p:d:F:e:qvh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			if (!*optarg) {
@@ -457,6 +461,9 @@ int options__parse(struct env *env, int argc, char **argv)
 			break;
 		case 'q':
 			env->quiet = true;
+			break;
+		case 'v':
+			env->verbose = true;
 			break;
 		case 'h':
 			usage(stdout);

@@ -46,6 +46,7 @@ struct env {
 	bool usdt_probe_on[CW_ADAPTER_NPROBES];
 	const char *usdt_probes;
 	bool quiet;
+	bool verbose;
 	int argc;
 	char **argv;
 };

@@ -81,6 +81,10 @@ struct tracer {
 	unsigned loading; /* bit per CW_CLASS_* selected to load */
 	size_t nobjs;
 	char records_missing[512]; /* "name:why,...": see tracer__records_missing */
+	/* per class: the records it goes without ("uring_free, uring_work")
+	 * and why the first of them is (see tracer__missing) */
+	char missing[CW_CLASS_MAX][96];
+	char missing_why[CW_CLASS_MAX][160];
 	int shared[NSHARED]; /* ours (dup'd), -1 until the first load */
 	struct bpf_link **links;
 	size_t nlinks;
@@ -301,7 +305,8 @@ static const struct cw_prog_desc *prog_desc(const struct cw_class_desc *c,
 }
 
 /*
- * Optional program @p of class @c will not run: say so, and name the
+ * Optional program @p of class @c will not run: note it for the capture
+ * to say once (tracer__missing), and name the
  * record only it writes in records_missing, "kernel" when the kernel
  * lacks its hook, "denied" when the kernel refused it (@err). A variant
  * of the same hook that runs instead makes it no loss.
@@ -316,7 +321,14 @@ static void optional_missing(struct tracer *t, const struct cw_class_desc *c,
 	for (const struct cw_prog_desc *q = c->progs; q->name; q++)
 		if (q != p && q->kind == p->kind && !strcmp(q->tp, p->tp) && classes__prog_fits(q))
 			return;
-	cw_notice("%s: not recording %s: %s", cw_class_names[c->id], rec ? rec : p->name, why);
+	if (c->id < CW_CLASS_MAX) {
+		char *m = t->missing[c->id];
+		size_t n = strlen(m);
+
+		snprintf(m + n, sizeof(t->missing[0]) - n, "%s%s", n ? ", " : "", rec ? rec : p->name);
+		if (!t->missing_why[c->id][0])
+			snprintf(t->missing_why[c->id], sizeof(t->missing_why[0]), "%s", why);
+	}
 	if (rec && off < sizeof(t->records_missing))
 		snprintf(t->records_missing + off, sizeof(t->records_missing) - off, "%s%s:%s",
 			 off ? "," : "", rec, absent ? "kernel" : "denied");
@@ -654,6 +666,14 @@ long tracer__traced_count(struct tracer *t)
 		}
 	}
 	return (long)live;
+}
+
+const char *tracer__missing(const struct tracer *t, unsigned class, const char **why)
+{
+	if (class >= CW_CLASS_MAX || !t->missing[class][0])
+		return NULL;
+	*why = t->missing_why[class];
+	return t->missing[class];
 }
 
 const char *tracer__records_missing(const struct tracer *t)

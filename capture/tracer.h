@@ -69,6 +69,10 @@ int tracer__attach(struct tracer *t);
  * tracer__attach(); the metadata key records_missing.
  */
 const char *tracer__records_missing(const struct tracer *t);
+
+/* What class @class goes without, "uring_free, uring_work" (NULL: all
+ * its programs run), and in *@why the reason of the first. */
+const char *tracer__missing(const struct tracer *t, unsigned class, const char **why);
 /* Stop every program; events already in the ring stay there. Those on
  * perf events (tracefs tracepoints, the tick) stop later, in a process
  * of their own, without the capture waiting for them (tracer.c,

@@ -517,9 +517,15 @@ void usdt__counts(const struct usdt *u, struct usdt_counts *c)
 	*c = u ? u->n : (struct usdt_counts){ 0 };
 }
 
+/* Nothing found, nothing attached, nothing failed: nothing to say but
+ * with -v. */
 void usdt__notice(const struct usdt *u, const char *when)
 {
-	cw_notice("usdt %s: %llu probes attached in %llu objects with probes, %llu failed; "
+	void (*say)(const char *, ...) = u->n.attached || u->n.objects || u->n.failed ||
+						 u->n.skipped || u->n.deselected ?
+						 cw_notice : cw_verbose;
+
+	say("usdt %s: %llu probes attached in %llu objects with probes, %llu failed; "
 		  "%llu probes of other providers not attached, %llu left out by --usdt-probes",
 		  when, (unsigned long long)u->n.attached, (unsigned long long)u->n.objects,
 		  (unsigned long long)u->n.failed, (unsigned long long)u->n.skipped,

@@ -107,8 +107,9 @@ static inline int cw_class_kind(unsigned id)
 
 /*
  * The edge class -e calls @name: by its -e name, or with @by_name by its
- * name too (the capture takes "adapter" for "usdt"; the analyzer, which
- * prints the classes it joined by their -e names, takes only those).
+ * name too (the two are one today: the adapter class is "usdt" since
+ * format 1.10, in the metadata as in -e; the analyzer, which prints the
+ * classes it joined by their -e names, takes only those).
  * @return its CW_CLASS_*, or -1: not a class, or one -e cannot choose
  * (the metadata, the samples).
  */

@@ -504,12 +504,28 @@ CREATE VIEW resource_waits_named AS
     FROM resource_waits w JOIN nodes r ON r.id = w.resource JOIN nodes wt ON wt.id = w.waiter
     LEFT JOIN nodes wk ON wk.id = w.waker LEFT JOIN edges e ON e.id = w.wake_edge;
 
+-- A node as one string that never reads like another kind of node: a
+-- thread is "name (tid N)", a process "name (pid N)", anything else its
+-- type then its name, "work_item flush_to_ldisc", "block_request WRITE
+-- 254:0" (a work item's tid is the thread that queued it, which printed
+-- as "flush_to_ldisc (20975)" read like a thread). Unnamed: the key
+-- stands in for the name.
+CREATE VIEW node_labels AS
+  SELECT n.id AS node,
+         CASE n.type
+           WHEN 'thread' THEN coalesce(n.name || ' ', '') || '(tid ' || n.key || ')'
+           WHEN 'process' THEN coalesce(n.name || ' ', '') || '(pid ' || n.key || ')'
+           ELSE n.type || ' ' || coalesce(n.name, printf('0x%x', n.key)) END AS label
+    FROM nodes n;
+
 -- Readable views: an edge with both ends spelled out.
 CREATE VIEW edges_named AS
   SELECT e.id, e.type, e.ts, e.cpu, e.source, e.confidence, e.reason,
          s.type AS src_type, s.key AS src_key, s.generation AS src_gen, s.name AS src_name,
-         d.type AS dst_type, d.key AS dst_key, d.generation AS dst_gen, d.name AS dst_name
-    FROM edges e LEFT JOIN nodes s ON s.id = e.src JOIN nodes d ON d.id = e.dst;
+         d.type AS dst_type, d.key AS dst_key, d.generation AS dst_gen, d.name AS dst_name,
+         sl.label AS src_label, dl.label AS dst_label
+    FROM edges e LEFT JOIN nodes s ON s.id = e.src JOIN nodes d ON d.id = e.dst
+    LEFT JOIN node_labels sl ON sl.node = e.src JOIN node_labels dl ON dl.node = e.dst;
 
 -- Every frame of every sampled stack, leaf first: one row per (sample,
 -- position).

@@ -30,9 +30,10 @@ show "edges by type and confidence" \
 "select type, confidence, coalesce(reason, '') as reason, count(*) as n
    from edges group by 1, 2, 3 order by n desc;"
 show "who wakes whom inside the pipeline (pid $P): the handoff chain" \
-"select coalesce(s.name || ' (' || s.tid || ')', '<' || e.reason || '>') as waker,
-        d.name || ' (' || d.tid || ')' as wakee, e.confidence, count(*) as n
-   from edges e left join nodes s on s.id = e.src join nodes d on d.id = e.dst
+"select coalesce(s.label, '<' || e.reason || '>') as waker, w.label as wakee,
+        e.confidence, count(*) as n
+   from edges e left join node_labels s on s.node = e.src join node_labels w on w.node = e.dst
+   join nodes d on d.id = e.dst
   where e.type = 'wake' and d.pid = $P
   group by 1, 2, 3 order by n desc;"
 # The reply is the first work item to wake the client after a worker

@@ -30,7 +30,7 @@
 . "$(dirname "$0")/../lib/live.bash" "$@"
 
 capture -q -F 999 -e sched,usdt -o "$T/t.cwt" -- "$WL/taskpool" "$T/truth"
-need_class adapter "$T/t.cwt"
+need_class usdt "$T/t.cwt"
 DB=$T/t.db
 analyze "$T/t.cwt" "$DB"
 P=$(awk '$1 == "pid" { print $2 }' "$T/truth")

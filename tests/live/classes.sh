@@ -2,9 +2,9 @@
 # live/classes: -e and the class table.
 #  - -e naming only classes the kernel lacks: exit 2 naming them and why,
 #    also under -q, and no trace left;
-#  - -e sched,usdt records sched and adapter (usdt is its -e name); with
-#    uprobes hidden, sched only, and the metadata keys classes and
-#    classes_missing say so;
+#  - -e sched,usdt records sched and usdt (one name, in -e and in the
+#    metadata); with uprobes hidden, sched only, and the metadata keys
+#    classes and classes_missing say so;
 #  - -e sched,io_uring,futex records all three where the kernel has them;
 #  - a class whose tracepoint the kernel lacks is left out with a notice,
 #    or, when nothing else is left, refused (CAUSEWAY_HIDE_TRACEPOINTS
@@ -24,42 +24,55 @@ tracefs_has() {
 
 # CAUSEWAY_HIDE_TRACEPOINTS=uprobe stands in for a kernel without uprobe
 # perf events, which the adapter class (usdt) needs.
-expect_rc 2 "none of the requested classes can be recorded \(adapter: the kernel has no uprobe" \
+expect_rc 2 "none of the requested classes can be recorded \(usdt: the kernel has no uprobe" \
 	"-e usdt, uprobes hidden" -- \
 	env CAUSEWAY_HIDE_TRACEPOINTS=uprobe "$CAP" -F 0 --no-offcpu -e usdt -d 1 -o "$T/a.cwt"
-expect_rc 2 "io_uring: the kernel's BTF has no tracepoint io_uring_submit_req; adapter: the kernel has no uprobe" \
+expect_rc 2 "io_uring: the kernel's BTF has no tracepoint io_uring_submit_req; usdt: the kernel has no uprobe" \
 	"-q -e io_uring,usdt, io_uring_submit_req and uprobes hidden" -- \
 	env CAUSEWAY_HIDE_TRACEPOINTS=io_uring_submit_req,uprobe \
 	"$CAP" -q -F 0 --no-offcpu -e io_uring,usdt -d 1 -o "$T/a.cwt"
 [ -e "$T/a.cwt" ] && fail "a refused start left a trace"
 
-expect_rc 0 "usdt at start" "-e sched,usdt (the contract's name of adapter)" -- \
-	"$CAP" -F 0 --no-offcpu -e sched,usdt -d 0.5 -o "$T/u.cwt"
-[ "$(kv classes "$T/u.cwt")" = sched,adapter ] || fail "classes: $(kv classes "$T/u.cwt")"
+expect_rc 0 "usdt at start" "-e sched,usdt (one name, in -e and the metadata)" -- \
+	"$CAP" -v -F 0 --no-offcpu -e sched,usdt -d 0.5 -o "$T/u.cwt"
+[ "$(kv classes "$T/u.cwt")" = sched,usdt ] || fail "classes: $(kv classes "$T/u.cwt")"
 [ -z "$(kv classes_missing "$T/u.cwt")" ] || fail "-e usdt: classes_missing $(kv classes_missing "$T/u.cwt")"
-expect_rc 0 "not recording adapter: the kernel has no uprobe" "-e sched,usdt, uprobes hidden" -- \
+expect_rc 0 "not recording usdt: the kernel has no uprobe" "-e sched,usdt, uprobes hidden" -- \
 	env CAUSEWAY_HIDE_TRACEPOINTS=uprobe "$CAP" -F 0 --no-offcpu -e sched,usdt -d 0.5 -o "$T/u2.cwt"
 [ "$(kv classes "$T/u2.cwt")" = sched ] || fail "classes: $(kv classes "$T/u2.cwt")"
-[ "$(kv classes_missing "$T/u2.cwt")" = adapter:kernel ] || fail "uprobes hidden: classes_missing $(kv classes_missing "$T/u2.cwt")"
+[ "$(kv classes_missing "$T/u2.cwt")" = usdt:kernel ] || fail "uprobes hidden: classes_missing $(kv classes_missing "$T/u2.cwt")"
 
 # io_uring and futex, where the kernel has them; their trampolines
 # (fentry/fexit) are optional, and a kernel may refuse them.
 if kernel_has io_uring_submit_req && tracefs_has syscalls/sys_enter_futex; then
 	expect_rc 0 "" "-e sched,io_uring,futex" -- \
-		"$CAP" -F 0 --no-offcpu -e sched,io_uring,futex -d 0.5 -o "$T/e.cwt"
+		"$CAP" -v -F 0 --no-offcpu -e sched,io_uring,futex -d 0.5 -o "$T/e.cwt"
 	[ "$(kv classes "$T/e.cwt")" = sched,io_uring,futex ] || fail "classes: $(kv classes "$T/e.cwt")"
 	[ -z "$(kv classes_missing "$T/e.cwt")" ] || fail "classes_missing: $(kv classes_missing "$T/e.cwt")"
 	rm=$(kv records_missing "$T/e.cwt")
 	echo ",$rm," | grep -qE '^,((uring_(free|work):(kernel|denied))(,|$))*,?$' ||
 		fail "records_missing: '$rm'"
+	# Said once, in one line, and only under -v: nothing used io_uring,
+	# so nothing was lost by it.
 	for r in ${rm//,/ }; do
-		grep -q "io_uring: not recording ${r%%:*}: " "$T/err" || fail "no notice for records_missing $r"
+		grep -qE "not recording \(.*\): .*io_uring [a-z_, ]*${r%%:*}" "$T/err" ||
+			fail "no notice for records_missing $r"
 	done
+	[ "$(grep -c 'not recording' "$T/err")" -le 1 ] || fail "more than one line for what is not recorded: $(cat "$T/err")"
+	if [ -n "$rm" ]; then
+		"$CAP" -F 0 --no-offcpu -e sched,io_uring -d 0.5 -o "$T/e2.cwt" 2>"$T/err2" ||
+			fail "capture without -v failed"
+		! grep -q "io_uring" "$T/err2" || fail "without -v, and no io_uring used, still: $(grep io_uring "$T/err2")"
+		"$CAP" -F 0 --no-offcpu -e sched,io_uring -o "$T/e3.cwt" -- "$WL/uring" "$T/ut" 2 2>"$T/err3" ||
+			fail "capture of the uring workload failed"
+		grep -qE "^causeway-capture: io_uring: [0-9]+ records written without " "$T/err3" ||
+			fail "records written without ${rm}, and the close does not say so: $(cat "$T/err3")"
+	fi
 	# Both functions absent: the class is recorded without their records.
-	expect_rc 0 "io_uring: not recording uring_work: the kernel's BTF has no function io_wq_submit_work" \
+	expect_rc 0 "not recording \(the kernel's BTF has no function io_ring_exit_work\): io_uring uring_free, uring_work" \
 		"io_wq_submit_work, io_ring_exit_work hidden" -- \
 		env CAUSEWAY_HIDE_TRACEPOINTS=io_wq_submit_work,io_ring_exit_work \
-		"$CAP" -F 0 --no-offcpu -e io_uring -d 0.5 -o "$T/o.cwt"
+		"$CAP" -v -F 0 --no-offcpu -e io_uring -d 0.5 -o "$T/o.cwt"
 	[ "$(kv records_missing "$T/o.cwt")" = uring_free:kernel,uring_work:kernel ] ||
 		fail "records_missing with the trampolines hidden: $(kv records_missing "$T/o.cwt")"
 	# The kernel lacks futex(2)'s syscall events: futex is left out with
@@ -73,14 +86,14 @@ if kernel_has io_uring_submit_req && tracefs_has syscalls/sys_enter_futex; then
 	# can make those calls). Without the exit of futex_waitv, its enter
 	# is not loaded either (nothing would clear what it leaves).
 	hide=sys_exit_futex_wait,sys_exit_futex_wake,sys_exit_futex_requeue,sys_exit_futex_waitv
-	expect_rc 0 "futex: not recording handle_futex_waitv_exit: tracefs has no tracepoint " \
+	expect_rc 0 "not recording \(tracefs has no tracepoint .*\): .*futex [a-z_, ]*handle_futex_waitv_exit" \
 		"no futex2 exits" -- env CAUSEWAY_HIDE_TRACEPOINTS=$hide \
-		"$CAP" -F 0 --no-offcpu -e sched,futex -d 0.5 -o "$T/f2.cwt"
+		"$CAP" -v -F 0 --no-offcpu -e sched,futex -d 0.5 -o "$T/f2.cwt"
 	v=$(kv classes "$T/f2.cwt")
 	[ "$v" = sched,futex ] || fail "futex2 hidden: classes $v"
 	v=$(kv records_missing "$T/f2.cwt")
 	[ -z "$v" ] || fail "futex2 hidden: records_missing $v"
-	grep -q "not recording handle_futex_waitv_enter" "$T/err" &&
+	grep -q "handle_futex_waitv_enter" "$T/err" &&
 		fail "a notice for the enter whose exit is missing"
 fi
 

@@ -54,7 +54,7 @@ order=$(awk '{ printf "%s%s", (NR > 1 ? " " : ""), $2 }' "$T/seg.types")
 
 # The adapter class says what it attached; sched is recorded beside it.
 expect_rc 0 "usdt at start: [0-9]+ probes attached" "-e sched,usdt" -- \
-	"$CAP" -F 0 --no-offcpu -e sched,usdt -d 1 -o "$T/e.cwt"
+	"$CAP" -v -F 0 --no-offcpu -e sched,usdt -d 1 -o "$T/e.cwt"
 analyze "$T/e.cwt" "$T/e.db"
 [ "$(meta events_total "$T/e.db")" -gt 0 ] || fail "-e sched,usdt recorded no events"
 expect_rc 0 "recording CPU samples at 99 Hz" "default -F 99" -- "$CAP" -d 0.5 -o "$T/f.cwt"

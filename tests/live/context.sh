@@ -13,7 +13,7 @@
 . "$(dirname "$0")/../lib/live.bash" "$@"
 
 expect_rc 0 "interrupt context from the preempt count: [a-z_]+ method" "default" -- \
-	"$CAP" -F 0 --no-offcpu -d 0.3 -o "$T/d.cwt"
+	"$CAP" -v -F 0 --no-offcpu -d 0.3 -o "$T/d.cwt"
 method=$(kv context_method "$T/d.cwt")
 case $method in
 ksym | runqueue | thread_info) ;;

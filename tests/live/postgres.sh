@@ -30,7 +30,7 @@ traced_bench() { # trace [capture arguments...]
 		{ cat "$T/bench.log" >&2; fail "pgbench failed"; }
 	kill -INT "$CP"
 	wait "$CP" || fail "the capture exited $?"
-	need_class adapter "$1"
+	need_class usdt "$1"
 	analyze "$1" "${1%.cwt}.db"
 }
 # Buffer-probe hits in database $DB: a page found in the pool is a quiet

@@ -84,7 +84,7 @@ check_hits() { # trace truth what
 
 # -- COMMAND
 capture -q -F 0 --no-offcpu -e sched,usdt -o "$T/c.cwt" -- "$WL/usdt_basic" "$T/truth" "$LIB" $ROUNDS
-need_class adapter "$T/c.cwt"
+need_class usdt "$T/c.cwt"
 n=$(check_hits "$T/c.cwt" "$T/truth" COMMAND) || exit 1
 [ "$n" = $((2 * 11 * ROUNDS)) ] || fail "ground truth has $n hits, expected $((2 * 11 * ROUNDS))"
 lost=$(kv events_lost "$T/c.cwt")
@@ -108,6 +108,25 @@ pids+=($!)
 capture -q -F 0 --no-offcpu -e usdt -o "$T/e.cwt" -p $!
 m=$(check_hits "$T/e.cwt" "$T/truth4" "-p, exec") || exit 1
 echo "live/$NAME: -p: $n/$n probe hits of a running program, $m/$m of one exec'd under -p"
+
+# -d stops the recording: a busy program's probes keep firing while they
+# are detached (about 0.1 s each), and none of that is kept. The trace
+# ends within the poll period of -d, and nothing in it is later than its
+# end.
+"$WL/usdt_basic" "$T/truth5" "$LIB" 100000000 &
+pids+=($!)
+capture -F 0 --no-offcpu -e usdt -o "$T/d.cwt" -d 1 -p $!
+kill "${pids[-1]}" 2>/dev/null
+analyze "$T/d.cwt" "$T/d.db"
+span=$(meta capture_end_ns "$T/d.db")
+span=$((span - $(meta capture_start_ns "$T/d.db")))
+[ "$span" -ge 1000000000 ] && [ "$span" -lt 1150000000 ] ||
+	fail "-d 1: the trace spans $span ns"
+late=$(DB=$T/d.db q "select (select count(*) from edges where ts > $(meta capture_end_ns "$T/d.db"))")
+[ "$late" = 0 ] || fail "-d 1: $late edges after the capture's end"
+grep -qE "^causeway-capture: d.cwt: 1\.[01]s," "$T/capture.err" || grep -qE "d.cwt: 1\.[01]s," "$T/capture.err" ||
+	fail "-d 1: the summary's duration: $(grep 'd.cwt:' "$T/capture.err")"
+echo "live/$NAME: -d 1 on a busy program: the trace spans $span ns, $(grep -o 'detaching and draining took [0-9.]*s' "$T/capture.err" || echo 'a short detach')"
 
 # System-wide with --usdt: the program's probes from the option, the
 # library's from its mapping report.
