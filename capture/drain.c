@@ -32,6 +32,7 @@
 #include "capture/account.h"
 #include "capture/clock.h"
 #include "capture/drain.h"
+#include "capture/namer.h"
 #include "trace/writer.h"
 #include "schema/records.h"
 
@@ -63,6 +64,7 @@ struct drain {
 	struct account *acct;
 	uint64_t events, rejected;
 	uint64_t cutoff, after_stop; /* drain__cutoff; 0: none */
+	struct namer *namer;	     /* NULL: none */
 	int err;		/* the writer's error that ended the call */
 	/* record type -> CW_RW_BPF or CW_RW_BPF_VAR: a type BPF writes, of a
 	 * class recorded; 0: not passed on */
@@ -176,6 +178,10 @@ static int on_edge(void *ctx, void *data, size_t size)
 		return ++r->batch >= DRAIN_BATCH ? MORE : 0;
 	}
 	account__wrote(d->acct, CW_RING_EDGE, h);
+	if (d->namer && (err = namer__see(d->namer, d->w, h))) {
+		d->err = err;
+		return err;
+	}
 	if (d->samples.rb && h->ts > d->horizon && !stage_full(&d->edges_st)) {
 		if ((err = stage_push(&d->edges_st, data, size))) {
 			d->err = err;
@@ -344,4 +350,9 @@ void drain__cutoff(struct drain *d, uint64_t ns)
 uint64_t drain__after_stop(const struct drain *d)
 {
 	return d->after_stop;
+}
+
+void drain__set_namer(struct drain *d, struct namer *n)
+{
+	d->namer = n;
 }

@@ -57,6 +57,11 @@ uint64_t drain__rejected(const struct drain *d);
  * drain__after_stop), so the trace ends where the capture said it
  * stops. */
 void drain__cutoff(struct drain *d, uint64_t ns);
+
+struct namer;
+/* Name the tasks outside the traced set that edge records meet
+ * (capture/namer.h); @n stays the caller's. */
+void drain__set_namer(struct drain *d, struct namer *n);
 uint64_t drain__after_stop(const struct drain *d);
 
 void drain__free(struct drain *d);

@@ -43,6 +43,7 @@
 #include "capture/log.h"
 #include "capture/loop.h"
 #include "capture/meta.h"
+#include "capture/namer.h"
 #include "capture/options.h"
 #include "capture/perfev.h"
 #include "capture/probe.h"
@@ -233,6 +234,7 @@ struct capture {
 	struct proc_snap *snap;
 	struct cw_writer *w;
 	struct drain *drain;
+	struct namer *namer; /* -p, COMMAND: names for the untraced */
 	struct account *acct;
 	struct flusher *flusher;
 	struct loop loop;
@@ -449,10 +451,13 @@ static int write_start(struct capture *c)
 					c->sampling ? tracer__sample_ring_fd(c->tracer) : -1, c->w,
 					c->acct, &c->sel)
 			   : NULL;
+	if (c->drain && (c->env->npids || c->env->command) && !(c->namer = namer__new()))
+		drain__free(c->drain), c->drain = NULL;
 	if (!c->drain) {
 		cw_msg("cannot start the writer: %s", strerror(errno));
 		return -1;
 	}
+	drain__set_namer(c->drain, c->namer);
 	ms = (struct meta_start){
 		.env = c->env,
 		.classes = c->recorded,
@@ -637,6 +642,7 @@ static void capture__free(struct capture *c)
 	flusher__stop(c->flusher);
 	command__free(c->cmd);
 	drain__free(c->drain);
+	namer__free(c->namer);
 	perfev_maps__free(c->maps);
 	usdt__free(c->usdt);
 	account__free(c->acct);
