@@ -242,7 +242,7 @@ bench: all bench-tools
 # capture/classes.c), its io_uring and net workloads, and cpurun (a
 # command's CPU time).
 bench-tools: $(BUILD)/bench/floor $(BUILD)/bench/uring_storm $(BUILD)/bench/tcp_pingpong \
-	$(BUILD)/bench/cpurun $(BUILD)/bench/usdt_cost
+	$(BUILD)/bench/cpurun $(BUILD)/bench/usdt_cost $(BUILD)/bench/blk_sync
 
 $(BUILD)/bench/floor.bpf.c: bench/floor-gen.sh capture/classes.c
 	$(call msg,GEN,$@)
@@ -274,6 +274,11 @@ $(BUILD)/bench/tcp_pingpong: bench/tcp_pingpong.c
 	$(call msg,LINK,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -pthread -o $@ $<
+
+$(BUILD)/bench/blk_sync: bench/blk_sync.c
+	$(call msg,LINK,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $<
 
 # usdt_cost: an untraced adapter probe's cost (include/causeway.h).
 $(BUILD)/bench/usdt_cost: bench/usdt_cost.c include/causeway.h

@@ -110,6 +110,9 @@ CW_OBJ_STATE_OF(wait_of, struct thread_wait, state)
 	  "off-CPU samples whose weight is a lower bound: the switch-in was not seen")             \
 	X(offcpu_pushed, "offcpu_pushed_out",                                                      \
 	  "of those, pushed out of the pending table by its bound")                                \
+	X(offcpu_switchin, "offcpu_switchin_reconstructed",                                        \
+	  "off-CPU waits whose switch-in was not seen, ended at the thread's next record after a " \
+	  "wake of it: that wake is theirs, the weight an upper bound")                            \
 	X(frames_symbolized, "frames_symbolized", "frames with a function")                        \
 	X(frame_resets, "frame_table_resets", "times the frame dedup table was emptied by its bound") \
 	X(stack_resets, "stack_table_resets", "times the stack dedup table was emptied by its bound") \
@@ -354,6 +357,44 @@ static int close_unresolved(struct cw_cls *c, struct pending *e, uint64_t ts)
 	e->row.wake = 0;
 	settle_wait(&e->row, NULL);
 	stats_of(c)->offcpu_unresolved++;
+	err = write_sample(c, &e->row);
+	free(e);
+	return err;
+}
+
+/*
+ * The wait of @e, of thread @t, was not seen to end, and the thread is
+ * seen running again at @ts (its own sample or switch-out). A wake of it
+ * after the wait began and by @ts, with no coverage break since the
+ * wait began, is what ended it: the kernel sometimes writes no switch-in
+ * (a new thread's first run, some runs after a nanosleep), but a thread
+ * that blocked runs again only once woken. The switch-in is then
+ * reconstructed: the wait gets that wake, its weight to @ts is an upper
+ * bound (weight_exact 0), and an attribution the wait's context observed
+ * becomes reconstructed, with the reason. Otherwise the wait is
+ * unresolved.
+ */
+static int close_seen_again(struct cw_cls *c, struct pending *e, struct cw_obj *t, uint64_t ts)
+{
+	struct sample *s = c->state;
+	struct thread_wait *w = t ? wait_of(t) : NULL;
+	int err;
+
+	if (!w || t->n.id != e->row.thread || !w->wake_edge || w->wake_ts <= e->row.ts ||
+	    w->wake_ts > ts || cw_ident__break_in(c->id, e->row.ts, ts))
+		return close_unresolved(c, e, ts);
+	pending_unlink(s, e);
+	e->row.weight = ts - e->row.ts;
+	e->row.weight_exact = 0;
+	e->row.wake = w->wake_edge;
+	settle_wait(&e->row, cw_carry__get(t));
+	if (cw_carry__live(c, cw_carry__get(t)))
+		e->row.waker_request = cw_carry__get(t)->req;
+	if (e->row.attr_confidence == CW_CONF_OBSERVED) {
+		e->row.attr_confidence = CW_CONF_RECONSTRUCTED;
+		e->row.attr_reason = "switch-in not seen: ended by its wake, by the thread's next record";
+	}
+	stats_of(c)->offcpu_switchin++;
 	err = write_sample(c, &e->row);
 	free(e);
 	return err;
@@ -731,7 +772,7 @@ static int on_sample(struct cw_cls *c, const struct cw_hdr *h)
 	/* The thread was seen again while a wait of its tid was open: that
 	 * wait's switch-in was lost (or the tid is another task now). */
 	e = pending_find(s, r->task.tid);
-	if (e && e->row.ts <= h->ts && (err = close_unresolved(c, e, h->ts)))
+	if (e && e->row.ts <= h->ts && (err = close_seen_again(c, e, t, h->ts)))
 		return err;
 	sample_row(c, t, h, r->keep,
 		   h->type == CW_REC_SAMPLE_OFFCPU && (h->flags & CW_SAMPLE_EVERY_WAIT), &row);
@@ -766,7 +807,7 @@ static int switch_out(struct cw_cls *c, const struct cw_switch *r, const struct 
 	if (!t || switch_wait(s, t, r->prev.tid, h))
 		return err;
 	e = pending_find(s, r->prev.tid);
-	if (e && e->row.ts <= h->ts && (err = close_unresolved(c, e, h->ts)))
+	if (e && e->row.ts <= h->ts && (err = close_seen_again(c, e, t, h->ts)))
 		return err;
 	sample_row(c, t, h, r->keep, true, &row);
 	return open_wait(c, t, r->prev.tid, h, &row);

@@ -174,9 +174,11 @@ void report__summary(const struct report *r)
 		       K("uring_punts_no_worker"), K("block_merges_unjoined"));
 	if (K("samples_cpu") || K("samples_offcpu") || K("samples_malformed")) {
 		printf("  samples: cpu %" PRIu64 ", offcpu %" PRIu64 " (%" PRIu64
-		       " without a seen switch-in, %" PRIu64 " pushed out), malformed %" PRIu64 "\n",
+		       " without a seen switch-in, %" PRIu64 " pushed out; %" PRIu64
+		       " whose switch-in was reconstructed from their wake), malformed %" PRIu64 "\n",
 		       K("samples_cpu"), K("samples_offcpu"), K("offcpu_unresolved"),
-		       K("offcpu_pushed_out"), K("samples_malformed"));
+		       K("offcpu_pushed_out"), K("offcpu_switchin_reconstructed"),
+		       K("samples_malformed"));
 		printf("  stacks %" PRIu64 ", frames %" PRIu64 " (%" PRIu64 " with a function)",
 		       K("stacks"), K("frames"), K("frames_symbolized"));
 		if (r->env->no_symbols)
