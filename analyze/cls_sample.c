@@ -110,6 +110,8 @@ CW_OBJ_STATE_OF(wait_of, struct thread_wait, state)
 	  "off-CPU samples whose weight is a lower bound: the switch-in was not seen")             \
 	X(offcpu_pushed, "offcpu_pushed_out",                                                      \
 	  "of those, pushed out of the pending table by its bound")                                \
+	X(interrupt_work, "samples_interrupt_work",                                                \
+	  "CPU samples in an interrupt charged to the object it processed, not to its thread")    \
 	X(offcpu_switchin, "offcpu_switchin_reconstructed",                                        \
 	  "off-CPU waits whose switch-in was not seen, ended at the thread's next record after a " \
 	  "wake of it: that wake is theirs, the weight an upper bound")                            \
@@ -528,7 +530,7 @@ static int stack_of(struct cw_cls *c, const struct cw_sample *r, uint64_t *stack
 {
 	struct sample *s = c->state;
 	const struct cw_sink *sink = cw_ident__sink(c->id);
-	const uint64_t *kern = (const uint64_t *)(r + 1);
+	const uint64_t *kern = (const uint64_t *)((const uint8_t *)r + cw_sample_fixed(r));
 	const uint64_t *user = kern + r->nkernel, *regs = user + r->nuser;
 	const uint64_t *ips = user;
 	uint32_t depth = 0;
@@ -739,6 +741,45 @@ static struct pending *switch_wait(struct sample *s, const struct cw_obj *t, uin
 	return e && e->row.ts == h->ts && e->row.thread == t->n.id ? e : NULL;
 }
 
+/*
+ * A tick in an interrupt that processed an object (format 1.10): the
+ * sample is that object's work (the packet being received, the block
+ * request completing), its node, and works for the request the object
+ * carries; the interrupted thread stays the row's thread, as context. An
+ * object no class can name leaves the sample the thread's.
+ */
+static int interrupt_work(struct cw_cls *c, const struct cw_sample *r, const struct cw_hdr *h,
+			  struct cw_sample_row *row)
+{
+	const struct cw_sample_caused *rc = (const void *)r;
+	const struct cw_carry *k;
+	const char *reason;
+	struct cw_obj *o;
+	uint8_t conf;
+	int err;
+
+	if (row->ts < c->st->last_ts)
+		return 0; /* late: what ran then is not known now */
+	o = cw_cls__cause(c, &rc->cause, h, 0, &conf, &reason, &err);
+	if (!o)
+		return err;
+	row->node = o->n.id;
+	stats_of(c)->interrupt_work++;
+	row->request = row->task = 0;
+	row->attr_chain[0] = 0;
+	row->attr_reason = NULL;
+	k = cw_carry__get(o);
+	if (cw_carry__live(c, k)) {
+		row->request = k->req;
+		row->attr_confidence = CW_CONF_RECONSTRUCTED;
+		cw_carry__chain(k, row->attr_chain, sizeof(row->attr_chain));
+		return 0;
+	}
+	row->attr_confidence = CW_CONF_UNKNOWN;
+	row->attr_reason = "interrupt work for no request known";
+	return 0;
+}
+
 static int on_sample(struct cw_cls *c, const struct cw_hdr *h)
 {
 	const struct cw_sample *r = (const void *)h;
@@ -776,9 +817,11 @@ static int on_sample(struct cw_cls *c, const struct cw_hdr *h)
 		return err;
 	sample_row(c, t, h, r->keep,
 		   h->type == CW_REC_SAMPLE_OFFCPU && (h->flags & CW_SAMPLE_EVERY_WAIT), &row);
+	if (h->type == CW_REC_SAMPLE_CPU_CAUSED && (err = interrupt_work(c, r, h, &row)))
+		return err;
 	if (!(h->flags & CW_SAMPLE_NOSTACK) && (err = stack_of(c, r, &row.stack)))
 		return err;
-	if (h->type == CW_REC_SAMPLE_CPU) {
+	if (h->type != CW_REC_SAMPLE_OFFCPU) {
 		row.kind = CW_SAMPLE_KIND_CPU;
 		row.weight = r->period;
 		row.weight_exact = 1;
@@ -1026,6 +1069,7 @@ static const struct cw_handler handlers[] = {
 	{ CW_REC_META_MMAP, on_mmap },
 	{ CW_REC_SAMPLE_CPU, on_sample_rec },
 	{ CW_REC_SAMPLE_OFFCPU, on_sample_rec },
+	{ CW_REC_SAMPLE_CPU_CAUSED, on_sample_rec },
 	{ 0 },
 };
 

@@ -65,7 +65,7 @@
  * offset and length separately, so their sum may pass the record by up
  * to one page. */
 #define SCRATCH_BYTES \
-	(sizeof(struct cw_sample) + KSTACK_BYTES + USTACK_BYTES + REGS_BYTES + CW_SAMPLE_MAX_STACK + \
+	(sizeof(struct cw_sample_caused) + KSTACK_BYTES + USTACK_BYTES + REGS_BYTES + CW_SAMPLE_MAX_STACK + \
 	 PAGE_BYTES)
 
 struct scratch {
@@ -216,13 +216,17 @@ static __always_inline void emit(void *ctx, __u16 type, __u8 hctx, __u64 ts, __u
 
 	if (!b)
 		return;
+	if (type == CW_REC_SAMPLE_CPU_CAUSED) {
+		cw_cause_fill(&((struct cw_sample_caused *)b)->cause, hctx);
+		off = sizeof(struct cw_sample_caused);
+	}
 	s->hdr.type = type;
 	s->hdr.cpu = bpf_get_smp_processor_id();
 	s->hdr.ctx = hctx;
 	s->hdr.flags = flags;
 	s->hdr.ts = ts;
 	cw_current(&s->task, &s->task_start);
-	s->period = type == CW_REC_SAMPLE_CPU ? cw_config.sample_period_ns : 0;
+	s->period = type != CW_REC_SAMPLE_OFFCPU ? cw_config.sample_period_ns : 0;
 	s->keep = keep;
 	s->kerr = 0;
 	s->uerr = 0;
@@ -328,6 +332,17 @@ static __always_inline void cw_sample_stacks(void *ctx, struct bpf_perf_event_da
 	emit(ctx, type, hctx, ts, keep, user, dwarf ? &ur : NULL, flags);
 }
 
+/* A tick at level @hctx: in an interrupt that processes an object the
+ * trace has (a followed one, bpf/follow.bpf.h), the object's work
+ * (docs/model.md §2.4), with the cause; an object the trace lacks would
+ * be named by nothing else. */
+static __always_inline __u16 tick_type(__u8 hctx)
+{
+	if ((hctx == CW_CTX_SOFTIRQ || hctx == CW_CTX_HARDIRQ) && cw_cause_followed(hctx))
+		return CW_REC_SAMPLE_CPU_CAUSED;
+	return CW_REC_SAMPLE_CPU;
+}
+
 /*
  * Offer a sample of @task, the current task, at @ts: at a tick (@tick,
  * the perf_event context, also @ctx) or at its switch-out (@tick NULL),
@@ -350,7 +365,7 @@ static __always_inline void cw_offer(void *ctx, struct bpf_perf_event_data *tick
 		     CW_SAMPLE_EVERY_WAIT | CW_SAMPLE_NOSTACK);
 		return;
 	}
-	cw_sample_stacks(ctx, tick, task, tick ? CW_REC_SAMPLE_CPU : CW_REC_SAMPLE_OFFCPU, hctx, ts,
+	cw_sample_stacks(ctx, tick, task, tick ? tick_type(hctx) : CW_REC_SAMPLE_OFFCPU, hctx, ts,
 			 keep, tick ? 0 : CW_SAMPLE_EVERY_WAIT);
 }
 

@@ -630,6 +630,18 @@ struct cw_sample {
 	__u32 __pad;
 };
 
+/*
+ * A CPU tick in interrupt context while the CPU processed an object a cause
+ * slot names (a packet being received, a block request completing, a timer
+ * expiring; format 1.10): the sample is that object's work, not the
+ * interrupted task's, which is only context. A cw_sample, then the cause,
+ * then the stacks as a cw_sample's.
+ */
+struct cw_sample_caused {
+	struct cw_sample s;
+	struct cw_cause cause;
+};
+
 /* hdr.flags of a CW_REC_META_MMAP */
 #define CW_MMAP_SNAPSHOT 0x1 /* read from /proc at start, not seen being mapped */
 #define CW_MMAP_BUILD_ID 0x2 /* build_id[0..build_id_len) is the object's build-id */
@@ -854,6 +866,7 @@ CW_ASSERT_OFF(cw_block_merge, origin, 48);
 CW_ASSERT_SIZE(cw_block_complete, 48);
 CW_ASSERT_SIZE(cw_meta_blob, 24);
 CW_ASSERT_SIZE(cw_sample, 64);
+CW_ASSERT_SIZE(cw_sample_caused, 88);
 CW_ASSERT_OFF(cw_sample, nkernel, 48);
 CW_ASSERT_SIZE(cw_mmap, 80);
 CW_ASSERT_SIZE(cw_usdt_probe, 32);

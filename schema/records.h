@@ -57,9 +57,22 @@ static inline const struct cw_rec_info *cw_rec_info(unsigned type)
  * registers), keep in (0, 2^32] and a CPU sample's period not 0. Reads
  * only the fixed part, and that only when @size holds it.
  */
+/* The fixed part of sample @s, before its stacks: a cw_sample, or a
+ * cw_sample_caused (read only once the header says the type). */
+static inline size_t cw_sample_fixed(const struct cw_sample *s)
+{
+	return s->hdr.type == CW_REC_SAMPLE_CPU_CAUSED ? sizeof(struct cw_sample_caused)
+						       : sizeof(struct cw_sample);
+}
+
 static inline bool cw_sample_ok(const struct cw_sample *s, size_t size)
 {
+	size_t fixed;
+
 	if (size < sizeof(*s) || s->hdr.size != size)
+		return false;
+	fixed = cw_sample_fixed(s);
+	if (size < fixed)
 		return false;
 	if (s->nkernel > CW_SAMPLE_MAX_FRAMES || s->nuser > CW_SAMPLE_MAX_FRAMES ||
 	    s->stack_len > CW_SAMPLE_MAX_STACK)
@@ -70,9 +83,9 @@ static inline bool cw_sample_ok(const struct cw_sample *s, size_t size)
 		return false;
 	if (!s->keep || s->keep > CW_KEEP_ALL)
 		return false;
-	if (s->hdr.type == CW_REC_SAMPLE_CPU && !s->period)
+	if (s->hdr.type != CW_REC_SAMPLE_OFFCPU && !s->period)
 		return false;
-	return size == sizeof(*s) + 8 * ((size_t)s->nkernel + s->nuser + s->nregs) +
+	return size == fixed + 8 * ((size_t)s->nkernel + s->nuser + s->nregs) +
 			       (((size_t)s->stack_len + 7) & ~(size_t)7);
 }
 

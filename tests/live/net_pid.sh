@@ -12,6 +12,9 @@
 #  - no packet node for the responses: they wake only the untraced
 #    client, so nothing about them is written;
 #  - no wake of the server by a packet of unknown sender;
+#  - CPU samples (-F 999) of the untraced client are only those taken
+#    while a softirq delivered the server's packets: each is the packet's
+#    work (node a packet), none the client's own;
 #  - the capture counts what it left out: at least 2N packets received
 #    (net_receipts), and as many net records as packet nodes
 #    (net_records), fewer than received.
@@ -27,7 +30,7 @@ ROUNDS=300
 WP=$!
 pids+=("$WP")
 wait_for 10 server_up "$WP" || fail "the workload's client process did not start"
-start_capture "$T/t.cwt" -p "$WP"
+start_capture "$T/t.cwt" -F 999 -p "$WP"
 touch "$T/go"
 wait "$WP" || fail "tcp workload failed"
 wait_for 10 eval "! kill -0 $CP 2>/dev/null" || fail "capture still running 10 s after its target exited"
@@ -61,10 +64,13 @@ t=$(q "select t.traced || ' ' || t.pid || ' ' || p.traced || ' ' ||
 [ "$t" = "0 $CPID 0 0" ] || fail "client thread: traced, pid, its process's traced, spawn edges = '$t', expected '0 $CPID 0 0'"
 resp=$(q "select count(*) from nodes where type = 'packet' and name = 'tcp 127.0.0.1:$SPORT > 127.0.0.1:$CPORT'")
 [ "$resp" = 0 ] || fail "$resp packet nodes for responses that woke only the untraced client"
+read -r csam cown < <(q "select count(*) || ' ' || coalesce(sum(n.type != 'packet'), 0) from samples s
+	join nodes n on n.id = s.node where s.thread = $CLI and s.kind = 'cpu'")
+[ "$cown" = 0 ] || fail "$cown of the untraced client's $csam CPU samples are not a packet's work"
 recv=$(meta capture.net_receipts "$DB")
 recs=$(meta capture.net_records "$DB")
 pk=$(q "select count(*) from nodes where type = 'packet'")
 [ "${recv:-0}" -ge $((2 * N)) ] || fail "net_receipts '$recv' for $((2 * N)) packets of the round trips"
 [ "$recs" = "$pk" ] || fail "net_records '$recs', $pk packet nodes"
 [ "$recs" -lt "$recv" ] || fail "net_records $recs of $recv received: nothing left out"
-echo "live/$NAME: $n/$N wakes of the server by the client's packets, each sent by the untraced client thread (traced 0, process $CPID); no response packet written; $recs of $recv packets received written"
+echo "live/$NAME: $n/$N wakes of the server by the client's packets, each sent by the untraced client thread (traced 0, process $CPID); no response packet written; $recs of $recv packets received written; $csam CPU samples in the client, all a packet's work"
