@@ -59,7 +59,8 @@ struct cw_ident {
 	size_t max_live;
 	struct cw_join_stats *st;
 
-	struct cw_htab tab; /* live objects; tab.n of them */
+	struct cw_htab tab; /* live objects that lookups find */
+	size_t live;	    /* live objects, in the table or not */
 	struct cw_obj *lru_head, *lru_tail; /* head: least recently named */
 	struct cw_obj *retired;		    /* released in this record, not yet written */
 	struct cw_obj *free_objs;
@@ -232,7 +233,9 @@ int cw_ident__release(struct cw_ident *id, struct cw_obj *o)
 {
 	if (o->retired)
 		return 0;
-	cw_htab__del(&id->tab, &o->hn, obj_rehash(&o->hn));
+	if (!o->unlisted)
+		cw_htab__del(&id->tab, &o->hn, obj_rehash(&o->hn));
+	id->live--;
 	lru_unlink(id, o);
 	o->retired = 1;
 	o->lru_next = id->retired;
@@ -279,21 +282,18 @@ static struct cw_obj *obj_alloc(struct cw_ident *id)
 	return &s->objs[s->used++];
 }
 
-struct cw_obj *cw_ident__new_gen(struct cw_ident *id, uint8_t type, const struct cw_scope *cscope,
-				 uint64_t key, uint64_t ts, int seen_birth, int *err)
+/* A new object, live from @ts, in the table of lookups unless @unlisted. */
+static struct cw_obj *obj_new(struct cw_ident *id, uint8_t type, struct cw_scope *scope,
+			      uint64_t key, uint64_t ts, int seen_birth, int unlisted, int *err)
 {
-	struct cw_scope *scope = (struct cw_scope *)cscope;
-	struct cw_obj *o = cw_ident__live(id, type, scope, key);
+	struct cw_obj *o;
 
-	*err = 0;
-	if (o && (*err = cw_ident__release(id, o)))
-		return NULL;
 	/* Grown up to the bound, not past it: at the bound every object
 	 * made is paid for by one evicted at the end of the record, so the
 	 * chains stay about one long, and a doubling there would only double
 	 * the table's bytes per live object (and leave the old table's pages
 	 * resident: 24 bytes per object at the default bound, not 8). */
-	if (id->tab.n >= id->tab.cap && id->tab.cap < id->max_live &&
+	if (!unlisted && id->tab.n >= id->tab.cap && id->tab.cap < id->max_live &&
 	    (*err = cw_htab__grow(&id->tab, FIRST_BUCKETS, obj_rehash, 0)))
 		return NULL;
 	o = id->free_objs;
@@ -316,9 +316,37 @@ struct cw_obj *cw_ident__new_gen(struct cw_ident *id, uint8_t type, const struct
 	o->est_ns = ts;
 	o->scope = scope;
 	scope->refs++;
-	cw_htab__add(&id->tab, &o->hn, obj_hash(type, scope, key));
+	o->unlisted = !!unlisted;
+	if (!unlisted)
+		cw_htab__add(&id->tab, &o->hn, obj_hash(type, scope, key));
+	id->live++;
 	lru_append(id, o);
 	return o;
+}
+
+struct cw_obj *cw_ident__new_gen(struct cw_ident *id, uint8_t type, const struct cw_scope *cscope,
+				 uint64_t key, uint64_t ts, int seen_birth, int *err)
+{
+	struct cw_scope *scope = (struct cw_scope *)cscope;
+	struct cw_obj *o = cw_ident__live(id, type, scope, key);
+
+	*err = 0;
+	if (o && (*err = cw_ident__release(id, o)))
+		return NULL;
+	return obj_new(id, type, scope, key, ts, seen_birth, 0, err);
+}
+
+/* @o, just made (NULL: it could not be), an orphan: with its incoming
+ * edge of @edge_type from nothing, when that is not negative. */
+static struct cw_obj *orphan_edge(struct cw_ident *id, struct cw_obj *o, const struct cw_hdr *h,
+				  int edge_type, const char *reason, int *err)
+{
+	if (!o || edge_type < 0)
+		return o;
+	id->st->orphans++;
+	*err = cw_ident__edge(id, (uint8_t)edge_type, NULL, o, h, CW_SRC_KERNEL, CW_CONF_UNKNOWN,
+			      reason);
+	return *err ? NULL : o;
 }
 
 struct cw_obj *cw_ident__orphan(struct cw_ident *id, uint8_t type, const struct cw_scope *scope,
@@ -327,12 +355,24 @@ struct cw_obj *cw_ident__orphan(struct cw_ident *id, uint8_t type, const struct 
 {
 	struct cw_obj *o = cw_ident__new_gen(id, type, scope, key, h->ts, 0, err);
 
-	if (!o || edge_type < 0)
-		return o;
-	id->st->orphans++;
-	*err = cw_ident__edge(id, (uint8_t)edge_type, NULL, o, h, CW_SRC_KERNEL, CW_CONF_UNKNOWN,
-			      reason);
-	return *err ? NULL : o;
+	return orphan_edge(id, o, h, edge_type, reason, err);
+}
+
+struct cw_obj *cw_ident__new_unlisted(struct cw_ident *id, uint8_t type,
+				      const struct cw_scope *scope, uint64_t key,
+				      const struct cw_hdr *h, int edge_type, const char *orphan,
+				      int *err)
+{
+	struct cw_obj *o;
+
+	*err = 0;
+	o = obj_new(id, type, (struct cw_scope *)scope, key, h->ts, !orphan, 1, err);
+	return orphan ? orphan_edge(id, o, h, edge_type, orphan, err) : o;
+}
+
+struct cw_obj *cw_obj__still(struct cw_obj *o, uint64_t node)
+{
+	return o && o->n.id == node && !o->retired ? o : NULL;
 }
 
 int cw_ident__edge(struct cw_ident *id, uint8_t type, const struct cw_obj *src,
@@ -536,7 +576,7 @@ int cw_ident__enforce(struct cw_ident *id)
 {
 	int err = 0;
 
-	while (id->tab.n > id->max_live) {
+	while (id->live > id->max_live) {
 		id->st->evicted++;
 		cw_ident__release(id, id->lru_head);
 	}
