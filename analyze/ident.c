@@ -34,9 +34,13 @@
 
 #define DEFAULT_MAX_LIVE (1u << 20)
 
-/* A guess slot: the hash's high bits above the number born last. */
+/* A guess slot: the hash's high bits above the number born last; its
+ * bits from GUESS_AT up place it, so that it moves when the table grows. */
 #define GUESS_GEN_BITS 20
 #define GUESS_GEN_MAX ((1u << GUESS_GEN_BITS) - 1)
+#define GUESS_TAG(w) ((w) & ~(uint64_t)GUESS_GEN_MAX)
+#define GUESS_AT 32
+#define GUESS_FIRST 1024
 
 /* A malloc per object would add its header and rounding to each (a
  * 240-byte struct takes a 256-byte chunk); a slab of them adds nothing.
@@ -92,8 +96,8 @@ struct cw_ident {
 
 	struct cw_htab hints;
 
-	uint64_t *guess; /* guess_mask + 1 slots; NULL: no guesses */
-	uint64_t guess_mask;
+	uint64_t *guess; /* nguess slots, in pairs; NULL: none yet */
+	size_t nguess;
 };
 
 static uint64_t obj_hash(uint8_t type, const struct cw_scope *scope, uint64_t key)
@@ -306,18 +310,56 @@ static struct cw_obj *obj_alloc(struct cw_ident *id)
  * one, a quarter of the keys of the trace above shared it with another,
  * and each took it from the other at every birth.
  */
+static uint64_t *guess_pair(uint64_t *t, size_t n, uint64_t w)
+{
+	return &t[(w >> GUESS_AT) & (n - 1) & ~(size_t)1];
+}
+
+/* @w, a used slot, as the first of its pair in @t: the one named last. */
+static void guess_put(uint64_t *t, size_t n, uint64_t w)
+{
+	uint64_t *pair = guess_pair(t, n, w);
+
+	pair[1] = pair[0];
+	pair[0] = w;
+}
+
+/*
+ * A slot per live object, grown with them up to the bound (where the
+ * object table stops too): the table is memory that follows what is live.
+ * On ENOMEM the guesses go on in the table there is, or none.
+ */
+static void guess_grow(struct cw_ident *id)
+{
+	size_t n = id->nguess ? id->nguess * 2 : GUESS_FIRST;
+	uint64_t *t = calloc(n, sizeof(*t));
+
+	if (!t)
+		return;
+	/* Second slots first, so that each pair keeps its order. */
+	for (size_t first = 0; first < 2; first++)
+		for (size_t i = !first; i < id->nguess; i += 2)
+			if (id->guess[i])
+				guess_put(t, n, id->guess[i]);
+	free(id->guess);
+	id->guess = t;
+	id->nguess = n;
+}
+
 static uint32_t guess_gen(struct cw_ident *id, const struct cw_obj *o)
 {
 	uint64_t h = obj_hash(o->n.type, o->scope, o->n.key), *pair, gen = 0;
-	uint64_t tag = (h & ~(uint64_t)GUESS_GEN_MAX) | 1u << GUESS_GEN_BITS;
+	uint64_t tag = GUESS_TAG(h) | 1u << GUESS_GEN_BITS; /* never 0: a used slot */
 
+	if (id->live >= id->nguess && id->nguess < id->max_live)
+		guess_grow(id);
 	if (!id->guess)
 		return 0;
-	pair = &id->guess[h & id->guess_mask & ~(uint64_t)1];
-	if ((pair[0] & ~(uint64_t)GUESS_GEN_MAX) == tag) {
+	pair = guess_pair(id->guess, id->nguess, tag);
+	if (GUESS_TAG(pair[0]) == tag) {
 		gen = (pair[0] & GUESS_GEN_MAX) + 1;
 	} else {
-		if ((pair[1] & ~(uint64_t)GUESS_GEN_MAX) == tag)
+		if (GUESS_TAG(pair[1]) == tag)
 			gen = (pair[1] & GUESS_GEN_MAX) + 1;
 		pair[1] = pair[0];
 	}
@@ -609,13 +651,6 @@ struct cw_ident *cw_ident__new(const struct cw_ident_opts *opts)
 	id->breaks = opts->breaks;
 	id->st = opts->st;
 	id->max_live = opts->max_live ? opts->max_live : DEFAULT_MAX_LIVE;
-	/* A slot per live object at most (two at least), rounded down to a
-	 * power of two: 8 bytes of the ~250 an object costs. Without it
-	 * (ENOMEM), no guesses: the database numbers every generation. */
-	for (id->guess_mask = 2; id->guess_mask * 2 <= id->max_live; id->guess_mask *= 2)
-		;
-	id->guess = calloc(id->guess_mask, sizeof(*id->guess));
-	id->guess_mask--;
 	if (cw_htab__grow(&id->tab, FIRST_BUCKETS, obj_rehash, 0) ||
 	    !(id->host = scope_intern(id, "host"))) {
 		cw_ident__free(id);
