@@ -21,21 +21,22 @@
  * a birth (user_data and request pointers are reused all the time). Two
  * submissions with one user_data may be in flight at once on one ring
  * (user_data is the application's; nothing makes it unique), and both
- * must be live, but the identity layer keeps one live generation per
- * (type, scope, key). So a live request is kept under a private scope
- * that also holds its request pointer, '0x<req>@ring:0x<ptr>#<g>' (the
- * kernel never has two requests in flight at one address), and is
- * written with the ring scope, the private name's suffix, which lives as
- * long as the object holds the private scope. The database numbers the
- * generations of (type, scope, key) by node id, so two overlapping
- * generations of one user_data get 0 and 1 in submission order.
+ * must be live, but the identity layer's lookups know one live
+ * generation per (type, scope, key). So a request is an object no lookup
+ * finds (cw_ident__new_unlisted), in the ring's scope, and the class is
+ * its only index: a side table of its live requests, by (ring, request
+ * pointer), which the kernel never has two requests in flight at, and by
+ * (ring, user_data), with the submitter and any pending punt. The
+ * database numbers the generations of (type, scope, key) by node id, so
+ * two overlapping generations of one user_data get 0 and 1 in submission
+ * order.
  *
- * The class keeps a side table of its live requests, by (ring, request
- * pointer) and by (ring, user_data), with the submitter and any pending
- * punt. It never keeps a pointer to an object: an entry names one by its
- * private scope, user_data and node id, and an entry whose object the
- * live bound pushed out is dropped when next met (and by sweeps, so the
- * table stays within about twice the live requests).
+ * An entry holds its object by pointer and node id (cw_obj__still), so
+ * that one the live bound pushed out is known as gone: such an entry is
+ * dropped when next met (and by sweeps, so the table stays within about
+ * twice the live requests). A private scope per request, and lookups by
+ * it, did this before: at a million requests in flight, the cache misses
+ * of interning, finding and freeing them were most of a submission.
  *
  * Completions (5.4). A CQE joins the live request of its ring with the
  * same request pointer and user_data: observed. A CQE without a request
@@ -105,7 +106,6 @@
 #define HOLD_CPUS 8192	/* CPUs whose last interrupt completion is held */
 #define SWEEP_MIN 1024	/* side entries before the first sweep */
 #define RING_NAME_LEN 48 /* "ring:0x" 16 hex digits '#' 20 digits, NUL */
-#define SCOPE_LEN (19 + RING_NAME_LEN) /* "0x" 16 hex digits '@' */
 
 /* enum io_uring_op (include/uapi/linux/io_uring.h, as of 6.18), without
  * the IORING_OP_ prefix; a later opcode is named OP_<n>. */
@@ -193,6 +193,7 @@ struct req {
 	struct req *rprev, *rnext; /* the ring's list */
 	struct ring *ring;
 	uint64_t ptr, ud;
+	struct cw_obj *obj; /* its object, while it is the generation @node */
 	uint64_t node;	    /* its node id */
 	uint64_t submitter; /* node id of the submitting thread; 0: none */
 	uint32_t sub_tid;
@@ -242,8 +243,9 @@ static uint64_t hash_ud(const struct ring *r, uint64_t ud)
 }
 
 /* Lower-case hex of @v at @p, as "%" PRIx64 prints it. @return its end.
- * Every request record builds a scope name, and snprintf building them
- * was 7% of the analyzer's instructions on a join-heavy trace. */
+ * Once per ring generation since requests have no scope of their own,
+ * but snprintf was 7% of the analyzer's instructions when every request
+ * record built one. */
 static char *put_hex(char *p, uint64_t v)
 {
 	char tmp[16];
@@ -291,32 +293,10 @@ static void ring_next_gen(struct ring *r)
 	ring_name(r);
 }
 
-/* The private scope of request @ptr of @r (see the top of the file).
- * @return where in @buf the ring scope, the one written, begins: the
- * name is built as the two parts, never read back. */
-static size_t req_scope_name(const struct ring *r, uint64_t ptr, char buf[SCOPE_LEN])
+/* @e's object, or NULL when it is gone (pushed out by the live bound). */
+static struct cw_obj *req_obj(const struct req *e)
 {
-	char *p = put_hex(buf + 2, ptr);
-
-	buf[0] = '0';
-	buf[1] = 'x';
-	*p++ = '@';
-	memcpy(p, r->name, (size_t)r->name_len + 1);
-	return (size_t)(p - buf);
-}
-
-/* @e's object, or NULL when it is gone (pushed out by the live bound).
- * Never interns: a gone object's scope may be gone too. */
-static struct cw_obj *req_obj(struct cw_cls *c, const struct req *e)
-{
-	char name[SCOPE_LEN];
-	const struct cw_scope *s;
-	struct cw_obj *o;
-
-	req_scope_name(e->ring, e->ptr, name);
-	s = cw_ident__scope_find(c->id, name);
-	o = s ? cw_ident__live(c->id, CW_NODE_IO_REQUEST, s, e->ud) : NULL;
-	return o && o->n.id == e->node ? o : NULL;
+	return cw_obj__still(e->obj, e->node);
 }
 
 /* Forget @e (not its object). */
@@ -339,7 +319,7 @@ static void req_unlink(struct uring *u, struct req *e)
 /* @e's object, or NULL after forgetting @e, whose object is gone. */
 static struct cw_obj *req_check(struct cw_cls *c, struct req *e)
 {
-	struct cw_obj *o = req_obj(c, e);
+	struct cw_obj *o = req_obj(e);
 
 	if (!o)
 		req_unlink(c->state, e);
@@ -350,7 +330,7 @@ static struct cw_obj *req_check(struct cw_cls *c, struct req *e)
  * forgotten. @evicted: pushed out with its ring, and counted so. */
 static int req_release(struct cw_cls *c, struct req *e, int evicted)
 {
-	struct cw_obj *o = req_obj(c, e);
+	struct cw_obj *o = req_obj(e);
 
 	req_unlink(c->state, e);
 	if (!o)
@@ -430,34 +410,26 @@ static struct cw_obj *req_new(struct cw_cls *c, struct ring *r, uint64_t ptr, ui
 	struct uring *u = c->state;
 	struct req *e = req_by_ptr(u, r, ptr);
 	const struct cw_scope *s;
-	char name[SCOPE_LEN];
 	struct cw_obj *o;
-	size_t ring;
 
 	*err = 0;
 	if (e && (*err = req_release(c, e, 0)))
 		return NULL;
 	if (u->utab.n >= u->utab.cap && (*err = req_tables_grow(u)))
 		return NULL;
-	ring = req_scope_name(r, ptr, name);
-	if (!(s = cw_ident__scope(c->id, name)) || !(e = calloc(1, sizeof(*e)))) {
+	if (!(s = cw_ident__scope(c->id, r->name)) || !(e = calloc(1, sizeof(*e)))) {
 		*err = -ENOMEM;
 		return NULL;
 	}
-	if (orphan)
-		o = cw_ident__orphan(c->id, CW_NODE_IO_REQUEST, s, ud, h, CW_EDGE_SUBMIT, orphan, err);
-	else
-		o = cw_ident__new_gen(c->id, CW_NODE_IO_REQUEST, s, ud, h->ts, 1, err);
+	o = cw_ident__new_unlisted(c->id, CW_NODE_IO_REQUEST, s, ud, h, CW_EDGE_SUBMIT, orphan, err);
 	if (!o) {
 		free(e);
 		return NULL;
 	}
-	/* Written with the ring scope: the private name's suffix, alive as
-	 * long as the object holds the private scope. */
-	o->n.scope = cw_scope__name(s) + ring;
 	e->ring = r;
 	e->ptr = ptr;
 	e->ud = ud;
+	e->obj = o;
 	e->node = o->n.id;
 	e->hold = -1;
 	e->rnext = r->reqs;

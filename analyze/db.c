@@ -710,7 +710,8 @@ fail:
 /*
  * node_rows.generation = row_number() OVER (PARTITION BY type, scope, key
  * ORDER BY id) - 1, writing only the rows that change (schema/tables.sql
- * says why it is done here). The same as that UPDATE ... FROM, in one
+ * says why it is done here): those whose number the join guessed wrong
+ * (analyze/ident.c), few when it had room for the keys. The same as that UPDATE ... FROM, in one
  * sorted scan: a third of its time when nothing changes, four fifths when
  * every row does. Runs inside the load's transaction, before any index:
  * the sorter has read every row before the first update. Sorted by key

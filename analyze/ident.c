@@ -13,6 +13,17 @@
  * its struct and a bucket: objects come from slabs, not a malloc each,
  * and the table stops growing at the bound (docs/decisions.md, "Bounded join
  * state", has the measured figure).
+ *
+ * Generation guesses. The database numbers the generations after the
+ * load, and rewrites the row of every node whose number the join did not
+ * give: an update each, 1.3M of them and a tenth of the analyzer's time
+ * on a trace of io_uring keys reused by the million. So a birth guesses
+ * its number from a bounded table, one word a slot, of the last number
+ * born for a hash of (type, scope name, key): right while the key has
+ * held its slot since its first generation, one update more when not
+ * (another key took the slot). The database's numbering decides; the
+ * guess only spares it work, and is no memory of the keys: nothing reads
+ * it but the next birth of the same hash.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -22,6 +33,14 @@
 #include "lru.h"
 
 #define DEFAULT_MAX_LIVE (1u << 20)
+
+/* A guess slot: the hash's high bits above the number born last; its
+ * bits from GUESS_AT up place it, so that it moves when the table grows. */
+#define GUESS_GEN_BITS 20
+#define GUESS_GEN_MAX ((1u << GUESS_GEN_BITS) - 1)
+#define GUESS_TAG(w) ((w) & ~(uint64_t)GUESS_GEN_MAX)
+#define GUESS_AT 32
+#define GUESS_FIRST 1024
 
 /* A malloc per object would add its header and rounding to each (a
  * 240-byte struct takes a 256-byte chunk); a slab of them adds nothing.
@@ -59,7 +78,8 @@ struct cw_ident {
 	size_t max_live;
 	struct cw_join_stats *st;
 
-	struct cw_htab tab; /* live objects; tab.n of them */
+	struct cw_htab tab; /* live objects that lookups find */
+	size_t live;	    /* live objects, in the table or not */
 	struct cw_obj *lru_head, *lru_tail; /* head: least recently named */
 	struct cw_obj *retired;		    /* released in this record, not yet written */
 	struct cw_obj *free_objs;
@@ -75,6 +95,9 @@ struct cw_ident {
 	struct cw_scope *host;
 
 	struct cw_htab hints;
+
+	uint64_t *guess; /* nguess slots, in pairs; NULL: none yet */
+	size_t nguess;
 };
 
 static uint64_t obj_hash(uint8_t type, const struct cw_scope *scope, uint64_t key)
@@ -232,7 +255,9 @@ int cw_ident__release(struct cw_ident *id, struct cw_obj *o)
 {
 	if (o->retired)
 		return 0;
-	cw_htab__del(&id->tab, &o->hn, obj_rehash(&o->hn));
+	if (!o->unlisted)
+		cw_htab__del(&id->tab, &o->hn, obj_rehash(&o->hn));
+	id->live--;
 	lru_unlink(id, o);
 	o->retired = 1;
 	o->lru_next = id->retired;
@@ -279,21 +304,84 @@ static struct cw_obj *obj_alloc(struct cw_ident *id)
 	return &s->objs[s->used++];
 }
 
-struct cw_obj *cw_ident__new_gen(struct cw_ident *id, uint8_t type, const struct cw_scope *cscope,
-				 uint64_t key, uint64_t ts, int seen_birth, int *err)
+/*
+ * The generation number a birth of @o guesses (see the top of the file).
+ * A hash has two slots, one cache line: the one named last first. With
+ * one, a quarter of the keys of the trace above shared it with another,
+ * and each took it from the other at every birth.
+ */
+static uint64_t *guess_pair(uint64_t *t, size_t n, uint64_t w)
 {
-	struct cw_scope *scope = (struct cw_scope *)cscope;
-	struct cw_obj *o = cw_ident__live(id, type, scope, key);
+	return &t[(w >> GUESS_AT) & (n - 1) & ~(size_t)1];
+}
 
-	*err = 0;
-	if (o && (*err = cw_ident__release(id, o)))
-		return NULL;
+/* @w, a used slot, as the first of its pair in @t: the one named last. */
+static void guess_put(uint64_t *t, size_t n, uint64_t w)
+{
+	uint64_t *pair = guess_pair(t, n, w);
+
+	pair[1] = pair[0];
+	pair[0] = w;
+}
+
+/*
+ * A slot per live object, grown with them up to the bound (where the
+ * object table stops too): the table is memory that follows what is live.
+ * On ENOMEM the guesses go on in the table there is, or none.
+ */
+static void guess_grow(struct cw_ident *id)
+{
+	size_t n = id->nguess ? id->nguess * 2 : GUESS_FIRST;
+	uint64_t *t = calloc(n, sizeof(*t));
+
+	if (!t)
+		return;
+	/* Second slots first, so that each pair keeps its order. */
+	for (size_t first = 0; first < 2; first++)
+		for (size_t i = !first; i < id->nguess; i += 2)
+			if (id->guess[i])
+				guess_put(t, n, id->guess[i]);
+	free(id->guess);
+	id->guess = t;
+	id->nguess = n;
+}
+
+static uint32_t guess_gen(struct cw_ident *id, const struct cw_obj *o)
+{
+	uint64_t h = obj_hash(o->n.type, o->scope, o->n.key), *pair, gen = 0;
+	uint64_t tag = GUESS_TAG(h) | 1u << GUESS_GEN_BITS; /* never 0: a used slot */
+
+	if (id->live >= id->nguess && id->nguess < id->max_live)
+		guess_grow(id);
+	if (!id->guess)
+		return 0;
+	pair = guess_pair(id->guess, id->nguess, tag);
+	if (GUESS_TAG(pair[0]) == tag) {
+		gen = (pair[0] & GUESS_GEN_MAX) + 1;
+	} else {
+		if (GUESS_TAG(pair[1]) == tag)
+			gen = (pair[1] & GUESS_GEN_MAX) + 1;
+		pair[1] = pair[0];
+	}
+	/* Past the largest it holds, a number stays a wrong guess. */
+	if (gen > GUESS_GEN_MAX)
+		gen = GUESS_GEN_MAX;
+	pair[0] = tag | gen;
+	return (uint32_t)gen;
+}
+
+/* A new object, live from @ts, in the table of lookups unless @unlisted. */
+static struct cw_obj *obj_new(struct cw_ident *id, uint8_t type, struct cw_scope *scope,
+			      uint64_t key, uint64_t ts, int seen_birth, int unlisted, int *err)
+{
+	struct cw_obj *o;
+
 	/* Grown up to the bound, not past it: at the bound every object
 	 * made is paid for by one evicted at the end of the record, so the
 	 * chains stay about one long, and a doubling there would only double
 	 * the table's bytes per live object (and leave the old table's pages
 	 * resident: 24 bytes per object at the default bound, not 8). */
-	if (id->tab.n >= id->tab.cap && id->tab.cap < id->max_live &&
+	if (!unlisted && id->tab.n >= id->tab.cap && id->tab.cap < id->max_live &&
 	    (*err = cw_htab__grow(&id->tab, FIRST_BUCKETS, obj_rehash, 0)))
 		return NULL;
 	o = id->free_objs;
@@ -316,9 +404,38 @@ struct cw_obj *cw_ident__new_gen(struct cw_ident *id, uint8_t type, const struct
 	o->est_ns = ts;
 	o->scope = scope;
 	scope->refs++;
-	cw_htab__add(&id->tab, &o->hn, obj_hash(type, scope, key));
+	o->n.generation = guess_gen(id, o);
+	o->unlisted = !!unlisted;
+	if (!unlisted)
+		cw_htab__add(&id->tab, &o->hn, obj_hash(type, scope, key));
+	id->live++;
 	lru_append(id, o);
 	return o;
+}
+
+struct cw_obj *cw_ident__new_gen(struct cw_ident *id, uint8_t type, const struct cw_scope *cscope,
+				 uint64_t key, uint64_t ts, int seen_birth, int *err)
+{
+	struct cw_scope *scope = (struct cw_scope *)cscope;
+	struct cw_obj *o = cw_ident__live(id, type, scope, key);
+
+	*err = 0;
+	if (o && (*err = cw_ident__release(id, o)))
+		return NULL;
+	return obj_new(id, type, scope, key, ts, seen_birth, 0, err);
+}
+
+/* @o, just made (NULL: it could not be), an orphan: with its incoming
+ * edge of @edge_type from nothing, when that is not negative. */
+static struct cw_obj *orphan_edge(struct cw_ident *id, struct cw_obj *o, const struct cw_hdr *h,
+				  int edge_type, const char *reason, int *err)
+{
+	if (!o || edge_type < 0)
+		return o;
+	id->st->orphans++;
+	*err = cw_ident__edge(id, (uint8_t)edge_type, NULL, o, h, CW_SRC_KERNEL, CW_CONF_UNKNOWN,
+			      reason);
+	return *err ? NULL : o;
 }
 
 struct cw_obj *cw_ident__orphan(struct cw_ident *id, uint8_t type, const struct cw_scope *scope,
@@ -327,12 +444,24 @@ struct cw_obj *cw_ident__orphan(struct cw_ident *id, uint8_t type, const struct 
 {
 	struct cw_obj *o = cw_ident__new_gen(id, type, scope, key, h->ts, 0, err);
 
-	if (!o || edge_type < 0)
-		return o;
-	id->st->orphans++;
-	*err = cw_ident__edge(id, (uint8_t)edge_type, NULL, o, h, CW_SRC_KERNEL, CW_CONF_UNKNOWN,
-			      reason);
-	return *err ? NULL : o;
+	return orphan_edge(id, o, h, edge_type, reason, err);
+}
+
+struct cw_obj *cw_ident__new_unlisted(struct cw_ident *id, uint8_t type,
+				      const struct cw_scope *scope, uint64_t key,
+				      const struct cw_hdr *h, int edge_type, const char *orphan,
+				      int *err)
+{
+	struct cw_obj *o;
+
+	*err = 0;
+	o = obj_new(id, type, (struct cw_scope *)scope, key, h->ts, !orphan, 1, err);
+	return orphan ? orphan_edge(id, o, h, edge_type, orphan, err) : o;
+}
+
+struct cw_obj *cw_obj__still(struct cw_obj *o, uint64_t node)
+{
+	return o && o->n.id == node && !o->retired ? o : NULL;
 }
 
 int cw_ident__edge(struct cw_ident *id, uint8_t type, const struct cw_obj *src,
@@ -536,7 +665,7 @@ int cw_ident__enforce(struct cw_ident *id)
 {
 	int err = 0;
 
-	while (id->tab.n > id->max_live) {
+	while (id->live > id->max_live) {
 		id->st->evicted++;
 		cw_ident__release(id, id->lru_head);
 	}
@@ -581,5 +710,6 @@ void cw_ident__free(struct cw_ident *id)
 	cw_htab__free(&id->scopes);
 	cw_htab__free(&id->hints);
 	cw_htab__free(&id->tab);
+	free(id->guess);
 	free(id);
 }

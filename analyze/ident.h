@@ -79,8 +79,9 @@ struct cw_obj {
 
 	/* private to ident.c */
 	struct cw_obj *lru_prev, *lru_next;
-	struct cw_hnode hn; /* in the table of live objects */
+	struct cw_hnode hn; /* in the table of live objects, unless unlisted */
 	struct cw_scope *scope;
+	uint8_t unlisted;
 };
 
 struct cw_ident_opts {
@@ -134,6 +135,29 @@ struct cw_obj *cw_ident__new_gen(struct cw_ident *id, uint8_t type, const struct
 struct cw_obj *cw_ident__orphan(struct cw_ident *id, uint8_t type, const struct cw_scope *scope,
 				uint64_t key, const struct cw_hdr *h, int edge_type,
 				const char *reason, int *err);
+
+/*
+ * A new generation of (type, scope, key) that no lookup finds: for a
+ * class whose keys may name several live objects at once (two io_uring
+ * requests in flight with one user_data), which keeps its own index of
+ * them and holds them by pointer and node id (cw_obj__still). It ends no
+ * other generation, and cw_ident__live never returns it; it is bounded,
+ * evicted, released and written as every other object. @orphan NULL: a
+ * birth at @h; else an orphan, as cw_ident__orphan makes with @edge_type
+ * and @orphan as the reason. NULL with *err on ENOMEM or a sink error.
+ */
+struct cw_obj *cw_ident__new_unlisted(struct cw_ident *id, uint8_t type,
+				      const struct cw_scope *scope, uint64_t key,
+				      const struct cw_hdr *h, int edge_type, const char *orphan,
+				      int *err);
+
+/*
+ * @o if it is still the live generation with node id @node, else NULL
+ * (it was released or evicted). Safe on any object the layer ever
+ * returned, until cw_ident__free: the memory of a written object is only
+ * reused for another, under a new id, never freed before.
+ */
+struct cw_obj *cw_obj__still(struct cw_obj *o, uint64_t node);
 
 /* The object was just named: it is the last to be evicted. */
 void cw_ident__touch(struct cw_ident *id, struct cw_obj *o);
