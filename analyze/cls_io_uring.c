@@ -332,11 +332,12 @@ static int req_release(struct cw_cls *c, struct req *e, int evicted)
 {
 	struct cw_obj *o = req_obj(e);
 
+	/* Still punted, its worker never known: counted before @e is gone. */
+	if (o && e->punted)
+		((struct uring *)c->state)->st.punts_no_worker++;
 	req_unlink(c->state, e);
 	if (!o)
 		return 0;
-	if (e->punted)
-		((struct uring *)c->state)->st.punts_no_worker++;
 	if (evicted)
 		c->st->evicted++;
 	return cw_ident__release(c->id, o);
