@@ -66,18 +66,21 @@ static int on_task_snapshot(struct cw_cls *c, const struct cw_hdr *h)
 {
 	const struct cw_meta_task *r = (const void *)h;
 	const struct cw_scope *host = cw_ident__host(c->id);
+	/* A name the capture took during the capture says nothing of when
+	 * the task was born (task.h: CW_HINT_LATE). */
+	uint8_t late = h->flags & CW_META_TASK_LATE ? CW_HINT_LATE : 0;
 	int err = 0;
 
 	if (r->task.tid == 0)
 		return 0;
 	/* An event already named it: the snapshot is late and says less. */
 	if (!cw_ident__live(c->id, CW_NODE_THREAD, host, r->task.tid))
-		err = cw_ident__hint_set(c->id, CW_NODE_THREAD, r->task.tid, r->task.pid, r->comm,
-					 CW_COMM_LEN);
+		err = cw_ident__hint_set(c->id, CW_NODE_THREAD | late, r->task.tid, r->task.pid,
+					 r->comm, CW_COMM_LEN);
 	if (!err && r->task.tid == r->task.pid &&
 	    !cw_ident__live(c->id, CW_NODE_PROCESS, host, r->task.pid))
-		err = cw_ident__hint_set(c->id, CW_NODE_PROCESS, r->task.pid, r->task.pid, r->comm,
-					 CW_COMM_LEN);
+		err = cw_ident__hint_set(c->id, CW_NODE_PROCESS | late, r->task.pid, r->task.pid,
+					 r->comm, CW_COMM_LEN);
 	return err;
 }
 

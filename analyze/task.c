@@ -128,7 +128,9 @@ struct cw_obj *cw_tasks__process(struct cw_tasks *ts, uint32_t pid, const struct
 			return NULL;
 		p->n.pid = pid;
 		p->n.traced = cw_tasks__traced_pid(ts, pid);
-		if (cw_ident__hint_take(ts->id, CW_NODE_PROCESS, pid, &hpid, name) && hpid == pid)
+		if ((cw_ident__hint_take(ts->id, CW_NODE_PROCESS, pid, &hpid, name) ||
+		     cw_ident__hint_take(ts->id, CW_NODE_PROCESS | CW_HINT_LATE, pid, &hpid, name)) &&
+		    hpid == pid)
 			cw_obj__set_name(p, name, CW_NAME_LEN);
 	}
 	cw_ident__touch(ts->id, p);
@@ -213,6 +215,11 @@ struct cw_obj *cw_tasks__thread(struct cw_tasks *ts, const struct cw_task *t, ui
 	if (!why)
 		why = name[0] ? R_PREDATES :
 		      cw_ident__break_in(ts->id, 0, h->ts) ? R_AFTER_BREAK : R_UNSEEN;
+	/* Named during the capture: a name, not a birth before it. */
+	if (!name[0] &&
+	    cw_ident__hint_take(ts->id, CW_NODE_THREAD | CW_HINT_LATE, t->tid, &hpid, name) &&
+	    hpid != t->pid)
+		name[0] = '\0';
 	/* Outside the traced set a task is only context: no orphan edge. */
 	o = cw_ident__orphan(ts->id, CW_NODE_THREAD, host, t->tid, h,
 			     traced == 0 ? -1 : CW_EDGE_SPAWN, why, err);

@@ -22,6 +22,11 @@ struct cw_tasks;
  * none is returned */
 #define CW_T_PAST 0x4
 
+/* A name hint (cw_ident__hint_set) of a node type or'ed with this was
+ * taken during the capture (CW_META_TASK_LATE), not from the snapshot at
+ * its start: it names the task, and says nothing of when it was born. */
+#define CW_HINT_LATE 0x80
+
 /* NULL on ENOMEM. @st: where identity_mismatch is counted. */
 struct cw_tasks *cw_tasks__new(struct cw_ident *id, struct cw_join_stats *st);
 void cw_tasks__free(struct cw_tasks *ts);

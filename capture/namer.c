@@ -99,6 +99,7 @@ static int name(struct namer *n, struct cw_writer *w, const struct cw_task *t, u
 	m.hdr.type = CW_REC_META_TASK;
 	m.hdr.size = sizeof(m);
 	m.hdr.cpu = 0xffff;
+	m.hdr.flags = CW_META_TASK_LATE;
 	m.hdr.ts = ts;
 	m.task = *t;
 	return cw_writer__append(w, &m, sizeof(m));

@@ -743,7 +743,10 @@ struct cw_meta_kv {
 
 /* One process or thread alive at capture start (from /proc); followed by
  * exe_len bytes of executable path and zero padding to a multiple of 8.
- * hdr.ts is when it was read. */
+ * hdr.ts is when it was read. With hdr.flags CW_META_TASK_LATE (format
+ * 1.10) it is a task the capture met during the capture and named then
+ * (capture/namer.c): its name, not a sign that it predates the capture. */
+#define CW_META_TASK_LATE 0x1
 struct cw_meta_task {
 	struct cw_hdr hdr;
 	struct cw_task task;
