@@ -9,9 +9,12 @@
 #  - bio-sync submitted at least N WRITE block requests (submit edges from
 #    its thread), and the FLUSH requests that woke it were submitted by
 #    blk_mq_requeue_work items it queued;
-#  - at least 90% of its N writes and N flushes each ended a wait of it:
-#    that many wakes of bio-sync come from WRITE requests it submitted,
-#    and as many from such FLUSH requests;
+#  - at least 90% of its N flushes each ended a wait of it: that many
+#    wakes of bio-sync come from FLUSH requests it caused (a flush goes
+#    through a kworker, so the thread always sleeps first). A write may
+#    complete before its thread sleeps, and then ended no wait: of
+#    bio-sync's waits that have a wake, at least 95% are woken by a block
+#    request it caused (WRITE or FLUSH);
 #  - at most 5% of bio-sync's wakes, and of the io-wq worker's, have an
 #    unknown cause (src NULL), and none is a block request another
 #    context submitted;
@@ -61,10 +64,12 @@ own() { # thread op: its wakes by requests of op it caused
 	     and w.src_name like '$2 %' and exists (select 1 from mine m where m.req = w.src and m.by = $1)"
 }
 need=$((N * 9 / 10))
-for op in WRITE FLUSH; do
-	n=$(own "$S" $op)
-	[ "$n" -ge $need ] || fail "bio-sync has $n wakes by $op requests it caused, for $N ${op}s (at least $need expected)"
-done
+n=$(own "$S" FLUSH)
+[ "$n" -ge $need ] || fail "bio-sync has $n wakes by FLUSH requests it caused, for $N fdatasyncs (at least $need expected)"
+read -r waits byown < <(q "select count(*) || ' ' || coalesce(sum(exists(select 1 from mine m where m.req = e.src and m.by = $S)), 0)
+	from samples s join edges e on e.id = s.wake where s.thread = $S and s.kind = 'offcpu'")
+[ "$waits" -gt 0 ] && [ $((byown * 100)) -ge $((waits * 95)) ] ||
+	fail "bio-sync: $byown of its $waits waits with a wake were ended by a block request it caused (at least 95% expected)"
 
 for t in "$S:bio-sync" "$(q "select n.id from nodes n where n.type = 'thread' and n.pid = $P and n.name like 'iou-wrk-%' order by n.id limit 1"):io-wq worker"; do
 	id=${t%%:*}
@@ -103,4 +108,4 @@ prof=$(q "select count(*) from samples s join stack_frames f on f.stack = s.stac
 offcpu=$(q "select count(*) from samples where kind = 'offcpu' and stack is not null")
 [ "$offcpu" -gt 0 ] || fail "no off-CPU stacks to check"
 [ "$prof" = 0 ] || fail "$prof of $offcpu off-CPU stacks start with a frame of the capture's program"
-echo "live/block: $writes writes, wakes by own WRITE/FLUSH $(own "$S" WRITE)/$(own "$S" FLUSH), worker flush wakes $wk, $offcpu off-CPU stacks"
+echo "live/block: $writes writes, wakes by own WRITE/FLUSH $(own "$S" WRITE)/$(own "$S" FLUSH), $byown of $waits waits with a wake by its own requests, worker flush wakes $wk, $offcpu off-CPU stacks"
