@@ -20,6 +20,15 @@ int cw_cls__cause_owned(const struct cw_cls *c, uint8_t kind)
 	return kind < CW_CAUSE_MAX && c->set->cause_owner[kind];
 }
 
+struct cw_obj *cw_cls__named_at(struct cw_cls *c, struct cw_obj *o, const struct cw_hdr *h,
+				uint8_t *conf, const char **reason)
+{
+	cw_ident__touch(c->id, o);
+	*conf = cw_ident__conf(c->id, o, h->ts);
+	*reason = *conf == CW_CONF_RECONSTRUCTED ? CW_R_ACROSS_BREAK : NULL;
+	return o;
+}
+
 struct cw_obj *cw_cls__cause(struct cw_cls *c, const struct cw_cause *k, const struct cw_hdr *h,
 			     int flags, uint8_t *conf, const char **reason, int *err)
 {

@@ -160,6 +160,15 @@ struct cw_obj *cw_cls__cause(struct cw_cls *c, const struct cw_cause *k, const s
 /* Does a class own cause kind @kind? */
 int cw_cls__cause_owned(const struct cw_cls *c, uint8_t kind);
 
+/* The reason of a join a coverage break makes reconstructed. */
+#define CW_R_ACROSS_BREAK "join across coverage break"
+
+/* A cause hook's answer @o (not NULL), named at @h: touched, with the
+ * confidence its identity has then (*conf) and, when a coverage break
+ * makes that reconstructed, the reason. @return @o. */
+struct cw_obj *cw_cls__named_at(struct cw_cls *c, struct cw_obj *o, const struct cw_hdr *h,
+				uint8_t *conf, const char **reason);
+
 /* The most specific node running on @thread at @h (a class's running
  * hook), or @thread itself when no class knows better. */
 struct cw_obj *cw_cls__running(struct cw_cls *c, struct cw_obj *thread, const struct cw_hdr *h);

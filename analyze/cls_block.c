@@ -315,10 +315,7 @@ static struct cw_obj *block_cause(struct cw_cls *c, const struct cw_cause *k,
 		o = live(c, k->key);
 		if (!o || (k->aux && blk_of(o)->done_ts && blk_of(o)->done_ts != k->aux))
 			return NULL;
-		cw_ident__touch(c->id, o);
-		*conf = cw_ident__conf(c->id, o, h->ts);
-		*reason = *conf == CW_CONF_RECONSTRUCTED ? CW_R_ACROSS_BREAK : NULL;
-		return o;
+		return cw_cls__named_at(c, o, h, conf, reason);
 	}
 	o = named(c, k->key, k->aux, h, err);
 	*conf = CW_CONF_OBSERVED;

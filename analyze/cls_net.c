@@ -245,12 +245,7 @@ static struct cw_obj *net_cause(struct cw_cls *c, const struct cw_cause *k, cons
 	 * to having been known then. */
 	if (flags & CW_CAUSE_PAST) {
 		*err = 0;
-		if (!o)
-			return NULL;
-		cw_ident__touch(c->id, o);
-		*conf = cw_ident__conf(c->id, o, h->ts);
-		*reason = *conf == CW_CONF_RECONSTRUCTED ? CW_R_ACROSS_BREAK : NULL;
-		return o;
+		return o ? cw_cls__named_at(c, o, h, conf, reason) : NULL;
 	}
 	/* Received before a coverage break: which receipt this is, is
 	 * unknown. */

@@ -364,6 +364,51 @@ static int close_unresolved(struct cw_cls *c, struct pending *e, uint64_t ts)
 	return err;
 }
 
+/* The wake that ended wait @e of thread @t, which runs again at @ts: the
+ * last wake or fire into it after the wait began and by @ts, with no
+ * coverage break since the wait began (the wake seen may not be the one
+ * that ended it). 0: none. */
+static uint64_t wake_of(struct cw_cls *c, const struct pending *e, struct cw_obj *t, uint64_t ts)
+{
+	const struct thread_wait *w = wait_of(t);
+
+	if (w->wake_edge && w->wake_ts > e->row.ts && w->wake_ts <= ts &&
+	    !cw_ident__break_in(c->id, e->row.ts, ts))
+		return w->wake_edge;
+	return 0;
+}
+
+/*
+ * Wait @e of thread @t ends at @ts, ended by edge @wake (0: not seen):
+ * written. @exact: @ts is its switch-in; else its switch-in was not seen
+ * but @wake was (close_seen_again), and what the wait's context
+ * observed becomes reconstructed.
+ */
+static int end_wait(struct cw_cls *c, struct pending *e, struct cw_obj *t, uint64_t ts, int exact,
+		    uint64_t wake)
+{
+	int err;
+
+	pending_unlink(c->state, e);
+	e->row.weight = ts - e->row.ts;
+	e->row.weight_exact = exact;
+	e->row.wake = wake;
+	settle_wait(&e->row, wake ? cw_carry__get(t) : NULL);
+	if (wake && cw_carry__live(c, cw_carry__get(t)))
+		e->row.waker_request = cw_carry__get(t)->req;
+	if (!exact) {
+		if (e->row.attr_confidence == CW_CONF_OBSERVED) {
+			e->row.attr_confidence = CW_CONF_RECONSTRUCTED;
+			e->row.attr_reason =
+				"switch-in not seen: ended by its wake, by the thread's next record";
+		}
+		stats_of(c)->offcpu_switchin++;
+	}
+	err = write_sample(c, &e->row);
+	free(e);
+	return err;
+}
+
 /*
  * The wait of @e, of thread @t, was not seen to end, and the thread is
  * seen running again at @ts (its own sample or switch-out). A wake of it
@@ -378,28 +423,9 @@ static int close_unresolved(struct cw_cls *c, struct pending *e, uint64_t ts)
  */
 static int close_seen_again(struct cw_cls *c, struct pending *e, struct cw_obj *t, uint64_t ts)
 {
-	struct sample *s = c->state;
-	struct thread_wait *w = t ? wait_of(t) : NULL;
-	int err;
+	uint64_t wake = t && t->n.id == e->row.thread ? wake_of(c, e, t, ts) : 0;
 
-	if (!w || t->n.id != e->row.thread || !w->wake_edge || w->wake_ts <= e->row.ts ||
-	    w->wake_ts > ts || cw_ident__break_in(c->id, e->row.ts, ts))
-		return close_unresolved(c, e, ts);
-	pending_unlink(s, e);
-	e->row.weight = ts - e->row.ts;
-	e->row.weight_exact = 0;
-	e->row.wake = w->wake_edge;
-	settle_wait(&e->row, cw_carry__get(t));
-	if (cw_carry__live(c, cw_carry__get(t)))
-		e->row.waker_request = cw_carry__get(t)->req;
-	if (e->row.attr_confidence == CW_CONF_OBSERVED) {
-		e->row.attr_confidence = CW_CONF_RECONSTRUCTED;
-		e->row.attr_reason = "switch-in not seen: ended by its wake, by the thread's next record";
-	}
-	stats_of(c)->offcpu_switchin++;
-	err = write_sample(c, &e->row);
-	free(e);
-	return err;
+	return wake ? end_wait(c, e, t, ts, 0, wake) : close_unresolved(c, e, ts);
 }
 
 /* ---- frames and stacks -------------------------------------------------- */
@@ -865,7 +891,6 @@ static int on_switch(struct cw_cls *c, const struct cw_hdr *h)
 	struct sample *s = c->state;
 	struct pending *e;
 	uint64_t witness = CW_REC_HAS(r, next_start) ? r->next_start : 0;
-	struct thread_wait *w;
 	struct cw_obj *t;
 	int err = 0, matched;
 
@@ -885,19 +910,7 @@ static int on_switch(struct cw_cls *c, const struct cw_hdr *h)
 		return 0;
 	if (!t || t->n.id != e->row.thread)
 		return close_unresolved(c, e, h->ts);
-	pending_unlink(s, e);
-	e->row.weight = h->ts - e->row.ts;
-	e->row.weight_exact = 1;
-	w = wait_of(t);
-	if (w->wake_edge && w->wake_ts > e->row.ts && w->wake_ts <= h->ts &&
-	    !cw_ident__break_in(c->id, e->row.ts, h->ts))
-		e->row.wake = w->wake_edge;
-	settle_wait(&e->row, e->row.wake ? cw_carry__get(t) : NULL);
-	if (e->row.wake && cw_carry__live(c, cw_carry__get(t)))
-		e->row.waker_request = cw_carry__get(t)->req;
-	err = write_sample(c, &e->row);
-	free(e);
-	return err;
+	return end_wait(c, e, t, h->ts, 1, wake_of(c, e, t, h->ts));
 }
 
 /* What ends a thread's wait: a wake, or a timer's fire straight into the

@@ -323,10 +323,7 @@ static struct cw_obj *timer_cause(struct cw_cls *c, const struct cw_cause *k,
 	if (flags & CW_CAUSE_PAST) {
 		if (!o || (o->flags & T_CANCELLED))
 			return NULL;
-		cw_ident__touch(c->id, o);
-		*conf = cw_ident__conf(c->id, o, h->ts);
-		*reason = *conf == CW_CONF_RECONSTRUCTED ? CW_R_ACROSS_BREAK : NULL;
-		return o;
+		return cw_cls__named_at(c, o, h, conf, reason);
 	}
 	if (o && !(o->flags & T_CANCELLED) && cw_ident__conf(c->id, o, h->ts) == CW_CONF_OBSERVED) {
 		cw_ident__touch(c->id, o);

@@ -328,10 +328,7 @@ static struct cw_obj *wq_cause(struct cw_cls *c, const struct cw_cause *k, const
 	if (flags & CW_CAUSE_PAST) {
 		if (!s.exec || work_of(s.exec)->exec_ns > h->ts)
 			return NULL;
-		cw_ident__touch(c->id, s.exec);
-		*conf = cw_ident__conf(c->id, s.exec, h->ts);
-		*reason = *conf == CW_CONF_RECONSTRUCTED ? CW_R_ACROSS_BREAK : NULL;
-		return s.exec;
+		return cw_cls__named_at(c, s.exec, h, conf, reason);
 	}
 	/* Executing since before a coverage break: which execution this
 	 * is, is unknown. */

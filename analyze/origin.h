@@ -48,6 +48,4 @@ int cw_origin__past(struct cw_cls *c, const struct cw_hdr *h, const struct cw_ta
 /* The reason of an edge whose src is unknown because of @ctx. */
 const char *cw_origin__ctx_reason(uint8_t ctx);
 
-#define CW_R_ACROSS_BREAK "join across coverage break"
-
 #endif /* CAUSEWAY_ORIGIN_H */

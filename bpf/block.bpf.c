@@ -105,16 +105,21 @@ struct {
 	__type(value, __s64);
 } blk_merges_n SEC(".maps");
 
-static __always_inline void held_fill(struct blk_held *h, __u8 lvl)
+/* Fill @h with what the current context, at level @lvl, is doing now:
+ * only the mark when the traced set did not make it, since nothing of it
+ * is ever written then. @return the mark. */
+static __always_inline bool held_fill(struct blk_held *h, __u8 lvl)
 {
+	__builtin_memset(h, 0, sizeof(*h));
+	h->followed = cw_made_followed(lvl);
+	if (!h->followed)
+		return false;
 	cw_current(&h->o.task, &h->o.task_start);
 	h->o.ts = bpf_ktime_get_ns();
 	h->o.cpu = bpf_get_smp_processor_id();
 	h->o.ctx = lvl;
-	__builtin_memset(h->o.__pad, 0, sizeof(h->o.__pad));
 	cw_cause_fill(&h->o.cause, lvl);
-	h->followed = cw_made_followed(lvl);
-	__builtin_memset(h->__pad, 0, sizeof(h->__pad));
+	return true;
 }
 
 static __always_inline __s64 *merges_n(void)
@@ -155,13 +160,10 @@ int BPF_PROG(handle_insert, struct request *rq)
 
 static __always_inline int bio_merge(struct bio *bio)
 {
-	__u8 lvl = cw_context();
 	struct blk_held h;
 
-	if (!cw_made_followed(lvl))
-		return 0;
-	held_fill(&h, lvl);
-	merge_hold((__u64)bio, &h);
+	if (held_fill(&h, cw_context()))
+		merge_hold((__u64)bio, &h);
 	return 0;
 }
 
@@ -265,44 +267,42 @@ int BPF_PROG(handle_issue, struct request *rq)
 	__u64 key = (__u64)rq;
 	struct blk_held *held = bpf_map_lookup_elem(&blk_origin, &key);
 	struct cw_block_issue *e;
-	struct blk_held own;
+	struct blk_held h;
 	__u32 opf = rq->cmd_flags;
 	__u8 nbios = 0;
 
-	if (!held) {
-		held_fill(&own, lvl);
-		held = &own;
+	/* The insert this issue spends, or for a direct issue the issuing
+	 * context itself. */
+	if (held) {
+		h = *held;
+		bpf_map_delete_elem(&blk_origin, &key);
+	} else {
+		held_fill(&h, lvl);
 	}
-	if (!held->followed) {
-		if (held != &own)
-			bpf_map_delete_elem(&blk_origin, &key);
+	if (!h.followed) {
 		/* A request issued again, by a stranger now. */
 		if (cw_config.filter_enabled)
 			cw_obj_forget(CW_CAUSE_BLOCK, key);
 		return 0;
 	}
 	if (cw_config.filter_enabled)
-		cw_obj_remember(CW_CAUSE_BLOCK, key, held->o.task.pid, CW_CLASS_BLOCK);
+		cw_obj_remember(CW_CAUSE_BLOCK, key, h.o.task.pid, CW_CLASS_BLOCK);
 	e = cw_reserve(sizeof(*e), CW_REC_BLOCK_ISSUE, lvl);
-	if (e) {
-		cw_current(&e->task, &e->task_start);
-		e->rq = key;
-		e->sector = rq->__sector;
-		e->nr_bytes = rq->__data_len;
-		e->dev = BPF_CORE_READ(rq, q, disk, part0, bd_dev);
-		e->op_raw = opf & CW_REQ_OP_MASK;
-		e->op = blk_op(e->op_raw);
-		e->flags = blk_flags(opf);
-		e->__pad = 0;
-		e->origin = held->o;
-		if (held != &own)
-			bpf_map_delete_elem(&blk_origin, &key);
-		emit_merges(rq, lvl, rq->start_time_ns, &nbios);
-		e->nbios = nbios;
-		cw_submit(e);
-	} else if (held != &own) {
-		bpf_map_delete_elem(&blk_origin, &key);
-	}
+	if (!e)
+		return 0;
+	cw_current(&e->task, &e->task_start);
+	e->rq = key;
+	e->sector = rq->__sector;
+	e->nr_bytes = rq->__data_len;
+	e->dev = BPF_CORE_READ(rq, q, disk, part0, bd_dev);
+	e->op_raw = opf & CW_REQ_OP_MASK;
+	e->op = blk_op(e->op_raw);
+	e->flags = blk_flags(opf);
+	e->__pad = 0;
+	e->origin = h.o;
+	emit_merges(rq, lvl, rq->start_time_ns, &nbios);
+	e->nbios = nbios;
+	cw_submit(e);
 	return 0;
 }
 
@@ -313,14 +313,17 @@ int BPF_PROG(handle_complete, struct request *rq, blk_status_t error, unsigned i
 	__u64 key = (__u64)rq, now;
 	struct cw_block_complete *e;
 	struct cw_slot *s;
-	bool rec;
+	bool rec, slot;
 
 	/* Never issued: the flush request's completion runs this one. */
 	if (rq->state == MQ_RQ_IDLE)
 		return 0;
-	now = bpf_ktime_get_ns();
 	rec = !cw_config.filter_enabled || cw_obj_known(CW_CAUSE_BLOCK, key);
-	if (cw_slot_bounded(lvl)) {
+	slot = cw_slot_bounded(lvl);
+	if (!rec && !slot)
+		return 0;
+	now = bpf_ktime_get_ns();
+	if (slot) {
 		cw_slot_set(lvl, CW_CAUSE_BLOCK, key, now);
 		s = cw_slot_of(lvl);
 		if (s)
