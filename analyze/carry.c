@@ -78,10 +78,11 @@ unknown:
 	out->state = CW_CARRY_UNKNOWN;
 }
 
-void cw_carry__edge(void *ctx, uint8_t type, const struct cw_obj *src, struct cw_obj *dst,
+void cw_carry__edge(void *ctx, struct cw_edge *e, const struct cw_obj *src, struct cw_obj *dst,
 		    const struct cw_hdr *h)
 {
 	struct cw_cls *c = ctx;
+	uint8_t type = e->type;
 	struct cw_carry k;
 	struct cw_obj *t;
 	int observed;
@@ -117,8 +118,16 @@ void cw_carry__edge(void *ctx, uint8_t type, const struct cw_obj *src, struct cw
 		if (k.npath < UINT8_MAX)
 			k.npath++;
 		k.since = h->ts;
+		e->carried_by = k.edge;
+		k.edge = e->id;
 	}
 	*cw_carry__get(dst) = k;
+}
+
+void cw_carry__to_row(const struct cw_carry *k, struct cw_sample_row *row)
+{
+	cw_carry__chain(k, row->attr_chain, sizeof(row->attr_chain));
+	row->carry_edge = k->edge;
 }
 
 void cw_carry__unknown(struct cw_obj *o)

@@ -34,6 +34,8 @@
 enum { CW_CARRY_NONE, CW_CARRY_SET, CW_CARRY_UNKNOWN };
 struct cw_carry {
 	uint64_t req;	  /* request node id (CW_CARRY_SET) */
+	uint64_t edge;	  /* the last handoff of the chain, by edge id; 0: none (the
+			   * object is in the request itself) */
 	uint64_t since;	  /* when the object took it (the handoff's ts) */
 	uint64_t req_key; /* its key, in scope 'pid:req_pid' */
 	uint32_t req_pid;
@@ -49,8 +51,10 @@ struct cw_carry {
 CW_OBJ_STATE_OF(cw_carry__get, struct cw_carry, carry)
 
 /* The edge hook (cw_ident__set_edge_hook); @ctx is any struct cw_cls of
- * the join. */
-void cw_carry__edge(void *ctx, uint8_t type, const struct cw_obj *src, struct cw_obj *dst,
+ * the join. An edge that hands a request on names, in carried_by, the
+ * edge that had handed it to its src: the chain of a reconstructed
+ * attribution, edge by edge, which the exports walk (docs/model.md §6.1). */
+void cw_carry__edge(void *ctx, struct cw_edge *e, const struct cw_obj *src, struct cw_obj *dst,
 		    const struct cw_hdr *h);
 
 /*
@@ -74,5 +78,9 @@ int cw_carry__live(struct cw_cls *c, const struct cw_carry *k);
 /* The chain @k names, as text ("request > wake > submit > complete >
  * wake"), in @buf of @len bytes. */
 void cw_carry__chain(const struct cw_carry *k, char *buf, size_t len);
+
+/* A reconstructed attribution from @k: the chain's text and its last
+ * edge, into @row. */
+void cw_carry__to_row(const struct cw_carry *k, struct cw_sample_row *row);
 
 #endif /* CAUSEWAY_CARRY_H */

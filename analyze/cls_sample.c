@@ -332,11 +332,12 @@ static void settle_wait(struct cw_sample_row *row, const struct cw_carry *woke)
 	if (row->attr_confidence != CW_CONF_RECONSTRUCTED || !row->request)
 		return;
 	if (woke && woke->state == CW_CARRY_SET && woke->req == row->request) {
-		cw_carry__chain(woke, row->attr_chain, sizeof(row->attr_chain));
+		cw_carry__to_row(woke, row);
 		return;
 	}
 	row->request = 0;
 	row->attr_chain[0] = 0;
+	row->carry_edge = 0;
 	if (row->task) {
 		row->attr_confidence = CW_CONF_OBSERVED;
 		return;
@@ -644,6 +645,7 @@ static void attribute(struct cw_cls *c, struct cw_obj *t, const struct cw_hdr *h
 
 	row->request = row->task = 0;
 	row->attr_chain[0] = 0;
+	row->carry_edge = 0;
 	row->attr_reason = NULL;
 	row->attr_confidence = CW_CONF_UNKNOWN;
 	if (late) {
@@ -660,7 +662,7 @@ static void attribute(struct cw_cls *c, struct cw_obj *t, const struct cw_hdr *h
 	if (cw_carry__live(c, &k)) {
 		row->request = k.req;
 		row->attr_confidence = CW_CONF_RECONSTRUCTED;
-		cw_carry__chain(&k, row->attr_chain, sizeof(row->attr_chain));
+		cw_carry__to_row(&k, row);
 		return;
 	}
 	if (task) {
@@ -793,12 +795,13 @@ static int interrupt_work(struct cw_cls *c, const struct cw_sample *r, const str
 	stats_of(c)->interrupt_work++;
 	row->request = row->task = 0;
 	row->attr_chain[0] = 0;
+	row->carry_edge = 0;
 	row->attr_reason = NULL;
 	k = cw_carry__get(o);
 	if (cw_carry__live(c, k)) {
 		row->request = k->req;
 		row->attr_confidence = CW_CONF_RECONSTRUCTED;
-		cw_carry__chain(k, row->attr_chain, sizeof(row->attr_chain));
+		cw_carry__to_row(k, row);
 		return 0;
 	}
 	row->attr_confidence = CW_CONF_UNKNOWN;

@@ -59,14 +59,14 @@ static const struct {
 	[R_NODE] = { "INSERT INTO node_rows(id,type,key,scope,generation,start_seen,start_ns,end_ns,"
 		     "pid,tid,name,traced) VALUES", 12 },
 	[R_EDGE] = { "INSERT INTO edge_rows(id,type,dst,ts,src,cpu,source,confidence,reason,"
-		     "interrupted_tid,addr) VALUES", 11 },
+		     "interrupted_tid,addr,carried_by) VALUES", 12 },
 	[R_SAMPLE] = { "INSERT INTO sample_rows(thread,ts,kind,weight,weight_exact,"
 		       "inclusion_probability,attr_confidence,attr_reason,cpu,wake,stack_keep,stack,"
-		       "node,request,task,waker_request) VALUES", 16 },
+		       "node,request,task,waker_request,carry_edge) VALUES", 17 },
 };
 
 #define BATCH 32
-#define ROW_COLS_MAX 16
+#define ROW_COLS_MAX 17
 
 struct cell {
 	union {
@@ -435,6 +435,7 @@ static int db_edge(void *ctx, const struct cw_edge *e)
 	put_id(&c[8], reason);
 	put_opt(&c[9], e->interrupted);
 	put_id(&c[10], e->addr);
+	put_id(&c[11], e->carried_by);
 	return row_done(db, r);
 }
 
@@ -511,6 +512,7 @@ static int db_sample(void *ctx, const struct cw_sample_row *s)
 	put_id(&c[13], s->request);
 	put_id(&c[14], s->task);
 	put_id(&c[15], s->waker_request);
+	put_id(&c[16], s->carry_edge);
 	return row_done(db, r);
 }
 

@@ -502,7 +502,7 @@ int cw_ident__edge_x(struct cw_ident *id, uint8_t type, const struct cw_obj *src
 	/* The dst is live (a handler names it), so the cast only lets the
 	 * hook write to an object the layer owns. */
 	if (id->edge_hook)
-		id->edge_hook(id->edge_hook_ctx, type, src, (struct cw_obj *)dst, h);
+		id->edge_hook(id->edge_hook_ctx, &e, src, (struct cw_obj *)dst, h);
 	return id->sink.edge(id->sink.ctx, &e);
 }
 

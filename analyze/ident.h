@@ -48,7 +48,7 @@ struct cw_scope;
  *         process (its parent), the adapter for a resource (its last
  *         release). A new owner of a type that has one shares its struct.
  */
-#define CW_OBJ_CARRY_BYTES 40
+#define CW_OBJ_CARRY_BYTES 48
 #define CW_OBJ_STATE_BYTES 24
 
 /* static inline T *FN(struct cw_obj *o): @o's state bytes as a T. */
@@ -183,8 +183,9 @@ struct cw_edge_extra {
 
 /* Called for every edge, before it is written: what the dst learns from
  * the src (join.c hands it to analyze/carry.c and to the classes' edge
- * hooks). @dst is live, and the hook may write it. */
-typedef void cw_edge_hook_fn(void *ctx, uint8_t type, const struct cw_obj *src,
+ * hooks). @dst is live, and the hook may write it; it may also fill
+ * @e's carried_by. */
+typedef void cw_edge_hook_fn(void *ctx, struct cw_edge *e, const struct cw_obj *src,
 			     struct cw_obj *dst, const struct cw_hdr *h);
 void cw_ident__set_edge_hook(struct cw_ident *id, cw_edge_hook_fn *fn, void *ctx);
 

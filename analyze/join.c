@@ -93,14 +93,14 @@ static const uint8_t capture_class[] = {
 /* Every edge: what its dst works for, from its src (carry.h: one rule for
  * every class's edges, so it lives here, not in one), then what each
  * class that asked learns of it. */
-static void on_edge(void *ctx, uint8_t type, const struct cw_obj *src, struct cw_obj *dst,
+static void on_edge(void *ctx, struct cw_edge *e, const struct cw_obj *src, struct cw_obj *dst,
 		    const struct cw_hdr *h)
 {
 	struct cw_join *j = ctx;
 
-	cw_carry__edge(&j->cls[0], type, src, dst, h);
+	cw_carry__edge(&j->cls[0], e, src, dst, h);
 	for (unsigned i = 0; i < j->nedge_hooks; i++)
-		aclasses[j->edge_hooks[i]]->edge(&j->cls[j->edge_hooks[i]], type, src, dst, h);
+		aclasses[j->edge_hooks[i]]->edge(&j->cls[j->edge_hooks[i]], e->type, src, dst, h);
 }
 
 struct cw_join *cw_join__new(const struct cw_sink *sink, const struct cw_join_opts *opts)

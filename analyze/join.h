@@ -55,6 +55,9 @@ struct cw_edge {
 	 * interrupted (context, never the cause); -1 when none. */
 	int64_t interrupted;
 	uint64_t addr; /* the futex word of a reason 'futex' edge; 0: none */
+	/* The edge that carried the request this one hands on to its src
+	 * (carry.h); 0: none, or the src was in the request itself. */
+	uint64_t carried_by;
 };
 
 /* The context plane (docs/model.md §4): a frame, a stack (the sequence of
@@ -90,6 +93,7 @@ struct cw_sample_row {
 	 * saying so and why */
 	uint64_t request, task;
 	uint64_t waker_request; /* off-CPU: the request the ending wake was a handoff of */
+	uint64_t carry_edge;	/* reconstructed: the last handoff of the chain (carry.h) */
 	uint8_t attr_confidence;
 	const char *attr_reason; /* static string or NULL: then attr_chain, if not empty */
 	char attr_chain[80];	 /* a reconstructed attribution's chain of handoffs */

@@ -114,13 +114,19 @@ CREATE TABLE edge_rows(
   confidence INTEGER NOT NULL,
   reason     INTEGER REFERENCES edge_reasons(id),
   interrupted_tid INTEGER,
-  addr       INTEGER);
+  addr       INTEGER,
+  carried_by INTEGER REFERENCES edge_rows(id));
 
 -- src NULL: the cause is unknown. interrupted_tid: an edge raised in
 -- interrupt context, the tid of the task that the interrupt happened to
 -- interrupt; context only, never the cause. addr: the address the handoff
 -- went through where it is not a node: the futex word (user address) of
--- a reason 'futex' wake.
+-- a reason 'futex' wake. carried_by: for an edge that handed a request
+-- on to its dst (attribution, docs/model.md §6.1), the edge that had
+-- handed that request to its src; NULL where the src was in the request
+-- itself (an adapter interval, the request node) or the edge carried
+-- none. Followed from attribution.carry_edge, it spells a reconstructed
+-- attribution's chain edge by edge, newest first.
 CREATE VIEW edges AS
   SELECT e.id,
          CASE e.type WHEN 0 THEN 'spawn' WHEN 1 THEN 'wake' WHEN 2 THEN 'submit'
@@ -134,13 +140,13 @@ CREATE VIEW edges AS
          CASE e.confidence WHEN 0 THEN 'observed' WHEN 1 THEN 'reconstructed'
                            WHEN 2 THEN 'unknown' END AS confidence,
          (SELECT r.reason FROM edge_reasons r WHERE r.id = e.reason) AS reason,
-         e.interrupted_tid, e.addr
+         e.interrupted_tid, e.addr, e.carried_by
     FROM edge_rows e;
 
 CREATE TRIGGER edges_insert INSTEAD OF INSERT ON edges BEGIN
   INSERT OR IGNORE INTO edge_reasons(reason) VALUES (NEW.reason);
   INSERT INTO edge_rows(id, type, dst, ts, src, cpu, source, confidence, reason,
-                        interrupted_tid, addr)
+                        interrupted_tid, addr, carried_by)
   VALUES (NEW.id,
           CASE NEW.type WHEN 'spawn' THEN 0 WHEN 'wake' THEN 1 WHEN 'submit' THEN 2
                         WHEN 'punt' THEN 3 WHEN 'complete' THEN 4 WHEN 'queue' THEN 5
@@ -153,7 +159,7 @@ CREATE TRIGGER edges_insert INSTEAD OF INSERT ON edges BEGIN
           CASE NEW.confidence WHEN 'observed' THEN 0 WHEN 'reconstructed' THEN 1
                               WHEN 'unknown' THEN 2 END,
           (SELECT id FROM edge_reasons WHERE reason = NEW.reason), NEW.interrupted_tid,
-          NEW.addr);
+          NEW.addr, NEW.carried_by);
 END;
 CREATE TRIGGER edges_delete INSTEAD OF DELETE ON edges BEGIN
   DELETE FROM edge_rows WHERE id = OLD.id;
@@ -254,7 +260,8 @@ CREATE TABLE sample_rows(
   node   INTEGER REFERENCES node_rows(id),
   request INTEGER REFERENCES node_rows(id),
   task   INTEGER REFERENCES node_rows(id),
-  waker_request INTEGER REFERENCES node_rows(id));
+  waker_request INTEGER REFERENCES node_rows(id),
+  carry_edge INTEGER REFERENCES edge_rows(id));
 
 CREATE VIEW samples AS
   SELECT s.id, coalesce(s.node, s.thread) AS node, s.thread, s.ts, s.cpu,
@@ -306,7 +313,9 @@ END;
 -- for neither). waker_request: for an off-CPU sample whose wake was seen,
 -- the request the wake was a handoff of (observed or carried, and not
 -- ended), which the blocked time can also be charged to as its cause;
--- NULL when none or unknown.
+-- NULL when none or unknown. carry_edge: for a reconstructed row, the last
+-- handoff of its chain (the edge into the sample's context); its
+-- edges.carried_by names the one before, and so on back to the request.
 CREATE TABLE attribution_reasons(
   id     INTEGER PRIMARY KEY,
   reason TEXT NOT NULL UNIQUE);
@@ -316,7 +325,7 @@ CREATE VIEW attribution AS
          CASE a.attr_confidence WHEN 0 THEN 'observed' WHEN 1 THEN 'reconstructed'
                                 WHEN 2 THEN 'unknown' END AS confidence,
          (SELECT r.reason FROM attribution_reasons r WHERE r.id = a.attr_reason) AS reason,
-         a.waker_request
+         a.waker_request, a.carry_edge
     FROM sample_rows a
    WHERE a.attr_confidence IS NOT NULL;
 
@@ -327,6 +336,7 @@ CREATE TRIGGER attribution_insert INSTEAD OF INSERT ON attribution BEGIN
   INSERT OR IGNORE INTO attribution_reasons(reason) VALUES (NEW.reason);
   UPDATE sample_rows
      SET request = NEW.request, task = NEW.task, waker_request = NEW.waker_request,
+         carry_edge = NEW.carry_edge,
          attr_confidence = CASE NEW.confidence WHEN 'observed' THEN 0
                                                WHEN 'reconstructed' THEN 1
                                                WHEN 'unknown' THEN 2 END,
@@ -335,7 +345,8 @@ CREATE TRIGGER attribution_insert INSTEAD OF INSERT ON attribution BEGIN
 END;
 CREATE TRIGGER attribution_delete INSTEAD OF DELETE ON attribution BEGIN
   UPDATE sample_rows
-     SET request = NULL, task = NULL, waker_request = NULL, attr_confidence = NULL,
+     SET request = NULL, task = NULL, waker_request = NULL, carry_edge = NULL,
+         attr_confidence = NULL,
          attr_reason = NULL
    WHERE id = OLD.sample;
 END;
