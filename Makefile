@@ -49,6 +49,8 @@ TRACE_LIB := $(BUILD)/libcwtrace.a
 TRACE_LIBS = -llz4 -lz
 ANALYZE_SRCS := $(wildcard analyze/*.c)
 CAPTURE_SRCS := $(wildcard capture/*.c)
+EXPORT_SRCS := $(wildcard export/*.c)
+EXPORT_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(EXPORT_SRCS))
 BPF_SRCS := $(wildcard bpf/*.bpf.c)
 BPF_SKELS := $(patsubst bpf/%.bpf.c,$(BUILD)/%.skel.h,$(BPF_SRCS))
 
@@ -65,12 +67,17 @@ WORKLOADS := $(patsubst tests/workloads/%.c,$(BUILD)/workloads/%,$(wildcard test
 HEADERS := $(wildcard schema/*.h schema/*.def trace/*.h capture/*.h analyze/*.h lib/*.h tests/*.h)
 
 .PHONY: all clean check test test-unit test-fixtures test-san test-live deps demo demo-postgres bench bench-tools fuzz
-all: $(BUILD)/causeway-analyze $(BUILD)/causeway-capture $(BUILD)/causeway-eval $(TOOLS) $(WORKLOADS) \
+all: $(BUILD)/causeway-analyze $(BUILD)/causeway-capture $(BUILD)/causeway-export $(BUILD)/causeway-eval $(TOOLS) $(WORKLOADS) \
 	$(TEST_PROGS) $(BUILD)/bench/truthload
 
 $(BUILD)/causeway-analyze: $(ANALYZE_OBJS) $(LIB_OBJS) $(TRACE_LIB)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(ANALYZE_LIBS)
+
+# causeway-export reads databases only: SQLite and zlib (pprof's gzip).
+$(BUILD)/causeway-export: $(EXPORT_OBJS) $(LIB_OBJS)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ -lsqlite3 -lz -lm
 
 $(BUILD)/causeway-capture: $(CAPTURE_OBJS) $(LIB_OBJS) $(TRACE_LIB)
 	$(call msg,LINK,$@)
@@ -110,6 +117,11 @@ $(BUILD)/trace/%.o: trace/%.c $(HEADERS)
 	$(Q)$(CC) $(CFLAGS) -c -o $@ $<
 
 $(BUILD)/analyze/%.o: analyze/%.c $(HEADERS) $(BUILD)/tables_sql.h
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) -c -o $@ $<
+
+$(BUILD)/export/%.o: export/%.c $(HEADERS) $(wildcard export/*.h)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -c -o $@ $<
@@ -196,7 +208,7 @@ deps:
 # Nothing here may depend on $(BPF_SKELS) or vmlinux.h: the analyzer,
 # causeway-eval, the tools and the unit tests link only analyze/, trace/
 # and lib/ objects.
-CHECK_PROGS := $(BUILD)/causeway-analyze $(BUILD)/causeway-eval $(TOOLS) $(TEST_PROGS)
+CHECK_PROGS := $(BUILD)/causeway-analyze $(BUILD)/causeway-export $(BUILD)/causeway-eval $(TOOLS) $(TEST_PROGS)
 check: $(CHECK_PROGS)
 	$(Q)tests/run.sh $(BUILD) --no-live --only unit,fixtures,cli,eval,faults
 
