@@ -205,15 +205,16 @@ static int resolve_requests(struct cw_x *x, char **words, size_t n, int64_t **ou
  * after a message. */
 static int check_schema(struct cw_x *x)
 {
-	sqlite3_stmt *s = cw_x__prepare(x, "SELECT value FROM meta WHERE key = 'schema_version'");
+	sqlite3_stmt *s = NULL;
 	int ok;
 
-	if (!s)
-		return 1;
-	ok = sqlite3_step(s) == SQLITE_ROW && sqlite3_column_int64(s, 0) == 1;
+	ok = sqlite3_prepare_v2(x->db, "SELECT value FROM meta WHERE key = 'schema_version'", -1,
+				&s, NULL) == SQLITE_OK &&
+	     sqlite3_step(s) == SQLITE_ROW && sqlite3_column_int64(s, 0) == 1;
 	sqlite3_finalize(s);
 	if (!ok)
-		cw_x__err("not a causeway database of schema version 1 (meta.schema_version)");
+		cw_x__err("not a causeway database of schema version 1 (meta.schema_version): %s",
+			  sqlite3_errmsg(x->db));
 	return ok ? 0 : 1;
 }
 

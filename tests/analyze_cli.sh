@@ -26,15 +26,8 @@ fail() {
 	echo "analyze_cli: FAIL: $*" >&2
 	failed=1
 }
-# expect RC GREP-PATTERN -- analyzer arguments...: exit code and a message
-expect() {
-	local want=$1 pat=$2
-	shift 3
-	"$AN" "$@" >"$T/out" 2>"$T/err"
-	local rc=$?
-	[ "$rc" = "$want" ] || fail "$AN $*: exit $rc, want $want ($(head -3 "$T/err"))"
-	[ -z "$pat" ] || grep -q -- "$pat" "$T/err" || fail "$AN $*: no '$pat' in: $(cat "$T/err")"
-}
+EXPECT_PROG=$AN
+. "$top/tests/lib/expect.bash"
 
 "$FC" "$top/fixtures/pingpong.events" "$T/t.cwt" || { echo "analyze_cli: fixturec failed" >&2; exit 1; }
 sum=$(md5sum <"$T/t.cwt")

@@ -13,6 +13,11 @@
 #           capture/ (no BPF)
 # eval:     tests/eval.sh, causeway-eval against hand-made truth files and
 #           databases whose scores are known by construction (no BPF)
+# export:   every tests/export/*.sh, causeway-export's formats checked by
+#           the tools their users open them with (go tool pprof, protoc,
+#           graphviz, speedscope in headless Chromium), on databases made
+#           from fixtures (no BPF); a test whose tool is missing skips
+#           (77) and says so (make test installs them)
 # live:     every tests/live/*.sh, real BPF captures (exit 77 = skipped,
 #           allowed only where BPF cannot be loaded; the test says why);
 #           by name, then the edge-class tests of LIVE_CLASSES in their
@@ -30,8 +35,8 @@
 set -u
 BUILD=${1:?usage: tests/run.sh BUILD [--no-live] [--only KINDS] [--live NAMES]}
 shift
-KINDS="unit fixtures cli eval live faults fuzz hostile"
-DEFAULT_KINDS="unit fixtures cli eval live faults hostile"
+KINDS="unit fixtures cli eval export live faults fuzz hostile"
+DEFAULT_KINDS="unit fixtures cli eval export live faults hostile"
 # The faults tests that run causeway-capture (BPF programs, root): live
 # tests in all but their kind, so --no-live leaves them out too.
 FAULTS_LIVE="kill diskfull"
@@ -105,6 +110,13 @@ fi
 if want eval; then
 	bash "$top/tests/eval.sh" "$BUILD"
 	result eval $?
+fi
+
+if want export; then
+	for t in "$top"/tests/export/*.sh; do
+		bash "$t" "$BUILD"
+		result "export/$(basename "$t" .sh)" $?
+	done
 fi
 
 if want live && [ $live = 1 ]; then
