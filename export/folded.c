@@ -40,7 +40,7 @@ static int line(void *ctx, const struct cw_xsample *s)
 
 int cw_x__folded(struct cw_x *x)
 {
-	int ret = cw_xprofile__each(x, line, x);
+	int ret = cw_xprofile__each(x, 0, line, x);
 
 	if (ret > 0 || (ret < 0 && ferror(x->out)))
 		cw_x__err("the output cannot be written");

@@ -78,7 +78,8 @@ struct prof {
 	struct cw_htab strs, labels, frames, stacks, chains, edge_chains, threads, requests, aggs;
 	uint32_t next_frame_id;
 	struct agg *first, **tail;
-	sqlite3_stmt *edge, *sender;
+	sqlite3_stmt *edge, *sender, *mechanism;
+	bool by_thread;
 	struct stack empty;
 };
 
@@ -542,10 +543,14 @@ found:
 
 static const char *const sample_sql =
 	"SELECT s.id, s.kind, s.thread, s.stack, s.weight, s.stack_probability, "
-	"a.request, a.task, a.confidence, a.reason, a.carry_edge, s.wake, m.mechanism "
+	"a.request, a.task, a.confidence, a.reason, a.carry_edge, s.wake "
 	"FROM samples s LEFT JOIN attribution a ON a.sample = s.id "
-	"LEFT JOIN sample_mechanism m ON m.sample = s.id "
 	"WHERE s.ts >= ?1 AND s.ts <= ?2 ORDER BY s.id";
+
+/* sample_mechanism is read for off-CPU samples only, one by one: joined
+ * to every sample it doubled the export's time (its own joins run for
+ * the CPU samples too). */
+static const char *const mechanism_sql = "SELECT mechanism FROM sample_mechanism WHERE sample = ?1";
 
 /* One sample row into its aggregate. */
 static int one(struct prof *p, sqlite3_stmt *s, sqlite3_stmt *nodes)
@@ -555,7 +560,7 @@ static int one(struct prof *p, sqlite3_stmt *s, sqlite3_stmt *nodes)
 	int64_t task = sqlite3_column_int64(s, 7), carry = sqlite3_column_int64(s, 10);
 	int64_t wake = sqlite3_column_int64(s, 11);
 	double w = (double)sqlite3_column_int64(s, 4), prob = sqlite3_column_double(s, 5);
-	const char *conf = col_text(s, 8), *reason = col_text(s, 9), *mech = col_text(s, 12);
+	const char *conf = col_text(s, 8), *reason = col_text(s, 9), *mech = NULL;
 	struct cw_xlabels l = { 0 };
 	struct agg k = { .offcpu = offcpu };
 	struct idmap *st = NULL;
@@ -599,6 +604,10 @@ static int one(struct prof *p, sqlite3_stmt *s, sqlite3_stmt *nodes)
 
 		if (rc < 0)
 			return -1;
+		sqlite3_reset(p->mechanism);
+		sqlite3_bind_int64(p->mechanism, 1, sqlite3_column_int64(s, 0));
+		if (sqlite3_step(p->mechanism) == SQLITE_ROW)
+			mech = col_text(p->mechanism, 0);
 		if (rc)
 			snprintf(text, sizeof(text), "woken by: unknown (the wake was not seen)");
 		if (mech && !strcmp(mech, "resource_wait"))
@@ -608,7 +617,8 @@ static int one(struct prof *p, sqlite3_stmt *s, sqlite3_stmt *nodes)
 	}
 	l.confidence = label(p, conf ? conf : "unknown");
 	l.mechanism = offcpu ? label(p, mech ? mech : "unknown") : NULL;
-	l.thread = node_label(p, &p->threads, nodes, sqlite3_column_int64(s, 2), false);
+	l.thread = p->by_thread ? node_label(p, &p->threads, nodes, sqlite3_column_int64(s, 2), false)
+				: "";
 	if (!l.confidence || (offcpu && !l.mechanism) || !l.thread ||
 	    !(k.labels = labels_of(p, &l)))
 		return oom();
@@ -673,9 +683,9 @@ static void free_table(struct cw_htab *t, size_t off, bool free_p)
 	free(t->b);
 }
 
-int cw_xprofile__each(struct cw_x *x, cw_xsample_fn *fn, void *ctx)
+int cw_xprofile__each(struct cw_x *x, unsigned flags, cw_xsample_fn *fn, void *ctx)
 {
-	struct prof p = { .x = x };
+	struct prof p = { .x = x, .by_thread = flags & CW_XP_THREADS };
 	sqlite3_stmt *s = NULL, *nodes = NULL, *count = NULL;
 	uint64_t done = 0, total = 0;
 	int ret = -1, rc;
@@ -688,10 +698,11 @@ int cw_xprofile__each(struct cw_x *x, cw_xsample_fn *fn, void *ctx)
 	p.sender = cw_x__prepare(x, "SELECT n.name FROM edges e JOIN nodes n ON n.id = e.src "
 				    "WHERE e.dst = ?1 AND e.type = 'submit' ORDER BY e.ts, e.id "
 				    "LIMIT 1");
+	p.mechanism = cw_x__prepare(x, mechanism_sql);
 	nodes = cw_x__prepare(x, "SELECT type, name, key FROM nodes WHERE id = ?1");
 	s = cw_x__prepare(x, sample_sql);
 	count = cw_x__prepare(x, "SELECT count(*) FROM sample_rows WHERE ts >= ?1 AND ts <= ?2");
-	if (!p.edge || !p.sender || !nodes || !s || !count)
+	if (!p.edge || !p.sender || !p.mechanism || !nodes || !s || !count)
 		goto out;
 	if (load_frames(&p) || load_stacks(&p))
 		goto out;
@@ -717,6 +728,7 @@ out:
 	sqlite3_finalize(count);
 	sqlite3_finalize(p.edge);
 	sqlite3_finalize(p.sender);
+	sqlite3_finalize(p.mechanism);
 	free_table(&p.aggs, offsetof(struct agg, hn), false);
 	free_table(&p.labels, offsetof(struct ilabels, hn), false);
 	free_table(&p.edge_chains, offsetof(struct idmap, hn), false);

@@ -14,8 +14,8 @@
  *   main  ...  __schedule_[k]             the call stack, root to leaf
  *
  * A sample no request can be named for is rooted by why
- * ("unknown: woken by an unknown cause"). Samples with the same frames,
- * thread and labels are summed into one: the profile formats get one
+ * ("unknown: woken by an unknown cause"). Samples with the same frames
+ * and labels (and thread, with CW_XP_THREADS) are summed into one: the profile formats get one
  * struct cw_xsample per distinct stack.
  */
 #ifndef CAUSEWAY_EXPORT_PROFILE_H
@@ -52,7 +52,8 @@ struct cw_xlabels {
 	const char *task;	/* the runtime task's label */
 	const char *confidence; /* attribution's: observed | reconstructed | unknown */
 	const char *mechanism;	/* off-CPU: sample_mechanism's word */
-	const char *thread;	/* the thread's label, "name (tid N)" */
+	const char *thread;	/* the thread's label, "name (tid N)"; "" without
+				 * CW_XP_THREADS */
 	int64_t request_id;	/* node id; 0: none */
 };
 
@@ -69,12 +70,18 @@ struct cw_xsample {
 
 typedef int cw_xsample_fn(void *ctx, const struct cw_xsample *s);
 
+/* Samples of different threads are apart (the thread label is set):
+ * pprof's, whose labels people filter by. folded has no thread column,
+ * and a system-wide trace's thousands of threads would keep apart what it
+ * sums anyway. */
+#define CW_XP_THREADS 1u
+
 /*
  * Read every sample in the export's window (and of its --request, when
  * given), build its causal stack and call @fn once per distinct stack,
  * in a fixed order (the database's, so the same database gives the same
  * file). @return 0, @fn's nonzero return, or -1 after a message.
  */
-int cw_xprofile__each(struct cw_x *x, cw_xsample_fn *fn, void *ctx);
+int cw_xprofile__each(struct cw_x *x, unsigned flags, cw_xsample_fn *fn, void *ctx);
 
 #endif /* CAUSEWAY_EXPORT_PROFILE_H */
