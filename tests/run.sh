@@ -10,8 +10,10 @@
 # cli:      tests/analyze_cli.sh, the analyzer's command line,
 #           tests/docs.sh, the docs against --help and their citations,
 #           tests/deps_check.sh, no circle of files in analyze/ or
-#           capture/ (no BPF), and tests/export_dot.sh, causeway-export
-#           dot rendered by graphviz (77 without it)
+#           capture/ (no BPF), tests/export_dot.sh, causeway-export
+#           dot rendered by graphviz (77 without it), and
+#           tests/export_flame.sh, tests/tools/flamegraph.py's SVG of the
+#           folded export
 # eval:     tests/eval.sh, causeway-eval against hand-made truth files and
 #           databases whose scores are known by construction (no BPF)
 # live:     every tests/live/*.sh, real BPF captures (exit 77 = skipped,
@@ -103,6 +105,8 @@ if want cli; then
 	result cli/deps $?
 	bash "$top/tests/export_dot.sh" "$BUILD"
 	result cli/export_dot $?
+	bash "$top/tests/export_flame.sh" "$BUILD"
+	result cli/export_flame $?
 fi
 
 if want eval; then
