@@ -3,12 +3,14 @@
 # worker pool -> 1 ms timer "backend" -> io_uring read on an io-wq worker
 # -> reply through a pty's work item -> client) with CPU samples at 999 Hz
 # and off-CPU stacks, analyze it, and show what the causal graph says with
-# a few SQL queries, and where the client's blocked time went.
+# a few SQL queries, and where the client's blocked time went; then its
+# pictures in BUILD/demo/ (flame graphs, a request's graph).
 #   tests/demo.sh BUILD
 set -eu
 BUILD=${1:?usage: tests/demo.sh BUILD}
 CAP=$BUILD/causeway-capture
 AN=$BUILD/causeway-analyze
+EX=$BUILD/causeway-export
 [ "$(id -u)" = 0 ] || { echo "demo: causeway-capture needs root (BPF); run: sudo make demo" >&2; exit 2; }
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
@@ -73,3 +75,32 @@ show "where the workers block: the innermost user function of their off-CPU stac
   where s.kind = 'offcpu' and t.pid = $P and t.name like 'worker-%' and f.kernel = 0
     and f.position = (select min(position) from sample_frames g where g.sample = s.id and g.kernel = 0)
   group by 1, 2 order by blocked_us desc limit 6;"
+
+# Pictures, kept in BUILD/demo/: the causal flame graphs of the CPU and
+# the off-CPU time (causeway-export folded, tests/tools/flamegraph.py:
+# requests, handoffs and what ended each wait at the root, then the
+# stacks) and, where the workload names its requests, the slowest one's
+# causal graph (causeway-export dot, rendered where graphviz is).
+mkdir -p "$BUILD/demo"
+echo
+echo "== pictures: causeway-export folded | tests/tools/flamegraph.py; causeway-export dot"
+for kind in cpu offcpu; do
+	opt=()
+	[ $kind = cpu ] || opt=(--offcpu)
+	"$EX" -q folded "${opt[@]}" "$T/demo.db" -o "$T/$kind.folded"
+	python3 "$(dirname "$0")/tools/flamegraph.py" "$T/$kind.folded" --force \
+		-o "$BUILD/demo/flame-$kind.svg" --title "pipeline: $kind time by request, handoff and stack"
+	echo "wrote $BUILD/demo/flame-$kind.svg"
+done
+R=$(sqlite3 "$T/demo.db" "select id from nodes where type = 'request' and end_ns is not null
+                            order by end_ns - start_ns desc, id limit 1")
+if [ -n "$R" ]; then
+	"$EX" -q dot "$T/demo.db" --request "$R" --force -o "$BUILD/demo/request.dot"
+	echo "wrote $BUILD/demo/request.dot"
+	if command -v dot >/dev/null; then
+		dot -Tsvg "$BUILD/demo/request.dot" -o "$BUILD/demo/request.svg"
+		echo "wrote $BUILD/demo/request.svg"
+	fi
+else
+	echo "(the workload named no request: no request graph)"
+fi
