@@ -9,11 +9,8 @@
 #           fixtures/*.expect (UPDATE=1 rewrites the .expect files)
 # cli:      tests/analyze_cli.sh, the analyzer's command line,
 #           tests/docs.sh, the docs against --help and their citations,
-#           tests/deps_check.sh, no circle of files in analyze/ or
-#           capture/ (no BPF), tests/export_dot.sh, causeway-export
-#           dot rendered by graphviz (77 without it), and
-#           tests/export_flame.sh, tests/tools/flamegraph.py's SVG of the
-#           folded export
+#           and tests/deps_check.sh, no circle of files in analyze/ or
+#           capture/ (no BPF)
 # eval:     tests/eval.sh, causeway-eval against hand-made truth files and
 #           databases whose scores are known by construction (no BPF)
 # export:   every tests/export/*.sh, causeway-export's formats checked by
@@ -108,10 +105,6 @@ if want cli; then
 	result cli/docs $?
 	bash "$top/tests/deps_check.sh" "$BUILD"
 	result cli/deps $?
-	bash "$top/tests/export_dot.sh" "$BUILD"
-	result cli/export_dot $?
-	bash "$top/tests/export_flame.sh" "$BUILD"
-	result cli/export_flame $?
 fi
 
 if want eval; then

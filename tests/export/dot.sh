@@ -22,24 +22,24 @@
 #  - a bad --request (no such id or name, a thread's id, none, two, a name
 #    of two requests) is exit 2 and no file.
 # Skips (77) when graphviz is not installed.
-#   tests/export_dot.sh BUILD
+#   tests/export/dot.sh BUILD
 set -u
-BUILD=$(cd "${1:?usage: tests/export_dot.sh BUILD}" && pwd)
-top=$(cd "$(dirname "$0")/.." && pwd)
-CHECK_NAME=export_dot
+BUILD=$(cd "${1:?usage: tests/export/dot.sh BUILD}" && pwd)
+top=$(cd "$(dirname "$0")/../.." && pwd)
+CHECK_NAME=export/dot
 . "$top/tests/lib/check.bash"
 EX=$BUILD/causeway-export
 
 if ! command -v dot >/dev/null 2>&1; then
-	echo "*** export_dot: SKIPPED: graphviz's dot is not installed (Debian: graphviz) ***" >&2
+	echo "*** export/dot: SKIPPED: graphviz's dot is not installed (Debian: graphviz) ***" >&2
 	exit 77
 fi
 
 fx=attribution_chain
-"$BUILD/tests/fixturec" "$top/fixtures/$fx.events" "$T/x.cwt" || { echo "export_dot: fixturec failed" >&2; exit 1; }
+"$BUILD/tests/fixturec" "$top/fixtures/$fx.events" "$T/x.cwt" || { echo "export/dot: fixturec failed" >&2; exit 1; }
 args=()
 [ -f "$top/fixtures/$fx.args" ] && read -r -a args <"$top/fixtures/$fx.args"
-(cd "$T" && "$BUILD/causeway-analyze" -q "${args[@]}" x.cwt) || { echo "export_dot: the analyzer failed" >&2; exit 1; }
+(cd "$T" && "$BUILD/causeway-analyze" -q "${args[@]}" x.cwt) || { echo "export/dot: the analyzer failed" >&2; exit 1; }
 db=$T/x.db
 q() { sqlite3 -batch -noheader "$@"; }
 
@@ -222,9 +222,9 @@ if [ -n "$kind" ]; then
 				fail "request $r2: the analyzer's critical path stop in node $n is not drawn"
 		done
 	done
-	echo "export_dot: checked against the analyzer's critical_path too ($(q "$db" "SELECT count(*) FROM critical_path") segments)"
+	echo "export/dot: checked against the analyzer's critical_path too ($(q "$db" "SELECT count(*) FROM critical_path") segments)"
 else
-	echo "export_dot: this analyzer writes no critical_path: only the hand-made one was checked"
+	echo "export/dot: this analyzer writes no critical_path: only the hand-made one was checked"
 fi
 
 # --- Hostile bytes in the request's name.
@@ -275,7 +275,7 @@ if timeout 120 "$EX" dot "$T/big.db" --request "$r" -o "$T/big.dot" -q 2>"$T/err
 	[ -n "$max_e" ] && [ "$edges" -le "$max_e" ] || fail "200000 edges: $edges drawn, the note says at most '$max_e'"
 	[ -n "$max_n" ] && [ "$nodes" -le "$max_n" ] || fail "200000 edges: $nodes nodes drawn, the note says at most '$max_n'"
 	[ "$nodes" -ge 100 ] || fail "200000 edges: only $nodes nodes drawn"
-	echo "export_dot: a request with 200000 edges and chains: $edges edges and $nodes nodes drawn in ${took}s"
+	echo "export/dot: a request with 200000 edges and chains: $edges edges and $nodes nodes drawn in ${took}s"
 else
 	fail "200000 edges: exit $? ($(cat "$T/err"))"
 fi
@@ -302,5 +302,5 @@ bad "no --request" "$db"
 bad "two --request" "$db" --request "$r" --request "$r2"
 bad "a name of two requests" "$T/twice.db" --request "$name"
 
-[ $failed = 0 ] && echo "export_dot: ok (requests $(echo $requests), $chained chain edges checked)"
+[ $failed = 0 ] && echo "export/dot: ok (requests $(echo $requests), $chained chain edges checked)"
 exit $failed

@@ -13,11 +13,11 @@
 #    counted;
 #  - an existing output is replaced only with --force, and only a
 #    regular file (a symlink and a directory are refused, exit 2).
-#   tests/export_flame.sh BUILD
+#   tests/export/flame.sh BUILD
 set -u
-BUILD=$(cd "${1:?usage: tests/export_flame.sh BUILD}" && pwd)
-top=$(cd "$(dirname "$0")/.." && pwd)
-CHECK_NAME=export_flame
+BUILD=$(cd "${1:?usage: tests/export/flame.sh BUILD}" && pwd)
+top=$(cd "$(dirname "$0")/../.." && pwd)
+CHECK_NAME=export/flame
 . "$top/tests/lib/check.bash"
 FG=$top/tests/tools/flamegraph.py
 
@@ -28,8 +28,8 @@ folded() { # FIXTURE OUT [export options]
 	"$BUILD/tests/fixturec" "$top/fixtures/$fx.events" "$T/$fx.cwt" &&
 		(cd "$T" && "$BUILD/causeway-analyze" -q "${args[@]}" "$fx.cwt") &&
 		"$BUILD/causeway-export" -q folded "$T/$fx.db" -o "$out" "$@" ||
-		{ echo "export_flame: $fx: fixturec, the analyzer or the export failed" >&2; exit 1; }
-	[ -s "$out" ] || { echo "export_flame: $fx: nothing folded (the fixture changed?)" >&2; exit 1; }
+		{ echo "export/flame: $fx: fixturec, the analyzer or the export failed" >&2; exit 1; }
+	[ -s "$out" ] || { echo "export/flame: $fx: nothing folded (the fixture changed?)" >&2; exit 1; }
 }
 folded attribution_chain "$T/cpu.folded"
 folded sample_switch_wait "$T/off.folded" --offcpu
@@ -131,5 +131,5 @@ rc=$?
 [ $rc = 2 ] || fail "a directory as the output: exit $rc, want 2"
 ls "$T" | grep -q '\.tmp$' && fail "a temporary file was left: $(ls "$T")"
 
-[ $failed = 0 ] && echo "export_flame: ok"
+[ $failed = 0 ] && echo "export/flame: ok"
 exit $failed
