@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: MIT
 /*
  * gentrace: writes large synthetic traces with the real segment writer,
- * for bench/analyze and tests/hostile.sh. Deterministic: one xorshift
- * PRNG with a fixed seed, so the same arguments give the same file.
+ * for bench/analyze, bench/export and tests/hostile.sh. Deterministic:
+ * one xorshift PRNG with a fixed seed, so the same arguments give the
+ * same file.
  *
  *   gentrace OUT.cwt NEVENTS [LIVE_THREADS]
  *   gentrace --system OUT.cwt NEVENTS [NCPUS]
  *   gentrace --uring OUT.cwt NREQUESTS [INFLIGHT]
  *   gentrace --samples OUT.cwt NEVENTS [LIVE_THREADS]
+ *   gentrace --requests OUT.cwt NEVENTS [NCPUS]
  *   gentrace --new-tids OUT.cwt NWAKES
  *   gentrace --lossy OUT.cwt NRECORDS
  *   gentrace --gaps OUT.cwt NRECORDS
@@ -42,6 +44,12 @@
  * executable mappings of gentrace itself and of the libraries it has
  * mapped (recorded as the process's mappings, with their build-ids), so
  * the analyzer symbolizes real objects as it would a capture's.
+ *
+ * --requests: request-serving processes whose adapter requests
+ * (request_begin/end) are handed across threads by pipe and futex wakes,
+ * io_uring reads and timers, with CPU samples and every wait's stacks,
+ * so that the analyzer reconstructs requests across 1 to 4 hops; on
+ * NCPUS CPUs (default 4); see "--requests" below. For bench/export.
  *
  * Hostile modes, small files that must not make the analyzer's memory
  * grow with their length (docs/model.md §5.8):
@@ -304,9 +312,9 @@ static uint8_t read_build_id(const char *path, uint8_t bid[20])
 	return len;
 }
 
-/* This process's executable file mappings as the process's of the trace,
- * and the pools of addresses and stacks in them. */
-static void busy_mmaps(uint32_t pid)
+/* This process's executable file mappings, with their build-ids: the
+ * objects the stacks of --samples and --requests are in. */
+static void read_smaps(void)
 {
 	char line[512];
 	FILE *f = fopen("/proc/self/maps", "r");
@@ -331,6 +339,11 @@ static void busy_mmaps(uint32_t pid)
 		fprintf(stderr, "gentrace: no executable mappings in /proc/self/maps\n");
 		exit(1);
 	}
+}
+
+/* The mappings as process @pid's, read from /proc at the start. */
+static void put_smaps(uint32_t pid)
+{
 	for (unsigned i = 0; i < nsmaps; i++) {
 		uint8_t rec[sizeof(struct cw_mmap) + 256 + 8] = { 0 };
 		struct cw_mmap *m = (void *)rec;
@@ -349,6 +362,11 @@ static void busy_mmaps(uint32_t pid)
 		memcpy(m + 1, smaps[i].path, plen);
 		put(rec, size);
 	}
+}
+
+/* The pools of addresses in the mappings and of stacks over them. */
+static void fill_stack_pools(void)
+{
 	for (unsigned i = 0; i < S_ADDRS; i++) {
 		unsigned k = (unsigned)below(nsmaps);
 
@@ -359,6 +377,15 @@ static void busy_mmaps(uint32_t pid)
 		for (unsigned d = 0; d < sstacks[i].depth; d++)
 			sstacks[i].addr[d] = (uint16_t)below(S_ADDRS);
 	}
+}
+
+/* This process's executable file mappings as the process's of the trace,
+ * and the pools of addresses and stacks in them. */
+static void busy_mmaps(uint32_t pid)
+{
+	read_smaps();
+	put_smaps(pid);
+	fill_stack_pools();
 }
 
 static void busy_sample(uint16_t cpu, struct cw_task t)
@@ -720,6 +747,37 @@ static int gen_system(uint64_t nevents, uint16_t ncpu)
 	return 0;
 }
 
+/* Records per CPU and class since the last accounting (--uring,
+ * --requests), which puts them in accounting records as the capture
+ * does. */
+static uint64_t counted[MAX_CPUS][CW_CLASS_MAX];
+
+static void put_counted(const void *rec, size_t len)
+{
+	const struct cw_hdr *h = rec;
+
+	put(rec, len);
+	counted[h->cpu][CW_CLASS_OF(h->type)]++;
+}
+
+/* An accounting record per CPU and class of @cls for the last second, at
+ * @ts: what was counted, nothing lost. */
+static void account_classes(uint16_t ncpu, const uint16_t *cls, size_t ncls, uint64_t ts)
+{
+	for (uint16_t c = 0; c < ncpu; c++)
+		for (size_t k = 0; k < ncls; k++) {
+			struct cw_account a = { 0 };
+
+			hdr_at(&a.hdr, CW_REC_ACCOUNT, sizeof(a), c, CW_CTX_TASK, ts);
+			a.window_ns = SEC;
+			a.written = counted[c][cls[k]];
+			a.ring = cls[k] == CW_CLASS_SAMPLE ? CW_RING_SAMPLE : CW_RING_EDGE;
+			a.class = cls[k];
+			put(&a, sizeof(a));
+			counted[c][cls[k]] = 0;
+		}
+}
+
 /* ---- --uring: io_uring and workqueue joins, millions in flight ---- */
 
 /*
@@ -797,7 +855,6 @@ static struct ureq *ulive;
 static uint64_t nulive, *ufree, nufree;
 static struct uwork *uwork;
 static uint32_t *widle, *wqueued, nwidle, nwqueued;
-static uint64_t ucount[U_NCPU][CW_CLASS_MAX];
 
 #define SUB(i) (i)
 #define WRK(i) (U_NSUB + (i))
@@ -812,8 +869,7 @@ static void u_put(void *rec, size_t len)
 	struct cw_hdr *h = rec;
 
 	h->ts = ts_next();
-	put(rec, len);
-	ucount[h->cpu][CW_CLASS_OF(h->type)]++;
+	put_counted(rec, len);
 }
 
 static struct cw_task u_task(int64_t t)
@@ -1177,18 +1233,7 @@ static int gen_uring(uint64_t nreq, uint64_t inflight)
 		}
 		now += step_ns + 100 + below(400);
 		if (now >= next_acct) {
-			for (uint16_t c = 0; c < U_NCPU; c++)
-				for (size_t k = 0; k < sizeof(cls_id) / sizeof(cls_id[0]); k++) {
-					struct cw_account a = { 0 };
-
-					hdr_at(&a.hdr, CW_REC_ACCOUNT, sizeof(a), c, CW_CTX_TASK, now);
-					a.window_ns = SEC;
-					a.written = ucount[c][cls_id[k]];
-					a.ring = CW_RING_EDGE;
-					a.class = cls_id[k];
-					put(&a, sizeof(a));
-					ucount[c][cls_id[k]] = 0;
-				}
+			account_classes(U_NCPU, cls_id, sizeof(cls_id) / sizeof(cls_id[0]), now);
 			next_acct += SEC;
 		}
 	}
@@ -1199,6 +1244,854 @@ static int gen_uring(uint64_t nreq, uint64_t inflight)
 	free(uwork);
 	free(widle);
 	free(wqueued);
+	return 0;
+}
+
+/* ---- --requests: adapter requests handed across threads ---- */
+
+/*
+ * Four server processes of 20 threads each, as a capture with the
+ * adapter probes (include/causeway.h), CPU samples at 4999 Hz and every
+ * wait's stacks (--sample-budget 0) would record them. A discrete-event
+ * simulation: every thread runs on one CPU (its index mod NCPUS), a CPU
+ * runs one thread at a time or idles, and records are written in time
+ * order as things happen.
+ *
+ * Threads. 8 front threads ("http-N"), 6 middle ("parse-N"), 6 back
+ * ("store-N"). A connection arrives (a softirq wake of an idle front
+ * thread, no known cause: the client is not traced) about every 1.2 ms
+ * per process at 4 CPUs (more often with more CPUs: about 70% busy), or
+ * waits in a backlog while every front thread is busy.
+ *
+ * A request. Its front thread begins it (request_begin, named by its
+ * route), computes, and writes it to a pipe a middle thread reads (a
+ * plain wake), then waits on its own futex word for the reply. What
+ * follows depends on the route (the shapes below), and the reply is a
+ * futex wake of the front thread, which computes and ends the request
+ * (request_end). So the analyzer's attribution (docs/model.md §6.1)
+ * reconstructs the request on the other threads across 1 to 4 hops:
+ *  - mid: the middle thread replies itself (1 hop: wake);
+ *  - back: it hands over to a back thread through the work queue's
+ *    futex (a futex wake), which replies (2: wake, wake);
+ *  - mid + io: the middle thread reads through its io_uring and waits;
+ *    the completion, in hard-interrupt context on any CPU, wakes it
+ *    with the request as cause (3: wake, submit, wake);
+ *  - back + io: as back, the back thread reading (4: wake, wake,
+ *    submit, wake);
+ *  - back + timer: as back, the back thread sleeping (a backoff); its
+ *    hrtimer fires on its CPU, told by a fire record that carries the
+ *    arm, and wakes it (4: wake, wake, arm, fire).
+ * A middle or back thread that finishes with work waiting takes it
+ * without blocking, and so carries the request before into it (the
+ * limit §6.1 names): with 6 of each that is rare.
+ *
+ * Samples. Every CPU ticks every 200 us: a CPU sample of the thread it
+ * runs, with a user stack from its role's pool (stacks in gentrace and
+ * its libraries, as --samples), none while idle. Every blocking switch is
+ * a wait (CW_SWITCH_WAIT) whose stacks follow in an off-CPU sample: the
+ * kernel's path to __schedule for what it waits in (epoll, futex, pipe,
+ * io_uring, nanosleep; named by a kallsyms snapshot in the trace) and a
+ * user stack per role and wait. A thread that ran 1 ms with another
+ * runnable on its CPU is preempted at a tick.
+ *
+ * The mappings are the real objects, at fixed addresses rather than
+ * where this run has them, so that the file does not change with address
+ * space randomization: the same arguments and objects, the same file.
+ */
+#define R_NPROC 4
+#define R_NFRONT 8
+#define R_NMID 6
+#define R_NBACK 6
+#define R_PER (R_NFRONT + R_NMID + R_NBACK)
+#define R_NTHR (R_NPROC * R_PER)
+#define R_TICK 200040ull     /* 4999 Hz */
+#define R_SLICE 1000000ull   /* a thread that ran this long is preempted for a waiting one */
+#define R_REQ_CPU 850000ull  /* CPU time of a request, on average over the shapes */
+#define R_BACKLOG 64	     /* connections waiting for a front thread, at most */
+#define R_KBASE 0xffffffff81100000ull
+#define R_MAPBASE 0x7f0000000000ull
+#define R_RINGBASE 0xffff888140000000ull
+#define R_REQBASE 0xffff888150000000ull
+#define R_TIMERBASE 0xffffc90000400000ull /* an hrtimer_sleeper on each thread's stack */
+#define R_FUTEXBASE 0x7f3a00000000ull
+#define R_STRBASE 0x563a00010000ull	/* where the route names would be */
+
+enum { RO_FRONT, RO_MID, RO_BACK };
+enum { RS_BLOCKED, RS_RUNNABLE, RS_RUNNING };
+enum { S_MID, S_BACK, S_MID_IO, S_BACK_IO, S_BACK_TIMER };
+/* What a blocked thread waits in, which its off-CPU stacks say. */
+enum { W_EPOLL, W_FUTEX, W_PIPE, W_IO, W_SLEEP, W_KINDS };
+/* What a thread does when it next acts: at its switch-in after a wake,
+ * or when its computing ends. */
+enum {
+	A_BEGIN,   /* front: a connection: the request begins */
+	A_HAND,	   /* front: to a middle thread, then wait for the reply */
+	A_REPLIED, /* front: the reply came */
+	A_END,	   /* front: the request ends */
+	A_WORK,	   /* middle, back: woken with a request */
+	A_NEXT,	   /* middle, back: reply, hand over, read or sleep */
+	A_WOKEN,   /* middle, back: the read completed or the sleep ended */
+	A_REPLY,   /* middle, back: reply to the front thread */
+};
+enum { EV_DONE, EV_TICK, EV_ARRIVE, EV_IO, EV_TIMER, EV_RESCHED, EV_ACCT };
+
+static const struct {
+	const char *name;
+	uint8_t shape[4]; /* drawn from, one in four each */
+} routes[] = {
+	{ "GET /health", { S_MID, S_MID, S_MID, S_MID } },
+	{ "GET /api/items/:id", { S_BACK, S_BACK, S_BACK_IO, S_MID } },
+	{ "GET /api/search", { S_MID_IO, S_MID_IO, S_MID_IO, S_BACK_IO } },
+	{ "POST /api/orders", { S_BACK_IO, S_BACK_IO, S_BACK_IO, S_BACK_TIMER } },
+	{ "PUT /api/cart", { S_BACK, S_BACK, S_BACK_TIMER, S_BACK_IO } },
+	{ "GET /api/users/:id", { S_BACK, S_BACK_IO, S_MID, S_BACK } },
+};
+#define R_NROUTES (sizeof(routes) / sizeof(routes[0]))
+
+/* The kernel functions of the off-CPU stacks, and of the timers. */
+static const char *const r_ksyms[] = {
+	"entry_SYSCALL_64_after_hwframe", "do_syscall_64", "__schedule", "schedule",
+	"__x64_sys_epoll_wait", "do_epoll_wait", "ep_poll", "schedule_hrtimeout_range",
+	"__x64_sys_futex", "do_futex", "futex_wait", "__futex_wait", "futex_wait_queue",
+	"__x64_sys_read", "ksys_read", "vfs_read", "pipe_read",
+	"__x64_sys_io_uring_enter", "__do_sys_io_uring_enter", "io_cqring_wait",
+	"__x64_sys_nanosleep", "hrtimer_nanosleep", "do_nanosleep", "hrtimer_wakeup",
+};
+#define R_KSYM(i) (R_KBASE + (i) * 0x400ull)
+#define R_HRTIMER_WAKEUP R_KSYM(23)
+/* Leaf first, by index in r_ksyms. */
+static const uint8_t r_kstacks[W_KINDS][10] = {
+	[W_EPOLL] = { 2, 3, 7, 6, 5, 4, 1, 0, 0xff },
+	[W_FUTEX] = { 2, 3, 12, 11, 10, 9, 8, 1, 0, 0xff },
+	[W_PIPE] = { 2, 3, 16, 15, 14, 13, 1, 0, 0xff },
+	[W_IO] = { 2, 3, 19, 18, 17, 1, 0, 0xff },
+	[W_SLEEP] = { 2, 3, 22, 21, 20, 1, 0, 0xff },
+};
+
+struct rthr {
+	struct cw_task t;
+	uint64_t start;	    /* the witness */
+	uint16_t cpu;
+	uint8_t role, state, act, wait;
+	uint32_t proc;
+	int32_t front;	    /* middle, back: the front thread whose request it serves */
+	int32_t rq_next;    /* its CPU's run queue */
+	uint32_t seq;	    /* its computing's EV_DONE; a preemption voids it */
+	uint64_t done;	    /* when its computing ends */
+	uint64_t left;	    /* computing left, preempted */
+	uint64_t ran;	    /* switched in at */
+	uint64_t blocked;   /* blocked at */
+	uint64_t futex;	    /* front: the word it waits for the reply on */
+	uint64_t ring;	    /* middle, back: its io_uring */
+	uint64_t ioreq, user_data, arm_ts;
+	uint64_t req_id;    /* front: its request */
+	uint8_t route, shape;
+};
+
+struct rproc {
+	uint32_t pid;
+	uint64_t next_id;
+	uint32_t backlog;
+	uint64_t queue_futex; /* the back threads' work queue */
+	/* front threads waiting for a middle one, middle threads' requests
+	 * (by front thread) waiting for a back one: FIFOs */
+	int32_t midq[R_NFRONT], backq[R_NFRONT];
+	uint32_t midq_head, midq_n, backq_head, backq_n;
+};
+
+struct rcpu {
+	int32_t cur; /* -1: idle */
+	int32_t rq_head, rq_tail;
+	uint8_t resched; /* an EV_RESCHED is pending */
+};
+
+struct rev {
+	uint64_t ts;
+	uint64_t order; /* events of one time in the order they were made */
+	uint32_t arg;	/* a thread, CPU or process */
+	uint32_t seq;	/* EV_DONE: the thread's seq when it was made */
+	uint8_t kind;
+};
+
+static struct rthr rthr[R_NTHR];
+static struct rproc rproc[R_NPROC];
+static struct rcpu rcpu[MAX_CPUS];
+static uint16_t r_ncpu;
+static uint64_t r_last, r_user_data, r_reqfree[R_NTHR];
+static uint32_t r_nreqfree;
+/* The event queue: a binary heap by time. It grows: a preempted
+ * thread's EV_DONE stays in it, void, until its time. */
+static struct rev *rheap;
+static size_t rheap_n, rheap_cap;
+
+static int rev_before(const struct rev *a, const struct rev *b)
+{
+	return a->ts < b->ts || (a->ts == b->ts && a->order < b->order);
+}
+
+static void rev_swap(size_t i, size_t j)
+{
+	struct rev t = rheap[i];
+
+	rheap[i] = rheap[j];
+	rheap[j] = t;
+}
+
+static void rev_push(uint64_t ts, uint8_t kind, uint32_t arg, uint32_t seq)
+{
+	static uint64_t order;
+	size_t i = rheap_n++;
+
+	if (rheap_n > rheap_cap) {
+		rheap_cap = rheap_cap ? 2 * rheap_cap : 1024;
+		if (!(rheap = realloc(rheap, rheap_cap * sizeof(*rheap)))) {
+			fprintf(stderr, "gentrace: %s\n", strerror(ENOMEM));
+			exit(1);
+		}
+	}
+	rheap[i] = (struct rev){ .ts = ts, .order = order++, .arg = arg, .seq = seq, .kind = kind };
+	for (; i && rev_before(&rheap[i], &rheap[(i - 1) / 2]); i = (i - 1) / 2)
+		rev_swap(i, (i - 1) / 2);
+}
+
+static struct rev rev_pop(void)
+{
+	struct rev top = rheap[0];
+	size_t i = 0;
+
+	rheap[0] = rheap[--rheap_n];
+	for (;;) {
+		size_t l = 2 * i + 1, r = l + 1, m = i;
+
+		if (l < rheap_n && rev_before(&rheap[l], &rheap[m]))
+			m = l;
+		if (r < rheap_n && rev_before(&rheap[r], &rheap[m]))
+			m = r;
+		if (m == i)
+			return top;
+		rev_swap(i, m);
+		i = m;
+	}
+}
+
+/* A record's time: the event's, records of one event 10 ns apart. */
+static uint64_t r_ts(void)
+{
+	r_last = now > r_last ? now : r_last + 10;
+	return r_last;
+}
+
+/* Thread @i, or the idle task (-1): no task, no witness. */
+static const struct rthr *r_thr(int32_t i)
+{
+	static const struct rthr idle;
+
+	return i < 0 ? &idle : &rthr[i];
+}
+
+/* A sample of thread @i: CPU (@kind W_KINDS: a user stack of its role's
+ * pool) or off-CPU (the stacks of waiting in @kind), at @ts. */
+static void r_sample(uint16_t type, uint8_t flags, int32_t i, uint8_t kind, uint64_t ts)
+{
+	uint64_t rec[(sizeof(struct cw_sample) + (10 + 24) * 8) / 8] = { 0 };
+	struct cw_sample *smp = (void *)rec;
+	uint64_t *pc = (uint64_t *)(smp + 1);
+	const struct rthr *t = &rthr[i];
+	unsigned k, nk = 0;
+	uint16_t size;
+
+	if (kind == W_KINDS) {
+		/* a role's 256 stacks of the pool's 1024 */
+		k = t->role * 256u + (unsigned)below(256);
+	} else {
+		/* the last 64: one user stack per role and wait */
+		k = S_STACKS - 64 + t->role * 8u + kind;
+		for (; r_kstacks[kind][nk] != 0xff; nk++)
+			pc[nk] = R_KSYM(r_kstacks[kind][nk]) + 0x40 + nk;
+	}
+	for (unsigned d = 0; d < sstacks[k].depth; d++)
+		pc[nk + d] = saddrs[sstacks[k].addr[d]];
+	size = (uint16_t)(sizeof(*smp) + (nk + sstacks[k].depth) * 8u);
+	hdr_at(&smp->hdr, type, size, t->cpu, CW_CTX_TASK, ts);
+	smp->hdr.flags = flags;
+	smp->task = t->t;
+	smp->task_start = t->start;
+	smp->period = type == CW_REC_SAMPLE_CPU ? R_TICK : 0;
+	smp->keep = CW_KEEP_ALL;
+	smp->nkernel = (uint16_t)nk;
+	smp->nuser = sstacks[k].depth;
+	put_counted(rec, size);
+}
+
+static void r_switch(uint16_t cpu, int32_t prev, int32_t next, uint8_t flags, uint64_t prev_state,
+		     uint64_t ts)
+{
+	struct cw_switch s = { 0 };
+
+	hdr_at(&s.hdr, CW_REC_SWITCH, sizeof(s), cpu, CW_CTX_TASK, ts);
+	s.hdr.flags = flags;
+	s.prev = r_thr(prev)->t;
+	s.next = r_thr(next)->t;
+	s.prev_state = prev_state;
+	s.prev_prio = s.next_prio = 120;
+	s.prev_start = r_thr(prev)->start;
+	s.next_start = r_thr(next)->start;
+	s.keep = flags & CW_SWITCH_WAIT ? CW_KEEP_ALL : 0;
+	put_counted(&s, sizeof(s));
+	rcpu[cpu].cur = next;
+}
+
+static void rq_push(uint16_t cpu, int32_t i)
+{
+	struct rcpu *c = &rcpu[cpu];
+
+	rthr[i].rq_next = -1;
+	if (c->rq_tail >= 0)
+		rthr[c->rq_tail].rq_next = i;
+	else
+		c->rq_head = i;
+	c->rq_tail = i;
+}
+
+static int32_t rq_pop(uint16_t cpu)
+{
+	struct rcpu *c = &rcpu[cpu];
+	int32_t i = c->rq_head;
+
+	if (i >= 0 && (c->rq_head = rthr[i].rq_next) < 0)
+		c->rq_tail = -1;
+	return i;
+}
+
+static void r_act(int32_t i);
+
+/* Thread @i computes for @ns, then does @act. */
+static void r_compute(int32_t i, uint64_t ns, uint8_t act)
+{
+	struct rthr *t = &rthr[i];
+
+	t->act = act;
+	t->done = r_last + ns;
+	rev_push(t->done, EV_DONE, (uint32_t)i, ++t->seq);
+}
+
+/* Thread @i has been switched in: it goes on computing where it was
+ * preempted, or acts on what woke it. */
+static void r_run(int32_t i)
+{
+	struct rthr *t = &rthr[i];
+
+	t->state = RS_RUNNING;
+	t->ran = r_last;
+	if (t->left) {
+		t->done = r_last + t->left;
+		t->left = 0;
+		rev_push(t->done, EV_DONE, (uint32_t)i, ++t->seq);
+	} else {
+		r_act(i);
+	}
+}
+
+/* Thread @i, running, blocks in @wait until a wake, then does @act: the
+ * switch is the wait, its stacks follow (every wait's, --sample-budget
+ * 0), and the CPU runs the next runnable thread or idles. */
+static void r_block(int32_t i, uint8_t wait, uint8_t act)
+{
+	struct rthr *t = &rthr[i];
+	uint64_t ts = r_ts();
+	int32_t next = rq_pop(t->cpu);
+
+	t->state = RS_BLOCKED;
+	t->wait = wait;
+	t->act = act;
+	t->blocked = ts;
+	r_switch(t->cpu, i, next, CW_SWITCH_WAIT | CW_SWITCH_STACKS, 1, ts);
+	r_sample(CW_REC_SAMPLE_OFFCPU, CW_SAMPLE_EVERY_WAIT | CW_SAMPLE_AT_SWITCH, i, wait, ts);
+	if (next >= 0)
+		r_run(next);
+}
+
+/* @waker (task context) or the task an interrupt came in (@ctx), on
+ * @cpu, wakes blocked thread @i, naming @cause when there is one. An idle
+ * CPU switches to it a few microseconds later; a busy one when its
+ * thread blocks or is preempted. */
+static void r_wake(uint16_t cpu, uint8_t ctx, int32_t waker, int32_t i,
+		   const struct cw_cause *cause)
+{
+	struct cw_wake_caused k = { 0 };
+	struct rthr *t = &rthr[i];
+	uint16_t size = cause ? sizeof(k) : sizeof(k.w);
+
+	hdr_at(&k.w.hdr, cause ? CW_REC_WAKING_CAUSED : CW_REC_WAKING, size, cpu, ctx, r_ts());
+	k.w.waker = r_thr(waker)->t;
+	k.w.wakee = t->t;
+	k.w.target_cpu = t->cpu;
+	k.w.wakee_prio = 120;
+	k.w.waker_start = r_thr(waker)->start;
+	k.w.wakee_start = t->start;
+	if (cause)
+		k.cause = *cause;
+	put_counted(&k, size);
+	t->state = RS_RUNNABLE;
+	rq_push(t->cpu, i);
+	if (rcpu[t->cpu].cur < 0 && !rcpu[t->cpu].resched) {
+		rcpu[t->cpu].resched = 1;
+		rev_push(r_last + 2000 + below(8000), EV_RESCHED, t->cpu, 0);
+	}
+}
+
+/* One futex call of thread @i, told at its return. */
+static void r_futex(int32_t i, uint32_t op, uint64_t uaddr, uint64_t enter, int64_t ret)
+{
+	struct cw_futex f = { 0 };
+	struct rthr *t = &rthr[i];
+
+	hdr_at(&f.hdr, CW_REC_FUTEX, sizeof(f), t->cpu, CW_CTX_TASK, r_ts());
+	f.task = t->t;
+	f.task_start = t->start;
+	f.uaddr = uaddr;
+	f.enter_ns = enter;
+	f.ret = ret;
+	f.op = op;
+	f.val = op == 0x81 ? 1 : 0;
+	f.call = CW_FUTEX_CALL_FUTEX;
+	put_counted(&f, sizeof(f));
+}
+
+/* Thread @i wakes @wakee through the futex word @uaddr
+ * (FUTEX_WAKE_PRIVATE): the wake names the futex as its cause. */
+static void r_futex_wake(int32_t i, int32_t wakee, uint64_t uaddr)
+{
+	struct cw_cause cause = { .key = uaddr, .aux = 0x81, .kind = CW_CAUSE_FUTEX };
+	uint64_t enter = r_ts();
+
+	r_wake(rthr[i].cpu, CW_CTX_TASK, i, wakee, &cause);
+	r_futex(i, 0x81, uaddr, enter, 1);
+}
+
+/* The request's begin or end on front thread @i. */
+static void r_usdt(int32_t i, uint32_t probe)
+{
+	struct cw_usdt_str u = { 0 };
+	struct rthr *t = &rthr[i];
+	uint16_t size = probe == 1 ? sizeof(u) : sizeof(u.u);
+
+	hdr_at(&u.u.hdr, probe == 1 ? CW_REC_USDT_STR : CW_REC_USDT, size, t->cpu, CW_CTX_TASK,
+	       r_ts());
+	u.u.task = t->t;
+	u.u.task_start = t->start;
+	u.u.probe = probe;
+	u.u.nargs = 2;
+	u.u.args[0] = (int64_t)t->req_id;
+	u.u.args[1] = probe == 1 ? (int64_t)(R_STRBASE + t->route * 64u) : 200;
+	if (probe == 1)
+		snprintf(u.str, sizeof(u.str), "%s", routes[t->route].name);
+	put_counted(&u, size);
+}
+
+/* Middle or back thread @i reads through its io_uring and waits. */
+static void r_submit(int32_t i)
+{
+	struct cw_uring_req r = { 0 };
+	struct rthr *t = &rthr[i];
+
+	t->ioreq = r_reqfree[--r_nreqfree];
+	hdr_at(&r.hdr, CW_REC_URING_SUBMIT, sizeof(r), t->cpu, CW_CTX_TASK, r_ts());
+	r.task = t->t;
+	r.task_start = t->start;
+	r.ring = t->ring;
+	r.req = t->ioreq;
+	r.user_data = t->user_data = ++r_user_data;
+	r.opcode = 22; /* IORING_OP_READ */
+	put_counted(&r, sizeof(r));
+	/* a disk's latency: 50 us to 1 ms */
+	rev_push(r_last + 50000 + below(950000), EV_IO, (uint32_t)i, 0);
+	r_block(i, W_IO, A_WOKEN);
+}
+
+/* The read of thread @i completes, in hard-interrupt context on any CPU,
+ * and wakes it with the request as cause. */
+static void r_complete(int32_t i)
+{
+	struct rthr *t = &rthr[i];
+	uint16_t cpu = (uint16_t)below(r_ncpu);
+	int32_t cur = rcpu[cpu].cur;
+	struct cw_uring_complete c = { 0 };
+	struct cw_cause cause = { .key = t->ioreq, .aux = t->ring, .kind = CW_CAUSE_IO_REQ };
+
+	hdr_at(&c.hdr, CW_REC_URING_COMPLETE, sizeof(c), cpu, CW_CTX_HARDIRQ, r_ts());
+	c.task = r_thr(cur)->t;
+	c.task_start = r_thr(cur)->start;
+	c.ring = t->ring;
+	c.req = t->ioreq;
+	c.user_data = t->user_data;
+	c.res = 4096;
+	put_counted(&c, sizeof(c));
+	r_wake(cpu, CW_CTX_HARDIRQ, cur, i, &cause);
+	r_reqfree[r_nreqfree++] = t->ioreq;
+}
+
+/* The back thread @i's sleep ends: its hrtimer fires on its CPU, told
+ * with its arm (format 1.7), and wakes it. */
+static void r_fire(int32_t i)
+{
+	struct rthr *t = &rthr[i];
+	int32_t cur = rcpu[t->cpu].cur;
+	uint64_t timer = R_TIMERBASE + (uint64_t)i * 0x4000;
+	struct cw_timer_fire f = { 0 };
+	struct cw_cause cause = { .key = timer, .aux = R_HRTIMER_WAKEUP, .kind = CW_CAUSE_HRTIMER };
+
+	hdr_at(&f.ev.hdr, CW_REC_TIMER_FIRE, sizeof(f), t->cpu, CW_CTX_HARDIRQ, r_ts());
+	f.ev.task = r_thr(cur)->t;
+	f.ev.task_start = r_thr(cur)->start;
+	f.ev.timer = timer;
+	f.ev.function = R_HRTIMER_WAKEUP;
+	f.ev.now = (int64_t)r_last;
+	f.ev.kind = CW_TIMER_HR;
+	f.arm.ts = t->arm_ts;
+	f.arm.task = t->t;
+	f.arm.task_start = t->start;
+	f.arm.expires = f.arm.softexpires = (int64_t)r_last;
+	f.arm.mode = 1; /* HRTIMER_MODE_REL */
+	f.arm.cpu = t->cpu;
+	f.arm.ctx = CW_CTX_TASK;
+	put_counted(&f, sizeof(f));
+	r_wake(t->cpu, CW_CTX_HARDIRQ, cur, i, &cause);
+}
+
+static int32_t fifo_pop(int32_t *q, uint32_t *head, uint32_t *n)
+{
+	int32_t v;
+
+	if (!*n)
+		return -1;
+	v = q[*head];
+	*head = (*head + 1) % R_NFRONT;
+	(*n)--;
+	return v;
+}
+
+static void fifo_push(int32_t *q, uint32_t head, uint32_t *n, int32_t v)
+{
+	q[(head + (*n)++) % R_NFRONT] = v;
+}
+
+/* A thread of @p with @role blocked in @wait (idle), or -1. */
+static int32_t r_idle(const struct rproc *p, uint8_t role, uint8_t wait)
+{
+	uint32_t base = (uint32_t)(p - rproc) * R_PER, first, n;
+
+	first = role == RO_FRONT ? 0 : role == RO_MID ? R_NFRONT : R_NFRONT + R_NMID;
+	n = role == RO_FRONT ? R_NFRONT : role == RO_MID ? R_NMID : R_NBACK;
+	/* from a random one on, so that the work spreads over the pool */
+	for (uint32_t k = 0, o = (uint32_t)below(n); k < n; k++) {
+		const struct rthr *t = &rthr[base + first + (o + k) % n];
+
+		if (t->state == RS_BLOCKED && t->wait == wait)
+			return (int32_t)(base + first + (o + k) % n);
+	}
+	return -1;
+}
+
+/* Middle or back thread @i is done with its request: the next one
+ * waiting, without blocking (it carries the request before into it), or
+ * it blocks for one. */
+static void r_done(int32_t i)
+{
+	struct rthr *t = &rthr[i];
+	struct rproc *p = &rproc[t->proc];
+
+	t->front = t->role == RO_MID ? fifo_pop(p->midq, &p->midq_head, &p->midq_n) :
+				       fifo_pop(p->backq, &p->backq_head, &p->backq_n);
+	if (t->front >= 0)
+		r_compute(i, t->role == RO_MID ? 100000 + below(500000) : 100000 + below(700000),
+			  A_NEXT);
+	else
+		r_block(i, t->role == RO_MID ? W_PIPE : W_FUTEX, A_WORK);
+}
+
+static void r_act(int32_t i)
+{
+	struct rthr *t = &rthr[i];
+	struct rproc *p = &rproc[t->proc];
+	int32_t o;
+
+	switch (t->act) {
+	case A_BEGIN:
+		t->req_id = p->next_id++;
+		t->route = (uint8_t)below(R_NROUTES);
+		t->shape = routes[t->route].shape[below(4)];
+		r_usdt(i, 1);
+		r_compute(i, 30000 + below(120000), A_HAND);
+		break;
+	case A_HAND:
+		/* a pipe write: a plain wake of a middle thread blocked
+		 * reading, or the request waits in the pipe */
+		if ((o = r_idle(p, RO_MID, W_PIPE)) >= 0) {
+			rthr[o].front = i;
+			r_wake(t->cpu, CW_CTX_TASK, i, o, NULL);
+		} else {
+			fifo_push(p->midq, p->midq_head, &p->midq_n, i);
+		}
+		r_block(i, W_FUTEX, A_REPLIED);
+		break;
+	case A_REPLIED:
+		r_futex(i, 0x80, t->futex, t->blocked - 500, 0);
+		r_compute(i, 20000 + below(60000), A_END);
+		break;
+	case A_END:
+		r_usdt(i, 2);
+		if (p->backlog) {
+			p->backlog--;
+			t->act = A_BEGIN;
+			r_act(i);
+		} else {
+			r_block(i, W_EPOLL, A_BEGIN);
+		}
+		break;
+	case A_WORK:
+		if (t->role == RO_BACK)
+			r_futex(i, 0x80, p->queue_futex, t->blocked - 500, 0);
+		r_compute(i, t->role == RO_MID ? 100000 + below(500000) : 100000 + below(700000),
+			  A_NEXT);
+		break;
+	case A_NEXT:
+		if (rthr[t->front].shape == (t->role == RO_MID ? S_MID : S_BACK)) {
+			t->act = A_REPLY;
+			r_act(i);
+		} else if (rthr[t->front].shape == (t->role == RO_MID ? S_MID_IO : S_BACK_IO)) {
+			r_submit(i);
+		} else if (t->role == RO_BACK) {
+			/* S_BACK_TIMER, a backoff: nanosleep arms the
+			 * thread's hrtimer_sleeper, told when it fires */
+			t->arm_ts = r_ts();
+			rev_push(r_last + 100000 + below(1900000), EV_TIMER, (uint32_t)i, 0);
+			r_block(i, W_SLEEP, A_WOKEN);
+		} else {
+			/* to a back thread through the work queue's futex,
+			 * or the request waits in the queue */
+			if ((o = r_idle(p, RO_BACK, W_FUTEX)) >= 0) {
+				rthr[o].front = t->front;
+				r_futex_wake(i, o, p->queue_futex);
+			} else {
+				fifo_push(p->backq, p->backq_head, &p->backq_n, t->front);
+			}
+			r_done(i);
+		}
+		break;
+	case A_WOKEN:
+		r_compute(i, 50000 + below(150000), A_REPLY);
+		break;
+	case A_REPLY:
+		r_futex_wake(i, t->front, rthr[t->front].futex);
+		r_done(i);
+		break;
+	}
+}
+
+static void r_kv(const char *key, const char *val)
+{
+	uint64_t rec[32] = { 0 };
+	struct cw_meta_kv *kv = (void *)rec;
+	size_t klen = strlen(key), vlen = strlen(val);
+	size_t size = (sizeof(*kv) + klen + vlen + 7) & ~(size_t)7;
+
+	hdr_at(&kv->hdr, CW_REC_META_KV, (uint16_t)size, 0xffff, CW_CTX_TASK, now);
+	kv->key_len = (uint16_t)klen;
+	kv->val_len = (uint16_t)vlen;
+	memcpy(kv + 1, key, klen);
+	memcpy((char *)(kv + 1) + klen, val, vlen);
+	put(rec, size);
+}
+
+/* The metadata a capture -F 4999 --sample-budget 0 of the servers would
+ * write: the settings, the kallsyms snapshot, the threads, the adapter
+ * probes, the mappings. */
+static void r_meta(void)
+{
+	static const char *const role_comm[] = { "http", "parse", "store" };
+	static const char *const probes[] = { "request_begin", "request_end" };
+	char ks[2048], ncpus[16];
+	uint64_t rec[(sizeof(struct cw_meta_blob) + sizeof(ks) + 8) / 8] = { 0 };
+	struct cw_meta_blob *b = (void *)rec;
+	size_t len = 0;
+
+	snprintf(ncpus, sizeof(ncpus), "%u", r_ncpu);
+	r_kv("ncpus", ncpus);
+	r_kv("classes", "sched,io_uring,timer,futex,usdt");
+	r_kv("sample_freq", "4999");
+	r_kv("offcpu", "1");
+	r_kv("call_graph", "fp");
+	r_kv("sample_budget", "0");
+	for (size_t k = 0; k < sizeof(r_ksyms) / sizeof(r_ksyms[0]); k++)
+		len += (size_t)snprintf(ks + len, sizeof(ks) - len, "%016llx T %s\n",
+					(unsigned long long)R_KSYM(k), r_ksyms[k]);
+	hdr_at(&b->hdr, CW_REC_META_KSYMS, (uint16_t)((sizeof(*b) + len + 7) & ~(size_t)7), 0xffff,
+	       CW_CTX_TASK, now);
+	b->len = (uint32_t)len;
+	memcpy(b + 1, ks, len);
+	put(rec, b->hdr.size);
+	for (uint32_t i = 0; i < R_NTHR; i++) {
+		struct cw_meta_task m = { 0 };
+		const struct rthr *t = &rthr[i];
+		uint32_t n = i % R_PER;
+
+		hdr_at(&m.hdr, CW_REC_META_TASK, sizeof(m), 0xffff, CW_CTX_TASK, now);
+		m.task = t->t;
+		m.ppid = 1;
+		n -= t->role == RO_FRONT ? 0 : t->role == RO_MID ? R_NFRONT : R_NFRONT + R_NMID;
+		snprintf(m.comm, sizeof(m.comm), "%s-%u", role_comm[t->role], n);
+		put(&m, sizeof(m));
+	}
+	for (uint32_t k = 0; k < 2; k++) {
+		const char *path = "/srv/app/bin/server";
+		uint64_t prec[16] = { 0 };
+		struct cw_usdt_probe *u = (void *)prec;
+		size_t pl = strlen("causeway"), nl = strlen(probes[k]), al = strlen(path);
+		size_t size = (sizeof(*u) + pl + nl + al + 7) & ~(size_t)7;
+
+		hdr_at(&u->hdr, CW_REC_META_USDT, (uint16_t)size, 0xffff, CW_CTX_TASK, now);
+		u->id = k + 1;
+		u->nargs = 2;
+		u->str_arg = k ? CW_USDT_NO_STR : 1;
+		u->provider_len = (uint16_t)pl;
+		u->name_len = (uint16_t)nl;
+		u->path_len = (uint16_t)al;
+		memcpy(u + 1, "causeway", pl);
+		memcpy((char *)(u + 1) + pl, probes[k], nl);
+		memcpy((char *)(u + 1) + pl + nl, path, al);
+		put(prec, size);
+	}
+	/* The real objects at fixed addresses, 256 MiB apart. */
+	read_smaps();
+	for (unsigned k = 0; k < nsmaps; k++) {
+		uint64_t len = smaps[k].end - smaps[k].start;
+
+		smaps[k].start = R_MAPBASE + k * 0x10000000ull;
+		smaps[k].end = smaps[k].start + (len < 0x10000000ull ? len : 0x10000000ull);
+	}
+	for (uint32_t p = 0; p < R_NPROC; p++)
+		put_smaps(rproc[p].pid);
+	fill_stack_pools();
+}
+
+static int gen_requests(uint64_t nevents, uint16_t ncpu)
+{
+	static const uint16_t r_classes[] = { CW_CLASS_SCHED, CW_CLASS_IO_URING, CW_CLASS_TIMER,
+					      CW_CLASS_FUTEX, CW_CLASS_ADAPTER, CW_CLASS_SAMPLE };
+	/* A connection per process about this often keeps the CPUs about
+	 * 70% busy. */
+	uint64_t gap = R_REQ_CPU * R_NPROC * 10 / (7ull * ncpu);
+
+	r_ncpu = ncpu;
+	for (uint32_t p = 0; p < R_NPROC; p++) {
+		rproc[p].pid = 7000 + p * 100;
+		rproc[p].next_id = 1;
+		rproc[p].queue_futex = R_FUTEXBASE + p * 0x100000ull;
+	}
+	for (uint32_t i = 0; i < R_NTHR; i++) {
+		struct rthr *t = &rthr[i];
+		uint32_t n = i % R_PER;
+
+		t->proc = i / R_PER;
+		t->role = n < R_NFRONT ? RO_FRONT : n < R_NFRONT + R_NMID ? RO_MID : RO_BACK;
+		t->t = (struct cw_task){ rproc[t->proc].pid + n, rproc[t->proc].pid };
+		t->start = 1000000 + i * 1000ull;
+		t->cpu = (uint16_t)(i % ncpu);
+		/* idle: fronts wait for connections, the others for work */
+		t->state = RS_BLOCKED;
+		t->wait = t->role == RO_FRONT ? W_EPOLL : t->role == RO_MID ? W_PIPE : W_FUTEX;
+		t->act = t->role == RO_FRONT ? A_BEGIN : A_WORK;
+		t->front = -1;
+		t->futex = rproc[t->proc].queue_futex + 0x1000 + n * 0x40ull;
+		t->ring = R_RINGBASE + i * 0x4000ull;
+		r_reqfree[r_nreqfree++] = R_REQBASE + i * 0x100ull;
+	}
+	r_meta();
+	seal(CW_SEG_META);
+	r_last = now;
+	for (uint16_t c = 0; c < ncpu; c++) {
+		rcpu[c] = (struct rcpu){ .cur = -1, .rq_head = -1, .rq_tail = -1 };
+		rev_push(now + R_TICK * c / ncpu, EV_TICK, c, 0);
+	}
+	/* the rings, made by their threads as the servers started */
+	for (uint32_t i = 0; i < R_NTHR; i++) {
+		struct cw_uring_create c = { 0 };
+
+		if (rthr[i].role == RO_FRONT)
+			continue;
+		hdr_at(&c.hdr, CW_REC_URING_CREATE, sizeof(c), rthr[i].cpu, CW_CTX_TASK, r_ts());
+		c.task = rthr[i].t;
+		c.task_start = rthr[i].start;
+		c.ring = rthr[i].ring;
+		c.sq_entries = 256;
+		c.cq_entries = 512;
+		c.fd = 5;
+		put_counted(&c, sizeof(c));
+	}
+	for (uint32_t p = 0; p < R_NPROC; p++)
+		rev_push(now + below(gap), EV_ARRIVE, p, 0);
+	rev_push(now + SEC, EV_ACCT, 0, 0);
+	while (written < nevents) {
+		struct rev e = rev_pop();
+		struct rcpu *c = e.kind == EV_TICK || e.kind == EV_RESCHED ? &rcpu[e.arg] : NULL;
+		int32_t f;
+
+		now = e.ts;
+		switch (e.kind) {
+		case EV_DONE:
+			if (e.seq == rthr[e.arg].seq && rthr[e.arg].state == RS_RUNNING)
+				r_act((int32_t)e.arg);
+			break;
+		case EV_TICK:
+			if (c->cur >= 0) {
+				struct rthr *r = &rthr[c->cur];
+
+				r_sample(CW_REC_SAMPLE_CPU, 0, c->cur, W_KINDS, r_ts());
+				if (c->rq_head >= 0 && now - r->ran >= R_SLICE) {
+					int32_t prev = c->cur, next = rq_pop((uint16_t)e.arg);
+
+					r->left = r->done > now ? r->done - now : 1;
+					r->seq++;
+					r->state = RS_RUNNABLE;
+					rq_push((uint16_t)e.arg, prev);
+					r_switch((uint16_t)e.arg, prev, next, CW_SWITCH_PREEMPT, 0, r_ts());
+					r_run(next);
+				}
+			}
+			rev_push(now + R_TICK, EV_TICK, e.arg, 0);
+			break;
+		case EV_ARRIVE: {
+			struct rproc *p = &rproc[e.arg];
+			uint16_t cpu = (uint16_t)below(ncpu);
+
+			if ((f = r_idle(p, RO_FRONT, W_EPOLL)) >= 0)
+				r_wake(cpu, CW_CTX_SOFTIRQ, rcpu[cpu].cur, f, NULL);
+			else if (p->backlog < R_BACKLOG)
+				p->backlog++;
+			rev_push(now + 1 + below(2 * gap), EV_ARRIVE, e.arg, 0);
+			break;
+		}
+		case EV_IO:
+			r_complete((int32_t)e.arg);
+			break;
+		case EV_TIMER:
+			r_fire((int32_t)e.arg);
+			break;
+		case EV_RESCHED:
+			c->resched = 0;
+			if (c->cur < 0 && (f = rq_pop((uint16_t)e.arg)) >= 0) {
+				r_switch((uint16_t)e.arg, -1, f, 0, 0, r_ts());
+				r_run(f);
+			}
+			break;
+		case EV_ACCT:
+			account_classes(ncpu, r_classes, sizeof(r_classes) / sizeof(r_classes[0]), r_ts());
+			rev_push(now + SEC, EV_ACCT, 0, 0);
+			break;
+		}
+	}
+	free(rheap);
 	return 0;
 }
 
@@ -1272,6 +2165,7 @@ static void usage(void)
 			"       gentrace --system OUT.cwt NEVENTS [NCPUS]\n"
 			"       gentrace --uring OUT.cwt NREQUESTS [INFLIGHT]\n"
 			"       gentrace --samples OUT.cwt NEVENTS [LIVE_THREADS]\n"
+			"       gentrace --requests OUT.cwt NEVENTS [NCPUS]\n"
 			"       gentrace --new-tids OUT.cwt NWAKES\n"
 			"       gentrace --lossy OUT.cwt NRECORDS\n"
 			"       gentrace --gaps OUT.cwt NRECORDS\n");
@@ -1315,6 +2209,8 @@ int main(int argc, char **argv)
 		err = gen_system(n, argc > 3 ? (uint16_t)number(argv[3], 1, MAX_CPUS) : 8);
 	else if (!strcmp(mode, "--uring"))
 		err = gen_uring(n, argc > 3 ? number(argv[3], 1, 1ull << 30) : 1000000);
+	else if (!strcmp(mode, "--requests"))
+		err = gen_requests(n, argc > 3 ? (uint16_t)number(argv[3], 1, MAX_CPUS) : 4);
 	else if (!strcmp(mode, "--new-tids") && argc == 3)
 		err = gen_new_tids(n);
 	else if (!strcmp(mode, "--lossy") && argc == 3)
