@@ -177,6 +177,8 @@ $(BUILD)/workloads/%: tests/workloads/%.c
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -pthread -o $@ $< -luring
 
 $(BUILD)/workloads/usdt_basic: include/causeway.h tests/workloads/usdt_round.h
+$(BUILD)/workloads/hops $(BUILD)/workloads/pipeline $(BUILD)/workloads/taskpool: include/causeway.h \
+	tests/workloads/asleep.h
 $(BUILD)/workloads/tcp $(BUILD)/bench/tcp_pingpong: tests/workloads/sockio.h
 
 # Workload libraries (tests/workloads/lib/NAME.c -> libNAME.so): what a

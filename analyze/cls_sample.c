@@ -863,7 +863,12 @@ static int on_sample(struct cw_cls *c, const struct cw_hdr *h)
  * A switch record that is a wait (CW_SWITCH_WAIT, format 1.9) opens the
  * wait of its prev, as an off-CPU sample record did before: certain, its
  * stacks taken with probability keep (a sample record with
- * CW_SAMPLE_AT_SWITCH brings them, before or after this).
+ * CW_SAMPLE_AT_SWITCH brings them, before or after this). A switch-out
+ * of a prev still runnable (preempted, CW_SWITCH_PREEMPT, or yielding,
+ * state 0), never a wait, shows it running: a wait of its tid opened
+ * before was ended by a switch-in the trace lacks (docs/model.md §4.2),
+ * not by the prev's next switch-in, which would give the wait the time
+ * the thread ran as if blocked, and call it exact.
  */
 static int switch_out(struct cw_cls *c, const struct cw_switch *r, const struct cw_hdr *h)
 {
@@ -873,7 +878,16 @@ static int switch_out(struct cw_cls *c, const struct cw_switch *r, const struct 
 	struct cw_obj *t;
 	int err = 0, matched;
 
-	if (!(h->flags & CW_SWITCH_WAIT) || !CW_REC_HAS(r, keep) || !r->prev.tid)
+	if (!r->prev.tid)
+		return 0;
+	if ((h->flags & CW_SWITCH_PREEMPT) || !r->prev_state) {
+		e = pending_find(s, r->prev.tid);
+		if (!e || e->row.ts >= h->ts)
+			return 0;
+		t = cw_cls__thread(c, &r->prev, r->prev_start, h, 0, &matched, &err);
+		return err ? err : close_seen_again(c, e, t, h->ts);
+	}
+	if (!(h->flags & CW_SWITCH_WAIT) || !CW_REC_HAS(r, keep))
 		return 0;
 	t = cw_cls__thread(c, &r->prev, r->prev_start, h, CW_T_CREATE | CW_T_PROOF, &matched, &err);
 	if (!t || switch_wait(s, t, r->prev.tid, h))

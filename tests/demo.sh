@@ -1,10 +1,12 @@
 #!/bin/bash
 # make demo: capture the bundled request pipeline (client -> acceptor ->
 # worker pool -> 1 ms timer "backend" -> io_uring read on an io-wq worker
-# -> reply through a pty's work item -> client) with CPU samples at 999 Hz
-# and off-CPU stacks, analyze it, and show what the causal graph says with
-# a few SQL queries, and where the client's blocked time went; then its
-# pictures in BUILD/demo/ (flame graphs, a request's graph).
+# -> reply through a pty's work item -> client; the client names each
+# request through include/causeway.h) with CPU samples at 999 Hz and
+# off-CPU stacks, analyze it, and show what the causal graph says with a
+# few SQL queries: one request hop by hop, which threads worked for the
+# requests, and where the client's blocked time went; then its exports
+# and pictures in BUILD/demo/ (flame graphs, a request's graph).
 #   tests/demo.sh BUILD
 set -eu
 BUILD=${1:?usage: tests/demo.sh BUILD}
@@ -38,23 +40,19 @@ show "who wakes whom inside the pipeline (pid $P): the handoff chain" \
    join nodes d on d.id = e.dst
   where e.type = 'wake' and d.pid = $P
   group by 1, 2, 3 order by n desc;"
-# The reply is the first work item to wake the client after a worker
-# queued one (a flush barrier of the previous reply may wake it earlier).
-show "one request, hop by hop: from the client's 10th request to its reply" \
-"with t0 as (select ts from edges e join nodes s on s.id = e.src join nodes d on d.id = e.dst
-              where e.type = 'wake' and s.name = 'client' and d.name = 'acceptor'
-              order by e.ts limit 1 offset 9),
-      tq as (select min(q.ts) as ts from edges q join nodes w on w.id = q.src, t0
-              where q.type = 'queue' and w.name like 'worker-%' and q.ts > t0.ts),
-      t1 as (select min(e.ts) as ts from edges e join nodes s on s.id = e.src
-               join nodes d on d.id = e.dst, tq
-              where e.type = 'wake' and s.type = 'work_item' and d.name = 'client' and e.ts > tq.ts)
- select (e.ts - t0.ts) / 1000 as us, e.type,
+# The client names each request (include/causeway.h): its begin and end
+# edges bound it, and every hop in between is a handoff between threads.
+show "one request, hop by hop: the client's req-10, from its begin to its end" \
+"with r as (select b.ts as t0, e.ts as t1 from nodes n
+             join edges b on b.dst = n.id and b.type = 'begin'
+             join edges e on e.src = n.id and e.type = 'end'
+            where n.type = 'request' and n.pid = $P and n.key = 10)
+ select (e.ts - r.t0) / 1000 as us, e.type,
         coalesce(s.type || ' ' || s.name, '<' || e.reason || '>') as src,
         d.type || ' ' || d.name as dst, e.confidence, coalesce(e.reason, '') as reason
-   from edges e cross join t0 cross join t1
+   from edges e cross join r
    left join nodes s on s.id = e.src join nodes d on d.id = e.dst
-  where e.ts between t0.ts and t1.ts and (s.pid = $P or d.pid = $P or s.type = 'work_item')
+  where e.ts between r.t0 and r.t1 and (s.pid = $P or d.pid = $P or s.type = 'work_item')
     and not (e.type = 'arm' and s.name like 'iou-wrk%')
   order by e.ts, e.id;"
 show "io_uring requests: submit to completion to the reaping wake (io_request_lifetime view)" \
@@ -68,6 +66,21 @@ show "where the client's blocked time went: its off-CPU samples by what ended ea
    left join edges e on e.id = s.wake left join nodes w on w.id = e.src
   where s.kind = 'offcpu' and t.name = 'client' and t.pid = $P
   group by 1 order by blocked_us desc;"
+show "the requests across threads: samples charged to a request (attribution view), by thread; the client named them, the other threads carry them over handoffs (chain: the commonest)" \
+"select t.name as thread, a.confidence, count(distinct a.request) as requests,
+        round(sum(case s.kind when 'cpu' then s.weight / s.inclusion_probability else 0 end) / 1e6, 1) as cpu_ms,
+        round(sum(case s.kind when 'offcpu' then s.weight / s.inclusion_probability else 0 end) / 1e6, 1)
+          as blocked_ms,
+        (select coalesce(b.reason, '') from attribution b join samples x on x.id = b.sample
+          where x.thread = s.thread and b.request is not null and b.confidence = a.confidence
+          group by b.reason order by count(*) desc, b.reason limit 1) as chain
+   from attribution a join samples s on s.id = a.sample join nodes t on t.id = s.thread
+  where a.request is not null and t.pid = $P
+  group by s.thread, a.confidence order by cpu_ms + blocked_ms desc;"
+show "the slowest requests: wall time, and the CPU and blocked time charged to each in all its threads (request_summary view)" \
+"select request_name, wall_ns / 1000 as wall_us, cast(cpu_ns / 1000 as integer) as cpu_us,
+        cast(blocked_ns / 1000 as integer) as blocked_us, round(reconstructed_share, 2) as reconstructed
+   from request_summary order by wall_ns desc limit 5;"
 show "where the workers block: the innermost user function of their off-CPU stacks (sample_frames view)" \
 "select f.function, f.module, count(*) as waits, sum(s.weight) / 1000 as blocked_us
    from samples s join nodes t on t.id = s.thread

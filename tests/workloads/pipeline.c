@@ -11,7 +11,11 @@
  *       a kworker runs it--> client, reading the pty slave
  *
  * so one request crosses threads, a futex, a timer, an io_uring request,
- * a work item and a kworker.
+ * a work item and a kworker. The client alone names each request, through
+ * include/causeway.h (request_begin before it writes the request,
+ * request_end when the reply is in: "req-N /item/K"); what the other
+ * threads do for it reaches the request over those handoffs
+ * (docs/model.md §6.1).
  *
  *   pipeline OUT [REQUESTS [WORKERS]]
  *
@@ -29,6 +33,7 @@
 #include <termios.h>
 #include <time.h>
 #include <unistd.h>
+#include "../../include/causeway.h"
 
 #define MAX_WORKERS 16
 #define QCAP 64
@@ -79,12 +84,17 @@ static void *client(void *arg)
 	named(arg, "client");
 	for (uint64_t id = 1; id <= (uint64_t)nreq; id++) {
 		uint64_t reply;
+		char name[32];
 
+		snprintf(name, sizeof(name), "req-%llu /item/%llu", (unsigned long long)id,
+			 (unsigned long long)(id % 8));
+		causeway_request_begin(id, name);
 		full_write(req_pipe[1], &id, sizeof(id));
 		if (full_read(pty_slave, &reply, sizeof(reply)) || reply != id) {
 			fprintf(stderr, "pipeline: bad reply\n");
 			exit(1);
 		}
+		causeway_request_end(id, 0);
 	}
 	close(req_pipe[1]); /* the acceptor sees EOF */
 	return NULL;
