@@ -264,7 +264,7 @@ int main(int argc, char **argv)
 
 			if (!m) {
 				cw_x__err("out of memory");
-				return 1;
+				goto done;
 			}
 			words = m;
 			words[nwords++] = optarg;
@@ -272,54 +272,51 @@ int main(int argc, char **argv)
 		}
 		case 's':
 			if (parse_ns("--since", optarg, &x.since))
-				return 2;
+				goto bad;
 			break;
 		case 'u':
 			if (parse_ns("--until", optarg, &x.until))
-				return 2;
+				goto bad;
 			break;
 		case 'O': x.offcpu = true; break;
 		case 'f': oo.force = true; break;
 		case 'q': x.quiet = oo.quiet = true; break;
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
+		case 'h': usage(stdout); ret = 0; goto done;
+		default: usage(stderr); goto bad;
 		}
 	}
 	if (argc - optind != 2) {
 		usage(stderr);
-		return 2;
+		goto bad;
 	}
 	for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++)
 		if (!strcmp(formats[i].name, argv[optind]))
 			fmt = &formats[i];
 	if (!fmt) {
 		cw_x__err("unknown format '%s' (known: pprof, folded, perfetto, dot)", argv[optind]);
-		return 2;
+		goto bad;
 	}
 	if (fmt->write == cw_x__dot && nwords != 1) {
 		cw_x__err("dot draws one request: give it --request ID|NAME once");
-		return 2;
+		goto bad;
 	}
 	if (x.since > x.until) {
 		cw_x__err("--since is after --until");
-		return 2;
+		goto bad;
 	}
 	db = argv[optind + 1];
 	if (!out && !(out = out_path = default_out(db, fmt->ext))) {
 		cw_x__err("out of memory");
-		return 1;
+		goto done;
 	}
 	oo.inputs = &db;
 	oo.ninputs = 1;
 	/* A bad output name is refused before the database is read. */
-	if (cw_outfile__check(out, &oo)) {
-		free(out_path);
-		return 2;
-	}
+	if (cw_outfile__check(out, &oo))
+		goto bad;
 	if (access(db, R_OK)) {
 		cw_x__err("%s: %s", db, strerror(errno));
-		free(out_path);
-		return 1;
+		goto done;
 	}
 	if (sqlite3_open_v2(db, &x.db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
 		cw_x__err("%s: %s", db, x.db ? sqlite3_errmsg(x.db) : "cannot open");
@@ -366,6 +363,9 @@ int main(int argc, char **argv)
 	if (!x.quiet)
 		fprintf(stderr, PROG ": wrote %s\n", out);
 	ret = 0;
+	goto done;
+bad:
+	ret = 2;
 done:
 	if (x.out)
 		fclose(x.out);

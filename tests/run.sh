@@ -27,6 +27,9 @@
 #           full disk, hostile mapping paths (docs/model.md §7; root for the
 #           captures, which skip with 77 only where BPF cannot load);
 #           those of FAULTS_LIVE run captures, the others need no BPF
+# browser:  tests/browser/speedscope.sh, the folded export in speedscope in
+#           headless Chromium on 127.0.0.1 (npm ci once per lock file:
+#           network; 77 without Chromium, node or the registry)
 # fuzz:     tests/fuzz.sh, the reader's libFuzzer target for FUZZ_SECONDS
 #           (60) on the fixture corpus, under ASan and UBSan
 # hostile:  tests/hostile.sh, peak RSS under small hostile traces (4M new
@@ -35,8 +38,8 @@
 set -u
 BUILD=${1:?usage: tests/run.sh BUILD [--no-live] [--only KINDS] [--live NAMES]}
 shift
-KINDS="unit fixtures cli eval export live faults fuzz hostile"
-DEFAULT_KINDS="unit fixtures cli eval export live faults hostile"
+KINDS="unit fixtures cli eval export live faults browser fuzz hostile"
+DEFAULT_KINDS="unit fixtures cli eval export live faults browser hostile"
 # The faults tests that run causeway-capture (BPF programs, root): live
 # tests in all but their kind, so --no-live leaves them out too.
 FAULTS_LIVE="kill diskfull"
@@ -59,7 +62,7 @@ for k in ${only//,/ }; do
 	case " $KINDS " in *" $k "*) ;; *) echo "run.sh: unknown kind $k (kinds: $KINDS)" >&2; exit 2 ;; esac
 done
 BUILD=$(cd "$BUILD" && pwd)
-top=$(cd "$(dirname "$0")/.." && pwd)
+top=$(cd "$(dirname "$0")/../.." && pwd)
 passed=0 failed=0 skipped=0 failures=()
 
 result() { # name rc
@@ -168,6 +171,11 @@ if want faults; then
 		result "faults/$(basename "$t" .sh)" $?
 	done
 	[ ${#left[@]} = 0 ] || echo "not run (--no-live, they load BPF): ${left[*]}"
+fi
+
+if want browser; then
+	bash "$top/tests/browser/speedscope.sh" "$BUILD"
+	result browser/export_browser $?
 fi
 
 if want fuzz; then

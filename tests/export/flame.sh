@@ -129,7 +129,9 @@ mkdir "$T/dir.svg"
 python3 "$FG" "$T/cpu.folded" -o "$T/dir.svg" --force 2>/dev/null
 rc=$?
 [ $rc = 2 ] || fail "a directory as the output: exit $rc, want 2"
-ls "$T" | grep -q '\.tmp$' && fail "a temporary file was left: $(ls "$T")"
+for f in "$T"/*.tmp; do
+	[ ! -e "$f" ] || fail "a temporary file was left: $f"
+done
 
 [ $failed = 0 ] && echo "export/flame: ok"
 exit $failed
