@@ -175,8 +175,8 @@ read -r waits ended unseen < <(q "select count(*), coalesce(sum($SEEN), 0), coal
 # back); tables rq (id, name, node, b, e: each request's node and its
 # begin and end edge times), thop (id, thread, t0, t1, cpu: the
 # program's own hop intervals), hs (each CPU sample inside a hop, with
-# its attribution); the exporter is $BUILD/causeway-export (contract
-# section 8). Each says what it checked, or that it did not.
+# its attribution); the exporter is $BUILD/causeway-export (docs/model.md
+# §8). Each says what it checked, or that it did not.
 
 # go tool pprof -traces: the handoff threads' samples have the request
 # as their root frame.
