@@ -186,7 +186,41 @@ check_pprof() {
 
 # folded: the same causal frames first, the request at the root.
 check_folded() {
-	echo "live/$NAME: folded: not checked yet"
+	local n bad
+	"$BUILD/causeway-export" folded -q "$DB" -o "$T/t.folded" || { fail "folded: export failed"; return; }
+	# every CPU sample inside a hop that carries its request is under a
+	# line rooted at the request, then the chain's hops by name: middle's
+	# 'wake from front', back's then 'futex wake from middle'
+	q "select distinct r.name || '|' || h.thread from hs h join rq r on r.id = h.id
+	    where h.request = h.want" >"$T/hopreq"
+	n=0 bad=0
+	while IFS='|' read -r name who; do
+		n=$((n + 1))
+		case $who in
+		middle) want="$name;wake from front;" ;;
+		back) want="$name;wake from front;futex wake from middle;" ;;
+		esac
+		grep -qF -- "$want" "$T/t.folded" && [ "$(grep -cF -- "$want" "$T/t.folded")" = \
+			"$(grep -c -- "^$(printf '%s' "$want" | sed 's/[][\.*^$/]/\\&/g')" "$T/t.folded")" ] ||
+			{ bad=$((bad + 1)); [ $bad -le 3 ] && fail "folded: no line starts '$want' ($who's samples of $name)"; }
+	done <"$T/hopreq"
+	[ "$n" -gt 0 ] || fail "folded: no hop sample carries its request: nothing to check"
+	# the us under each request's root: the database's CPU estimate for it
+	q "select r.name, cast(round(sum(s.weight / s.stack_probability) / 1000.0) as int)
+	     from samples s join attribution a on a.sample = s.id join nodes r on r.id = a.request
+	    where s.kind = 'cpu' and (s.stack is not null or s.stack_probability >= 1) and r.scope = 'pid:$P'
+	    group by r.id order by 1" >"$T/want.us"
+	awk '{ w = $NF; $NF = ""; split($0, f, ";"); if (f[1] ~ /^req-/) s[f[1]] += w }
+	     END { for (k in s) print k "|" s[k] }' "$T/t.folded" | sort >"$T/got.us"
+	sort -o "$T/want.us" "$T/want.us"
+	# each line is rounded to a us on its own: within a us per line
+	join -t'|' "$T/want.us" "$T/got.us" | awk -F'|' -v f="$T/t.folded" '
+		{ d = $2 - $3; if (d < 0) d = -d; if (d > 50) { print; bad++ } } END { exit bad > 0 }' >"$T/us.bad" ||
+		fail "folded: CPU us per request differ from the database: $(head -3 "$T/us.bad" | tr '\n' ';')"
+	[ "$(wc -l <"$T/want.us")" = "$(wc -l <"$T/got.us")" ] ||
+		fail "folded: $(wc -l <"$T/got.us") request roots, the database charges CPU to $(wc -l <"$T/want.us")"
+	echo "live/$NAME: folded: $n (request, thread) pairs rooted at their request with the chain's hops;" \
+		"CPU per request root as the database estimates it ($(wc -l <"$T/got.us") requests)"
 }
 
 # perfetto: decodes (protoc --decode_raw), and has a flow for every
@@ -197,7 +231,25 @@ check_perfetto() {
 
 # dot -Tsvg: one request's DAG renders and names front, middle and back.
 check_dot() {
-	echo "live/$NAME: dot: not checked yet"
+	local r
+	if ! command -v dot >/dev/null; then
+		echo "*** live/$NAME: dot: graphviz is not installed (Debian: graphviz): NOT CHECKED ***" >&2
+		return
+	fi
+	# the request with the most hop samples
+	r=$(q "select want from hs where request = want group by want order by count(*) desc, want limit 1")
+	[ -n "$r" ] || { fail "dot: no request with hop samples"; return; }
+	"$BUILD/causeway-export" dot -q "$DB" --request "$r" -o "$T/r.dot" || { fail "dot: export failed"; return; }
+	dot -Tsvg "$T/r.dot" -o "$T/r.svg" 2>"$T/dot.err" || { fail "dot: dot -Tsvg failed: $(head -3 "$T/dot.err")"; return; }
+	# graphviz writes a '-' of a label as &#45;
+	sed -i 's/&#45;/-/g' "$T/r.svg"
+	for who in front middle back; do
+		tid=$(q "select key from nodes where id = (select node from th where name = '$who')")
+		grep -q ">$who (tid $tid)<\|>$who<" "$T/r.svg" && grep -q "$tid" "$T/r.svg" ||
+			fail "dot: the SVG of request $r does not name $who (tid $tid)"
+	done
+	grep -qF "$(q "select name from nodes where id = $r")" "$T/r.svg" || fail "dot: the SVG does not name request $r"
+	echo "live/$NAME: dot: request $r's graph renders (dot -Tsvg) and names front, middle and back"
 }
 
 # critical_path: each request's segments cover its wall time (r.e - r.b)
