@@ -552,17 +552,45 @@ CREATE VIEW profile_functions AS
          sum(pos = 0) AS self_samples, count(*) AS samples
     FROM per GROUP BY function, module, kind;
 
--- Blocked time by what ended it: per waker (the src of the sample's wake
--- edge: a thread, a timer, a work item, an io_request, a packet) and the
--- thread that waited. waker NULL: the wake is unknown (see samples.wake).
+-- Blocked time by what ended it (the src of each off-CPU sample's wake
+-- edge), per kind of waker and the thread that waited, one row each:
+--   waker_type      the waker's node type: thread, timer, work_item,
+--                   io_request, packet, block_request, runtime_task...;
+--                   NULL when the cause is unknown
+--   waker_name      a thread: its label (node_labels: 'name (tid N)'), a
+--                   row per thread; anything else: its name, the rows of
+--                   one type and name summed (every packet of a flow, 'tcp
+--                   127.0.0.1:43046 > 127.0.0.1:16379'; every expiry of
+--                   'hrtimer_wakeup'; every WRITE to one disk)
+--   waker_process   the waker's pid, where known: a thread's, a packet's
+--                   sender's, the submitter's of a request or a work item
+--   thread, thread_name   the waiting thread (node id, name)
+--   samples, blocked_ns   the waits, and their time (weight /
+--                   inclusion_probability: exact, docs/model.md §2.4)
+--   reason          why the cause is unknown, on the rows with waker_type
+--                   NULL: the wake edge's reason when a wake was seen with
+--                   src NULL ('softirq', 'hardirq', 'orphan: ...'); 'wait
+--                   end not seen' (weight_exact = 0); 'no wake seen' (none
+--                   in the wait, or a coverage break of the edges overlaps
+--                   it: samples.wake). NULL on the other rows.
+-- One pass over the samples, grouped once: a thread waker is grouped by
+-- its node id (no text built per sample), an object by its name. A WHERE
+-- on thread reaches samples(thread, ts) (samples_thread).
 CREATE VIEW offcpu_by_waker AS
-  SELECT e.src AS waker, w.type AS waker_type, w.name AS waker_name, s.thread,
-         t.name AS thread_name, count(*) AS samples,
-         sum(s.weight * 1.0 / s.inclusion_probability) AS blocked_ns
+  SELECT w.type AS waker_type,
+         CASE w.type WHEN 'thread' THEN l.label ELSE w.name END AS waker_name,
+         w.pid AS waker_process, s.thread, t.name AS thread_name, count(*) AS samples,
+         sum(s.weight * 1.0 / s.inclusion_probability) AS blocked_ns,
+         CASE WHEN e.src IS NOT NULL THEN NULL
+              WHEN e.id IS NOT NULL THEN e.reason
+              WHEN s.weight_exact = 0 THEN 'wait end not seen'
+              ELSE 'no wake seen' END AS reason
     FROM samples s JOIN nodes t ON t.id = s.thread
     LEFT JOIN edges e ON e.id = s.wake LEFT JOIN nodes w ON w.id = e.src
+    LEFT JOIN node_labels l ON l.node = e.src
    WHERE s.kind = 'offcpu'
-   GROUP BY e.src, s.thread;
+   GROUP BY s.thread, w.type, CASE w.type WHEN 'thread' THEN e.src ELSE w.name END, w.pid,
+            8;
 
 -- What a sample's time went to: 'cpu' for a CPU sample; for an off-CPU
 -- one, 'resource_wait' when it lies in a resource wait of its thread (or
@@ -658,32 +686,73 @@ CREATE VIEW blocked_by_cause AS
 -- is unknown: an orphan, an interrupt; that edge is its last row), at a
 -- node with no earlier cause, or at depth 64. Since every step goes back
 -- in (ts, id), it cannot cycle.
+--   node            where the chain starts: a root of ancestry_root, the
+--                   dst of a chosen edge, a chosen sample's node
 --   ancestor        the src of the edge of this step (NULL: unknown)
 --   edge, edge_type, confidence, ts   that edge
 --   path_confidence the weakest confidence from the node to here
 --                   (observed < reconstructed < unknown)
+--   sample          the sample the chain starts from (ancestry_start),
+--                   else NULL
+--   start_edge      the chain's first edge (step 1's): it tells apart
+--                   the chains that start at one node
 -- A recursive view cannot take a parameter, and SQLite cannot push a
--- WHERE into a recursive CTE, so the chains start from the nodes listed
--- in ancestry_root, or from every node when it is empty (slow on a large
--- database: one chain per node). For one node:
+-- WHERE into a recursive CTE, so the chains start from what two tables
+-- list: the nodes of ancestry_root, each from its latest edge, and the
+-- rows of ancestry_start, each a chosen edge (step 1 is that edge) or a
+-- chosen sample, whose step 1 is what it waited for or ran after: for an
+-- off-CPU sample its wake (samples.wake, the wake that ended the wait;
+-- when none was seen, the chain is one row, edge and ancestor NULL,
+-- confidence 'unknown', never a guess), for a CPU sample the latest edge
+-- into its thread at or before its ts (into its node instead when that
+-- is an object an interrupt processed, a packet, a block request, a
+-- timer: the interrupted thread is not its cause, docs/model.md §2.4).
+-- When both tables are empty the chains start from every node (slow on
+-- a large database: one chain per node). For one node, or one sample:
 --   DELETE FROM ancestry_root; INSERT INTO ancestry_root VALUES (:id);
---   SELECT * FROM causal_ancestry ORDER BY depth;
+--   DELETE FROM ancestry_start;
+--   INSERT INTO ancestry_start(sample) VALUES (:sample);
+--   SELECT * FROM causal_ancestry ORDER BY node, sample, start_edge, depth;
 CREATE TABLE ancestry_root(node INTEGER PRIMARY KEY);
+CREATE TABLE ancestry_start(
+  sample INTEGER REFERENCES samples(id),
+  edge   INTEGER REFERENCES edges(id),
+  CHECK ((sample IS NULL) != (edge IS NULL)));
 
 CREATE VIEW causal_ancestry AS
   WITH RECURSIVE
-  -- The latest edge into a node, of any type, is one seek in
-  -- edges(dst, ts) (edges_dst_ts), read backwards, rather than a read of
-  -- every edge into it (a busy thread has tens of thousands).
-  walk(node, ancestor, depth, edge, edge_type, confidence, ts, path_rank) AS (
-    SELECT n.id, e.src, 1, e.id, e.type, e.confidence, e.ts,
-           CASE e.confidence WHEN 'observed' THEN 0 WHEN 'reconstructed' THEN 1 ELSE 2 END
-      FROM nodes n
-      JOIN edges e ON e.id = (SELECT id FROM edges WHERE dst = n.id
-                               ORDER BY ts DESC, id DESC LIMIT 1)
-     WHERE n.id IN (SELECT node FROM ancestry_root) OR NOT EXISTS (SELECT 1 FROM ancestry_root)
+  -- Each chain's first edge. The latest edge into a node, of any type, is
+  -- one seek in edges(dst, ts) (edges_dst_ts), read backwards, rather
+  -- than a read of every edge into it (a busy thread has tens of
+  -- thousands). The roots are read from ancestry_root, not found among
+  -- the nodes: a scan of nodes would cost every query a read of them all.
+  start(node, sample, edge) AS (
+    SELECT r.node, NULL, (SELECT id FROM edges WHERE dst = r.node
+                           ORDER BY ts DESC, id DESC LIMIT 1)
+      FROM (SELECT node FROM ancestry_root
+            UNION ALL
+            SELECT id FROM nodes
+             WHERE NOT EXISTS (SELECT 1 FROM ancestry_root)
+               AND NOT EXISTS (SELECT 1 FROM ancestry_start)) r
     UNION ALL
-    SELECT w.node, e.src, w.depth + 1, e.id, e.type, e.confidence, e.ts,
+    SELECT e.dst, NULL, e.id FROM ancestry_start a JOIN edges e ON e.id = a.edge
+    UNION ALL
+    SELECT s.node, s.id,
+           CASE WHEN s.kind = 'offcpu' THEN s.wake
+                ELSE (SELECT id FROM edges
+                       WHERE dst = CASE WHEN n.type IN ('thread', 'runtime_task', 'work_item',
+                                                        'request') THEN s.thread
+                                        ELSE s.node END
+                         AND ts <= s.ts
+                       ORDER BY ts DESC, id DESC LIMIT 1) END
+      FROM ancestry_start a JOIN samples s ON s.id = a.sample JOIN nodes n ON n.id = s.node),
+  walk(node, sample, start_edge, ancestor, depth, edge, edge_type, confidence, ts, path_rank) AS (
+    SELECT st.node, st.sample, e.id, e.src, 1, e.id, e.type, coalesce(e.confidence, 'unknown'),
+           e.ts, CASE e.confidence WHEN 'observed' THEN 0 WHEN 'reconstructed' THEN 1 ELSE 2 END
+      FROM start st LEFT JOIN edges e ON e.id = st.edge
+     WHERE e.id IS NOT NULL OR st.sample IS NOT NULL
+    UNION ALL
+    SELECT w.node, w.sample, w.start_edge, e.src, w.depth + 1, e.id, e.type, e.confidence, e.ts,
            max(w.path_rank,
                CASE e.confidence WHEN 'observed' THEN 0 WHEN 'reconstructed' THEN 1 ELSE 2 END)
       FROM walk w
@@ -694,7 +763,7 @@ CREATE VIEW causal_ancestry AS
      WHERE w.ancestor IS NOT NULL AND w.depth < 64)
   SELECT node, ancestor, depth, edge, edge_type, confidence, ts,
          CASE path_rank WHEN 0 THEN 'observed' WHEN 1 THEN 'reconstructed' ELSE 'unknown' END
-           AS path_confidence
+           AS path_confidence, sample, start_edge
     FROM walk;
 
 -- One row per io_request: its ring scope, user_data and opcode, who

@@ -190,6 +190,9 @@ static void test_query_plans(void)
 		{ "SELECT id FROM samples WHERE thread = ?1 AND ts BETWEEN ?2 AND ?3",
 		  "samples_thread" },
 		{ "SELECT sample FROM attribution WHERE request = ?1", "attribution_request" },
+		/* one thread: a seek to its own rows */
+		{ "SELECT * FROM offcpu_by_waker WHERE thread = ?1", "samples_thread (thread=?)" },
+		{ "SELECT * FROM causal_ancestry", "edges_dst_ts (dst=? AND ts<?)" },
 	};
 	sqlite3 *h = NULL;
 
