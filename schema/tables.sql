@@ -639,17 +639,183 @@ CREATE VIEW request_cost AS
    WHERE a.request IS NOT NULL
    GROUP BY a.request, m.mechanism;
 
--- Per request: its wall time (begin to end, NULL when either was not
--- seen), the CPU and blocked time charged to it in all its contexts, and
--- the shares of that observed and reconstructed.
+-- The exact central 95% limits of a Poisson mean given a count n
+-- (Garwood's): low is the mean at which P(X >= n) = 0.025, high the mean
+-- at which P(X <= n) = 0.025 (tests/test_db.c checks every row against
+-- these sums). Every n up to 32, then n = 32 * 2^(k/2) up to 2^34.5. For
+-- a count between two rows, request_summary scales the row below by
+-- count / its n: both limits lie further from the count than the exact
+-- ones, the interval at most 1.2 times as wide. A table, not a formula:
+-- SQLite's square root is a build option the reader's sqlite3 may lack.
+CREATE TABLE poisson_limits(n INTEGER PRIMARY KEY, low REAL NOT NULL, high REAL NOT NULL);
+INSERT INTO poisson_limits(n, low, high) VALUES
+  (0, 0.0, 3.688879454), (1, 0.02531780798, 5.571643391), (2, 0.2422092785, 7.224687668),
+  (3, 0.6186721229, 8.76727307), (4, 1.089865374, 10.24158868), (5, 1.62348639, 11.66833208),
+  (6, 2.201894253, 13.05947402), (7, 2.814363052, 14.42267536), (8, 3.453832177, 15.76318922),
+  (9, 4.115373097, 17.08480345), (10, 4.795388696, 18.39035604),
+  (11, 5.491160367, 19.68203851), (12, 6.200575109, 20.96158505),
+  (13, 6.921952491, 22.23039592), (14, 7.653930276, 23.48962112),
+  (15, 8.395386133, 24.74021887), (16, 9.145382454, 25.9829976), (17, 9.90312647, 27.21864682),
+  (18, 10.66794078, 28.44776027), (19, 11.43924116, 29.67085357),
+  (20, 12.21651959, 30.8883779), (21, 12.99933098, 32.10073073),
+  (22, 13.78728287, 33.30826439), (23, 14.58002704, 34.51129289),
+  (24, 15.37725285, 35.71009759), (25, 16.17868185, 36.9049317),
+  (26, 16.98406322, 38.09602408), (27, 17.79317013, 39.28358245),
+  (28, 18.60579666, 40.46779594), (29, 19.42175514, 41.64883744),
+  (30, 20.24087402, 42.82686539), (31, 21.06299598, 44.0020255),
+  (32, 21.88797631, 45.17445208), (45, 32.82330879, 60.2135405),
+  (64, 49.28779855, 81.72657121), (91, 73.2675235, 111.7278349),
+  (128, 106.7873338, 152.1924184), (181, 155.590925, 209.3754052),
+  (256, 225.598202, 289.3567822), (362, 325.6651397, 401.2802737),
+  (512, 468.6056942, 558.3316415), (724, 672.2162108, 778.7143196),
+  (1024, 962.2336117, 1088.691181), (1448, 1374.369908, 1524.550054),
+  (2048, 1960.253074, 2138.662818), (2896, 2791.47585, 3003.436618),
+  (4096, 3971.512128, 4223.397456), (5793, 5644.773092, 5944.134065),
+  (8192, 8015.553355, 8371.351761), (11585, 11374.99069, 11797.91271),
+  (16384, 16134.0731, 16636.82885), (23170, 22872.60854, 23470.2922),
+  (32768, 32414.15672, 33124.74299), (46341, 45920.02729, 46764.87156),
+  (65536, 65035.19704, 66039.70109), (92682, 92086.2618, 93280.63573),
+  (131072, 130363.3649, 131783.5321), (185364, 184521.1062, 186209.7903),
+  (262144, 261141.4459, 263149.4503), (370728, 369535.5756, 371923.3203),
+  (524288, 522869.7819, 525709.1138), (741455, 739768.2658, 743144.6296),
+  (1048576, 1046569.944, 1050584.951), (1482910, 1480524.205, 1485298.69),
+  (2097152, 2094314.616, 2099992.279), (2965821, 2962446.584, 2969198.311),
+  (4194304, 4190290.941, 4198319.954), (5931642, 5926869.462, 5936417.432),
+  (8388608, 8382932.285, 8394286.61), (11863283, 11856533.22, 11870035.67),
+  (16777216, 16769188.93, 16785245.96), (23726566, 23717019.98, 23736114.92),
+  (33554432, 33543079.62, 33565787.27), (47453133, 47439632.49, 47466636.4),
+  (67108864, 67092808.92, 67124921.97), (94906266, 94887173.01, 94925361.89),
+  (134217728, 134195022.3, 134240436.6), (189812531, 189785529.0, 189839535.9),
+  (268435456, 268403344.9, 268467570.0), (379625062, 379586875.1, 379663251.8),
+  (536870912, 536825499.7, 536916327.2), (759250125, 759196120.1, 759304132.8),
+  (1073741824, 1073677601.0, 1073806050.0), (1518500250, 1518423875.0, 1518576628.0),
+  (2147483648, 2147392822.0, 2147574477.0), (3037000500, 3036892489.0, 3037108514.0),
+  (4294967296, 4294838849.0, 4295095746.0), (6074001000, 6073848249.0, 6074153753.0),
+  (8589934592, 8589752940.0, 8590116247.0), (12148002000, 1.214778598e+10, 1.214821803e+10),
+  (17179869184, 1.717961229e+10, 1.718012608e+10),
+  (24296004000, 2.42956985e+10, 2.42963095e+10);
+
+-- Per request, every request node, with or without a sample charged to
+-- it (docs/model.md §6.1):
+--   start_ns, end_ns, wall_ns   its begin and end edges (NULL when one
+--                   was not seen), exact
+--   thread          the thread it ran on (its begin edge's src, else its
+--                   end edge's dst)
+--   contexts        the threads that worked for it: its own and those of
+--                   the samples charged to it
+--   blocked_ns      exact where blocked_exact = 1: the time its contexts
+--                   were blocked for it, each counted once per context,
+--                   within [start_ns, end_ns]: the off-CPU waits charged to
+--                   it (samples of kind offcpu, each from its switch-out
+--                   to its switch-in, docs/model.md §2.4) and its
+--                   resource_waits (on its thread: a lock waited for on
+--                   CPU, or through a sleep already counted, counts once),
+--                   each clipped to the request
+--   waits           how many of both
+--   blocked_exact   1 when every one of them was measured at both ends
+--                   and recorded with probability 1; 0 when one is a
+--                   bound (weight_exact = 0; a resource wait without its
+--                   end, counted to the request's end or the trace's) or
+--                   was kept by a budget (traces before format 1.8).
+--                   Waits lost in a coverage break are not here
+--                   (coverage_by_class).
+--   cpu_samples, cpu_ns   the CPU samples charged to it, and the estimate
+--                   they give, sum(weight / inclusion_probability):
+--                   unbiased, so sums over requests are right, but one
+--                   99 Hz tick is 10.1 ms whatever the request's length
+--   cpu_ns_low, cpu_ns_high   a 95% interval for the CPU time the
+--                   samples estimate: the Poisson limits of the count
+--                   (poisson_limits) times the time a sample stands for
+--                   (cpu_ns / cpu_samples; with no sample, the period,
+--                   where the trace says every tick was kept: meta
+--                   capture.sample_freq, capture.sample_budget_cpu = 0),
+--                   within [0, wall_ns * contexts]. When the two do
+--                   not meet (a tick that fell in a request shorter than
+--                   the Poisson low: 82 us of wall and one tick at 99 Hz,
+--                   whose low is 256 us), low is 0; without a sample and
+--                   a known keep, high is wall_ns * contexts alone
+--   observed_share, reconstructed_share   the shares of the time its
+--                   samples stand for (CPU and off-CPU) charged observed
+--                   and reconstructed (attribution.confidence); NULL
+--                   without a sample
+-- Each request's samples are one seek in attribution(request)
+-- (attribution_request) and its resource waits one in
+-- resource_waits(waiter, start_ns): a WHERE on request reads only its own.
+-- The unary plus on s.thread keeps SQLite off samples(thread, ts) there,
+-- which would read every sample of a backend for each of its requests.
+-- The off-CPU waits and resource waits are made one set per context by
+-- the running maximum of the ends before each (the part of a wait past
+-- it is new), in a subquery per request, since SQLite does not push a
+-- WHERE into a window.
 CREATE VIEW request_summary AS
-  SELECT c.request, r.name AS request_name, r.start_ns, r.end_ns,
-         r.end_ns - r.start_ns AS wall_ns,
-         sum(c.cpu_ns) AS cpu_ns, sum(c.blocked_ns) AS blocked_ns,
-         sum(c.observed_ns) / (sum(c.cpu_ns) + sum(c.blocked_ns)) AS observed_share,
-         sum(c.reconstructed_ns) / (sum(c.cpu_ns) + sum(c.blocked_ns)) AS reconstructed_share
-    FROM request_cost c JOIN nodes r ON r.id = c.request
-   GROUP BY c.request;
+  SELECT request, request_name, start_ns, end_ns, wall_ns, cpu_ns, blocked_ns, observed_share,
+         reconstructed_share, thread, contexts, cpu_samples,
+         CASE WHEN lo <= coalesce(cap, lo) THEN lo ELSE 0.0 END AS cpu_ns_low,
+         coalesce(min(hi, coalesce(cap, hi)), cap) AS cpu_ns_high, waits, blocked_exact
+    FROM (
+      SELECT *, wall_ns * max(contexts, 1) AS cap,
+             (SELECT CASE WHEN p.n = cpu_samples THEN p.low ELSE p.low * cpu_samples / p.n END
+                FROM poisson_limits p WHERE p.n <= cpu_samples ORDER BY p.n DESC LIMIT 1)
+               * per_sample AS lo,
+             (SELECT CASE WHEN p.n = cpu_samples THEN p.high ELSE p.high * cpu_samples / p.n END
+                FROM poisson_limits p WHERE p.n <= cpu_samples ORDER BY p.n DESC LIMIT 1)
+               * per_sample AS hi
+        FROM (
+          SELECT q.id AS request, q.name AS request_name, q.start_ns, q.end_ns,
+                 q.end_ns - q.start_ns AS wall_ns, q.thread,
+                 count(CASE s.kind WHEN 'cpu' THEN 1 END) AS cpu_samples,
+                 total(CASE s.kind WHEN 'cpu' THEN s.weight / s.inclusion_probability END)
+                   AS cpu_ns,
+                 coalesce(total(CASE s.kind WHEN 'cpu' THEN s.weight / s.inclusion_probability
+                                END) / count(CASE s.kind WHEN 'cpu' THEN 1 END),
+                          (SELECT 1000000000 / CAST(f.value AS INTEGER) FROM meta f, meta k
+                            WHERE f.key = 'capture.sample_freq'
+                              AND CAST(f.value AS INTEGER) > 0
+                              AND k.key = 'capture.sample_budget_cpu' AND k.value = '0'))
+                   AS per_sample,
+                 total(CASE a.confidence WHEN 'observed'
+                                         THEN s.weight / s.inclusion_probability END) /
+                   sum(s.weight / s.inclusion_probability) AS observed_share,
+                 total(CASE a.confidence WHEN 'reconstructed'
+                                         THEN s.weight / s.inclusion_probability END) /
+                   sum(s.weight / s.inclusion_probability) AS reconstructed_share,
+                 count(DISTINCT s.thread) +
+                   (q.thread IS NOT NULL
+                    AND NOT EXISTS (SELECT 1 FROM attribution a JOIN samples s ON s.id = a.sample
+                                     WHERE a.request = q.id AND +s.thread = q.thread))
+                   AS contexts,
+                 (SELECT coalesce(sum(max(0, e - max(b, coalesce(prev, b)))), 0)
+                    FROM (SELECT b, e, max(e) OVER (PARTITION BY ctx ORDER BY b, e
+                                                    ROWS BETWEEN UNBOUNDED PRECEDING
+                                                             AND 1 PRECEDING) AS prev
+                            FROM (SELECT s.thread AS ctx,
+                                         coalesce(max(s.ts, q.start_ns), s.ts) AS b,
+                                         coalesce(min(s.ts + s.weight, q.end_ns), s.ts + s.weight)
+                                           AS e
+                                    FROM attribution a JOIN samples s ON s.id = a.sample
+                                   WHERE a.request = q.id AND s.kind = 'offcpu'
+                                  UNION ALL
+                                  SELECT coalesce(q.thread, q.id),
+                                         coalesce(max(w.start_ns, q.start_ns), w.start_ns),
+                                         coalesce(min(w.end_ns, q.end_ns), w.end_ns, q.end_ns,
+                                                  (SELECT CAST(value AS INTEGER) FROM meta
+                                                    WHERE key = 'capture_end_ns'))
+                                    FROM resource_waits w WHERE w.waiter = q.id)))
+                   AS blocked_ns,
+                 count(CASE s.kind WHEN 'offcpu' THEN 1 END) +
+                   (SELECT count(*) FROM resource_waits w WHERE w.waiter = q.id) AS waits,
+                 NOT coalesce(max(s.kind = 'offcpu'
+                                  AND (NOT s.weight_exact OR s.inclusion_probability < 1)), 0)
+                 AND NOT EXISTS (SELECT 1 FROM resource_waits w
+                                  WHERE w.waiter = q.id AND w.end_ns IS NULL) AS blocked_exact
+            FROM (SELECT r.id, r.name, r.start_ns, r.end_ns,
+                         coalesce((SELECT src FROM edges WHERE dst = r.id AND type = 'begin'
+                                    ORDER BY ts, id LIMIT 1),
+                                  (SELECT dst FROM edges WHERE src = r.id AND type = 'end'
+                                    ORDER BY id LIMIT 1)) AS thread
+                    FROM nodes r WHERE r.type = 'request') q
+            LEFT JOIN attribution a ON a.request = q.id LEFT JOIN samples s ON s.id = a.sample
+           GROUP BY q.id));
 
 -- How much of the sampled time is charged to a request, by kind and
 -- confidence (ns estimated as above; share of the kind's total). The
