@@ -105,6 +105,7 @@ $(BUILD)/format_md.h: schema/format.md
 	  sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' $<; echo ';'; } > $@
 $(BUILD)/tests/test_records: $(BUILD)/format_md.h
 $(BUILD)/tests/test_db: $(BUILD)/tables_sql.h
+$(BUILD)/tests/test_db: ANALYZE_LIBS += -lm
 
 $(BUILD)/lib/%.o: lib/%.c $(HEADERS)
 	$(call msg,CC,$@)

@@ -563,17 +563,45 @@ CREATE VIEW profile_functions AS
          sum(pos = 0) AS self_samples, count(*) AS samples
     FROM per GROUP BY function, module, kind;
 
--- Blocked time by what ended it: per waker (the src of the sample's wake
--- edge: a thread, a timer, a work item, an io_request, a packet) and the
--- thread that waited. waker NULL: the wake is unknown (see samples.wake).
+-- Blocked time by what ended it (the src of each off-CPU sample's wake
+-- edge), per kind of waker and the thread that waited, one row each:
+--   waker_type      the waker's node type: thread, timer, work_item,
+--                   io_request, packet, block_request, runtime_task...;
+--                   NULL when the cause is unknown
+--   waker_name      a thread: its label (node_labels: 'name (tid N)'), a
+--                   row per thread; anything else: its name, the rows of
+--                   one type and name summed (every packet of a flow, 'tcp
+--                   127.0.0.1:43046 > 127.0.0.1:16379'; every expiry of
+--                   'hrtimer_wakeup'; every WRITE to one disk)
+--   waker_process   the waker's pid, where known: a thread's, a packet's
+--                   sender's, the submitter's of a request or a work item
+--   thread, thread_name   the waiting thread (node id, name)
+--   samples, blocked_ns   the waits, and their time (weight /
+--                   inclusion_probability: exact, docs/model.md §2.4)
+--   reason          why the cause is unknown, on the rows with waker_type
+--                   NULL: the wake edge's reason when a wake was seen with
+--                   src NULL ('softirq', 'hardirq', 'orphan: ...'); 'wait
+--                   end not seen' (weight_exact = 0); 'no wake seen' (none
+--                   in the wait, or a coverage break of the edges overlaps
+--                   it: samples.wake). NULL on the other rows.
+-- One pass over the samples, grouped once: a thread waker is grouped by
+-- its node id (no text built per sample), an object by its name. A WHERE
+-- on thread reaches samples(thread, ts) (samples_thread).
 CREATE VIEW offcpu_by_waker AS
-  SELECT e.src AS waker, w.type AS waker_type, w.name AS waker_name, s.thread,
-         t.name AS thread_name, count(*) AS samples,
-         sum(s.weight * 1.0 / s.inclusion_probability) AS blocked_ns
+  SELECT w.type AS waker_type,
+         CASE w.type WHEN 'thread' THEN l.label ELSE w.name END AS waker_name,
+         w.pid AS waker_process, s.thread, t.name AS thread_name, count(*) AS samples,
+         sum(s.weight * 1.0 / s.inclusion_probability) AS blocked_ns,
+         CASE WHEN e.src IS NOT NULL THEN NULL
+              WHEN e.id IS NOT NULL THEN e.reason
+              WHEN s.weight_exact = 0 THEN 'wait end not seen'
+              ELSE 'no wake seen' END AS reason
     FROM samples s JOIN nodes t ON t.id = s.thread
     LEFT JOIN edges e ON e.id = s.wake LEFT JOIN nodes w ON w.id = e.src
+    LEFT JOIN node_labels l ON l.node = e.src
    WHERE s.kind = 'offcpu'
-   GROUP BY e.src, s.thread;
+   GROUP BY s.thread, w.type, CASE w.type WHEN 'thread' THEN e.src ELSE w.name END, w.pid,
+            8;
 
 -- What a sample's time went to: 'cpu' for a CPU sample; for an off-CPU
 -- one, 'resource_wait' when it lies in a resource wait of its thread (or
@@ -622,17 +650,183 @@ CREATE VIEW request_cost AS
    WHERE a.request IS NOT NULL
    GROUP BY a.request, m.mechanism;
 
--- Per request: its wall time (begin to end, NULL when either was not
--- seen), the CPU and blocked time charged to it in all its contexts, and
--- the shares of that observed and reconstructed.
+-- The exact central 95% limits of a Poisson mean given a count n
+-- (Garwood's): low is the mean at which P(X >= n) = 0.025, high the mean
+-- at which P(X <= n) = 0.025 (tests/test_db.c checks every row against
+-- these sums). Every n up to 32, then n = 32 * 2^(k/2) up to 2^34.5. For
+-- a count between two rows, request_summary scales the row below by
+-- count / its n: both limits lie further from the count than the exact
+-- ones, the interval at most 1.2 times as wide. A table, not a formula:
+-- SQLite's square root is a build option the reader's sqlite3 may lack.
+CREATE TABLE poisson_limits(n INTEGER PRIMARY KEY, low REAL NOT NULL, high REAL NOT NULL);
+INSERT INTO poisson_limits(n, low, high) VALUES
+  (0, 0.0, 3.688879454), (1, 0.02531780798, 5.571643391), (2, 0.2422092785, 7.224687668),
+  (3, 0.6186721229, 8.76727307), (4, 1.089865374, 10.24158868), (5, 1.62348639, 11.66833208),
+  (6, 2.201894253, 13.05947402), (7, 2.814363052, 14.42267536), (8, 3.453832177, 15.76318922),
+  (9, 4.115373097, 17.08480345), (10, 4.795388696, 18.39035604),
+  (11, 5.491160367, 19.68203851), (12, 6.200575109, 20.96158505),
+  (13, 6.921952491, 22.23039592), (14, 7.653930276, 23.48962112),
+  (15, 8.395386133, 24.74021887), (16, 9.145382454, 25.9829976), (17, 9.90312647, 27.21864682),
+  (18, 10.66794078, 28.44776027), (19, 11.43924116, 29.67085357),
+  (20, 12.21651959, 30.8883779), (21, 12.99933098, 32.10073073),
+  (22, 13.78728287, 33.30826439), (23, 14.58002704, 34.51129289),
+  (24, 15.37725285, 35.71009759), (25, 16.17868185, 36.9049317),
+  (26, 16.98406322, 38.09602408), (27, 17.79317013, 39.28358245),
+  (28, 18.60579666, 40.46779594), (29, 19.42175514, 41.64883744),
+  (30, 20.24087402, 42.82686539), (31, 21.06299598, 44.0020255),
+  (32, 21.88797631, 45.17445208), (45, 32.82330879, 60.2135405),
+  (64, 49.28779855, 81.72657121), (91, 73.2675235, 111.7278349),
+  (128, 106.7873338, 152.1924184), (181, 155.590925, 209.3754052),
+  (256, 225.598202, 289.3567822), (362, 325.6651397, 401.2802737),
+  (512, 468.6056942, 558.3316415), (724, 672.2162108, 778.7143196),
+  (1024, 962.2336117, 1088.691181), (1448, 1374.369908, 1524.550054),
+  (2048, 1960.253074, 2138.662818), (2896, 2791.47585, 3003.436618),
+  (4096, 3971.512128, 4223.397456), (5793, 5644.773092, 5944.134065),
+  (8192, 8015.553355, 8371.351761), (11585, 11374.99069, 11797.91271),
+  (16384, 16134.0731, 16636.82885), (23170, 22872.60854, 23470.2922),
+  (32768, 32414.15672, 33124.74299), (46341, 45920.02729, 46764.87156),
+  (65536, 65035.19704, 66039.70109), (92682, 92086.2618, 93280.63573),
+  (131072, 130363.3649, 131783.5321), (185364, 184521.1062, 186209.7903),
+  (262144, 261141.4459, 263149.4503), (370728, 369535.5756, 371923.3203),
+  (524288, 522869.7819, 525709.1138), (741455, 739768.2658, 743144.6296),
+  (1048576, 1046569.944, 1050584.951), (1482910, 1480524.205, 1485298.69),
+  (2097152, 2094314.616, 2099992.279), (2965821, 2962446.584, 2969198.311),
+  (4194304, 4190290.941, 4198319.954), (5931642, 5926869.462, 5936417.432),
+  (8388608, 8382932.285, 8394286.61), (11863283, 11856533.22, 11870035.67),
+  (16777216, 16769188.93, 16785245.96), (23726566, 23717019.98, 23736114.92),
+  (33554432, 33543079.62, 33565787.27), (47453133, 47439632.49, 47466636.4),
+  (67108864, 67092808.92, 67124921.97), (94906266, 94887173.01, 94925361.89),
+  (134217728, 134195022.3, 134240436.6), (189812531, 189785529.0, 189839535.9),
+  (268435456, 268403344.9, 268467570.0), (379625062, 379586875.1, 379663251.8),
+  (536870912, 536825499.7, 536916327.2), (759250125, 759196120.1, 759304132.8),
+  (1073741824, 1073677601.0, 1073806050.0), (1518500250, 1518423875.0, 1518576628.0),
+  (2147483648, 2147392822.0, 2147574477.0), (3037000500, 3036892489.0, 3037108514.0),
+  (4294967296, 4294838849.0, 4295095746.0), (6074001000, 6073848249.0, 6074153753.0),
+  (8589934592, 8589752940.0, 8590116247.0), (12148002000, 1.214778598e+10, 1.214821803e+10),
+  (17179869184, 1.717961229e+10, 1.718012608e+10),
+  (24296004000, 2.42956985e+10, 2.42963095e+10);
+
+-- Per request, every request node, with or without a sample charged to
+-- it (docs/model.md §6.1):
+--   start_ns, end_ns, wall_ns   its begin and end edges (NULL when one
+--                   was not seen), exact
+--   thread          the thread it ran on (its begin edge's src, else its
+--                   end edge's dst)
+--   contexts        the threads that worked for it: its own and those of
+--                   the samples charged to it
+--   blocked_ns      exact where blocked_exact = 1: the time its contexts
+--                   were blocked for it, each counted once per context,
+--                   within [start_ns, end_ns]: the off-CPU waits charged to
+--                   it (samples of kind offcpu, each from its switch-out
+--                   to its switch-in, docs/model.md §2.4) and its
+--                   resource_waits (on its thread: a lock waited for on
+--                   CPU, or through a sleep already counted, counts once),
+--                   each clipped to the request
+--   waits           how many of both
+--   blocked_exact   1 when every one of them was measured at both ends
+--                   and recorded with probability 1; 0 when one is a
+--                   bound (weight_exact = 0; a resource wait without its
+--                   end, counted to the request's end or the trace's) or
+--                   was kept by a budget (traces before format 1.8).
+--                   Waits lost in a coverage break are not here
+--                   (coverage_by_class).
+--   cpu_samples, cpu_ns   the CPU samples charged to it, and the estimate
+--                   they give, sum(weight / inclusion_probability):
+--                   unbiased, so sums over requests are right, but one
+--                   99 Hz tick is 10.1 ms whatever the request's length
+--   cpu_ns_low, cpu_ns_high   a 95% interval for the CPU time the
+--                   samples estimate: the Poisson limits of the count
+--                   (poisson_limits) times the time a sample stands for
+--                   (cpu_ns / cpu_samples; with no sample, the period,
+--                   where the trace says every tick was kept: meta
+--                   capture.sample_freq, capture.sample_budget_cpu = 0),
+--                   within [0, wall_ns * contexts]. When the two do
+--                   not meet (a tick that fell in a request shorter than
+--                   the Poisson low: 82 us of wall and one tick at 99 Hz,
+--                   whose low is 256 us), low is 0; without a sample and
+--                   a known keep, high is wall_ns * contexts alone
+--   observed_share, reconstructed_share   the shares of the time its
+--                   samples stand for (CPU and off-CPU) charged observed
+--                   and reconstructed (attribution.confidence); NULL
+--                   without a sample
+-- Each request's samples are one seek in attribution(request)
+-- (attribution_request) and its resource waits one in
+-- resource_waits(waiter, start_ns): a WHERE on request reads only its own.
+-- The unary plus on s.thread keeps SQLite off samples(thread, ts) there,
+-- which would read every sample of a backend for each of its requests.
+-- The off-CPU waits and resource waits are made one set per context by
+-- the running maximum of the ends before each (the part of a wait past
+-- it is new), in a subquery per request, since SQLite does not push a
+-- WHERE into a window.
 CREATE VIEW request_summary AS
-  SELECT c.request, r.name AS request_name, r.start_ns, r.end_ns,
-         r.end_ns - r.start_ns AS wall_ns,
-         sum(c.cpu_ns) AS cpu_ns, sum(c.blocked_ns) AS blocked_ns,
-         sum(c.observed_ns) / (sum(c.cpu_ns) + sum(c.blocked_ns)) AS observed_share,
-         sum(c.reconstructed_ns) / (sum(c.cpu_ns) + sum(c.blocked_ns)) AS reconstructed_share
-    FROM request_cost c JOIN nodes r ON r.id = c.request
-   GROUP BY c.request;
+  SELECT request, request_name, start_ns, end_ns, wall_ns, cpu_ns, blocked_ns, observed_share,
+         reconstructed_share, thread, contexts, cpu_samples,
+         CASE WHEN lo <= coalesce(cap, lo) THEN lo ELSE 0.0 END AS cpu_ns_low,
+         coalesce(min(hi, coalesce(cap, hi)), cap) AS cpu_ns_high, waits, blocked_exact
+    FROM (
+      SELECT *, wall_ns * max(contexts, 1) AS cap,
+             (SELECT CASE WHEN p.n = cpu_samples THEN p.low ELSE p.low * cpu_samples / p.n END
+                FROM poisson_limits p WHERE p.n <= cpu_samples ORDER BY p.n DESC LIMIT 1)
+               * per_sample AS lo,
+             (SELECT CASE WHEN p.n = cpu_samples THEN p.high ELSE p.high * cpu_samples / p.n END
+                FROM poisson_limits p WHERE p.n <= cpu_samples ORDER BY p.n DESC LIMIT 1)
+               * per_sample AS hi
+        FROM (
+          SELECT q.id AS request, q.name AS request_name, q.start_ns, q.end_ns,
+                 q.end_ns - q.start_ns AS wall_ns, q.thread,
+                 count(CASE s.kind WHEN 'cpu' THEN 1 END) AS cpu_samples,
+                 total(CASE s.kind WHEN 'cpu' THEN s.weight / s.inclusion_probability END)
+                   AS cpu_ns,
+                 coalesce(total(CASE s.kind WHEN 'cpu' THEN s.weight / s.inclusion_probability
+                                END) / count(CASE s.kind WHEN 'cpu' THEN 1 END),
+                          (SELECT 1000000000 / CAST(f.value AS INTEGER) FROM meta f, meta k
+                            WHERE f.key = 'capture.sample_freq'
+                              AND CAST(f.value AS INTEGER) > 0
+                              AND k.key = 'capture.sample_budget_cpu' AND k.value = '0'))
+                   AS per_sample,
+                 total(CASE a.confidence WHEN 'observed'
+                                         THEN s.weight / s.inclusion_probability END) /
+                   sum(s.weight / s.inclusion_probability) AS observed_share,
+                 total(CASE a.confidence WHEN 'reconstructed'
+                                         THEN s.weight / s.inclusion_probability END) /
+                   sum(s.weight / s.inclusion_probability) AS reconstructed_share,
+                 count(DISTINCT s.thread) +
+                   (q.thread IS NOT NULL
+                    AND NOT EXISTS (SELECT 1 FROM attribution a JOIN samples s ON s.id = a.sample
+                                     WHERE a.request = q.id AND +s.thread = q.thread))
+                   AS contexts,
+                 (SELECT coalesce(sum(max(0, e - max(b, coalesce(prev, b)))), 0)
+                    FROM (SELECT b, e, max(e) OVER (PARTITION BY ctx ORDER BY b, e
+                                                    ROWS BETWEEN UNBOUNDED PRECEDING
+                                                             AND 1 PRECEDING) AS prev
+                            FROM (SELECT s.thread AS ctx,
+                                         coalesce(max(s.ts, q.start_ns), s.ts) AS b,
+                                         coalesce(min(s.ts + s.weight, q.end_ns), s.ts + s.weight)
+                                           AS e
+                                    FROM attribution a JOIN samples s ON s.id = a.sample
+                                   WHERE a.request = q.id AND s.kind = 'offcpu'
+                                  UNION ALL
+                                  SELECT coalesce(q.thread, q.id),
+                                         coalesce(max(w.start_ns, q.start_ns), w.start_ns),
+                                         coalesce(min(w.end_ns, q.end_ns), w.end_ns, q.end_ns,
+                                                  (SELECT CAST(value AS INTEGER) FROM meta
+                                                    WHERE key = 'capture_end_ns'))
+                                    FROM resource_waits w WHERE w.waiter = q.id)))
+                   AS blocked_ns,
+                 count(CASE s.kind WHEN 'offcpu' THEN 1 END) +
+                   (SELECT count(*) FROM resource_waits w WHERE w.waiter = q.id) AS waits,
+                 NOT coalesce(max(s.kind = 'offcpu'
+                                  AND (NOT s.weight_exact OR s.inclusion_probability < 1)), 0)
+                 AND NOT EXISTS (SELECT 1 FROM resource_waits w
+                                  WHERE w.waiter = q.id AND w.end_ns IS NULL) AS blocked_exact
+            FROM (SELECT r.id, r.name, r.start_ns, r.end_ns,
+                         coalesce((SELECT src FROM edges WHERE dst = r.id AND type = 'begin'
+                                    ORDER BY ts, id LIMIT 1),
+                                  (SELECT dst FROM edges WHERE src = r.id AND type = 'end'
+                                    ORDER BY id LIMIT 1)) AS thread
+                    FROM nodes r WHERE r.type = 'request') q
+            LEFT JOIN attribution a ON a.request = q.id LEFT JOIN samples s ON s.id = a.sample
+           GROUP BY q.id));
 
 -- How much of the sampled time is charged to a request, by kind and
 -- confidence (ns estimated as above; share of the kind's total). The
@@ -669,32 +863,73 @@ CREATE VIEW blocked_by_cause AS
 -- is unknown: an orphan, an interrupt; that edge is its last row), at a
 -- node with no earlier cause, or at depth 64. Since every step goes back
 -- in (ts, id), it cannot cycle.
+--   node            where the chain starts: a root of ancestry_root, the
+--                   dst of a chosen edge, a chosen sample's node
 --   ancestor        the src of the edge of this step (NULL: unknown)
 --   edge, edge_type, confidence, ts   that edge
 --   path_confidence the weakest confidence from the node to here
 --                   (observed < reconstructed < unknown)
+--   sample          the sample the chain starts from (ancestry_start),
+--                   else NULL
+--   start_edge      the chain's first edge (step 1's): it tells apart
+--                   the chains that start at one node
 -- A recursive view cannot take a parameter, and SQLite cannot push a
--- WHERE into a recursive CTE, so the chains start from the nodes listed
--- in ancestry_root, or from every node when it is empty (slow on a large
--- database: one chain per node). For one node:
+-- WHERE into a recursive CTE, so the chains start from what two tables
+-- list: the nodes of ancestry_root, each from its latest edge, and the
+-- rows of ancestry_start, each a chosen edge (step 1 is that edge) or a
+-- chosen sample, whose step 1 is what it waited for or ran after: for an
+-- off-CPU sample its wake (samples.wake, the wake that ended the wait;
+-- when none was seen, the chain is one row, edge and ancestor NULL,
+-- confidence 'unknown', never a guess), for a CPU sample the latest edge
+-- into its thread at or before its ts (into its node instead when that
+-- is an object an interrupt processed, a packet, a block request, a
+-- timer: the interrupted thread is not its cause, docs/model.md §2.4).
+-- When both tables are empty the chains start from every node (slow on
+-- a large database: one chain per node). For one node, or one sample:
 --   DELETE FROM ancestry_root; INSERT INTO ancestry_root VALUES (:id);
---   SELECT * FROM causal_ancestry ORDER BY depth;
+--   DELETE FROM ancestry_start;
+--   INSERT INTO ancestry_start(sample) VALUES (:sample);
+--   SELECT * FROM causal_ancestry ORDER BY node, sample, start_edge, depth;
 CREATE TABLE ancestry_root(node INTEGER PRIMARY KEY);
+CREATE TABLE ancestry_start(
+  sample INTEGER REFERENCES samples(id),
+  edge   INTEGER REFERENCES edges(id),
+  CHECK ((sample IS NULL) != (edge IS NULL)));
 
 CREATE VIEW causal_ancestry AS
   WITH RECURSIVE
-  -- The latest edge into a node, of any type, is one seek in
-  -- edges(dst, ts) (edges_dst_ts), read backwards, rather than a read of
-  -- every edge into it (a busy thread has tens of thousands).
-  walk(node, ancestor, depth, edge, edge_type, confidence, ts, path_rank) AS (
-    SELECT n.id, e.src, 1, e.id, e.type, e.confidence, e.ts,
-           CASE e.confidence WHEN 'observed' THEN 0 WHEN 'reconstructed' THEN 1 ELSE 2 END
-      FROM nodes n
-      JOIN edges e ON e.id = (SELECT id FROM edges WHERE dst = n.id
-                               ORDER BY ts DESC, id DESC LIMIT 1)
-     WHERE n.id IN (SELECT node FROM ancestry_root) OR NOT EXISTS (SELECT 1 FROM ancestry_root)
+  -- Each chain's first edge. The latest edge into a node, of any type, is
+  -- one seek in edges(dst, ts) (edges_dst_ts), read backwards, rather
+  -- than a read of every edge into it (a busy thread has tens of
+  -- thousands). The roots are read from ancestry_root, not found among
+  -- the nodes: a scan of nodes would cost every query a read of them all.
+  start(node, sample, edge) AS (
+    SELECT r.node, NULL, (SELECT id FROM edges WHERE dst = r.node
+                           ORDER BY ts DESC, id DESC LIMIT 1)
+      FROM (SELECT node FROM ancestry_root
+            UNION ALL
+            SELECT id FROM nodes
+             WHERE NOT EXISTS (SELECT 1 FROM ancestry_root)
+               AND NOT EXISTS (SELECT 1 FROM ancestry_start)) r
     UNION ALL
-    SELECT w.node, e.src, w.depth + 1, e.id, e.type, e.confidence, e.ts,
+    SELECT e.dst, NULL, e.id FROM ancestry_start a JOIN edges e ON e.id = a.edge
+    UNION ALL
+    SELECT s.node, s.id,
+           CASE WHEN s.kind = 'offcpu' THEN s.wake
+                ELSE (SELECT id FROM edges
+                       WHERE dst = CASE WHEN n.type IN ('thread', 'runtime_task', 'work_item',
+                                                        'request') THEN s.thread
+                                        ELSE s.node END
+                         AND ts <= s.ts
+                       ORDER BY ts DESC, id DESC LIMIT 1) END
+      FROM ancestry_start a JOIN samples s ON s.id = a.sample JOIN nodes n ON n.id = s.node),
+  walk(node, sample, start_edge, ancestor, depth, edge, edge_type, confidence, ts, path_rank) AS (
+    SELECT st.node, st.sample, e.id, e.src, 1, e.id, e.type, coalesce(e.confidence, 'unknown'),
+           e.ts, CASE e.confidence WHEN 'observed' THEN 0 WHEN 'reconstructed' THEN 1 ELSE 2 END
+      FROM start st LEFT JOIN edges e ON e.id = st.edge
+     WHERE e.id IS NOT NULL OR st.sample IS NOT NULL
+    UNION ALL
+    SELECT w.node, w.sample, w.start_edge, e.src, w.depth + 1, e.id, e.type, e.confidence, e.ts,
            max(w.path_rank,
                CASE e.confidence WHEN 'observed' THEN 0 WHEN 'reconstructed' THEN 1 ELSE 2 END)
       FROM walk w
@@ -705,7 +940,7 @@ CREATE VIEW causal_ancestry AS
      WHERE w.ancestor IS NOT NULL AND w.depth < 64)
   SELECT node, ancestor, depth, edge, edge_type, confidence, ts,
          CASE path_rank WHEN 0 THEN 'observed' WHEN 1 THEN 'reconstructed' ELSE 'unknown' END
-           AS path_confidence
+           AS path_confidence, sample, start_edge
     FROM walk;
 
 -- One row per io_request: its ring scope, user_data and opcode, who

@@ -63,12 +63,15 @@ status=0
 while IFS='|' read -r name cols order; do
 	[ -n "$name" ] || continue
 	q=$(query "$a" "$name" "$cols" "$order")
-	# causal_ancestry walks from every node when ancestry_root is empty:
-	# the last 50 nodes are enough to compare it, and all of them too
+	# causal_ancestry walks from every node when ancestry_root and
+	# ancestry_start are empty: the chains of the last 50 nodes and of
+	# the last 50 samples are enough to compare it, and all of them too
 	# slow. Inside a transaction rolled back: the databases are only read.
 	[ "$name" = causal_ancestry ] &&
-		q="BEGIN; DELETE FROM ancestry_root; INSERT INTO ancestry_root
-			SELECT id FROM nodes ORDER BY id DESC LIMIT 50; $q ROLLBACK;"
+		q="BEGIN; DELETE FROM ancestry_root; DELETE FROM ancestry_start;
+			INSERT INTO ancestry_root SELECT id FROM nodes ORDER BY id DESC LIMIT 50;
+			INSERT INTO ancestry_start(sample) SELECT id FROM samples ORDER BY id DESC LIMIT 50;
+			$q ROLLBACK;"
 	sqlite3 -batch "$a" "$q" >"$dir/$name.a" 2>&1
 	sqlite3 -batch "$b" "$q" >"$dir/$name.b" 2>&1
 	n=$(wc -l <"$dir/$name.a")

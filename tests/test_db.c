@@ -3,8 +3,10 @@
  * The database writer: generations are numbered after the load from
  * creation order, the identity index is unique, traced is written as
  * 1/0/NULL, docs/model.md §4.1's queries find the indexes built for them,
- * and the views read every code and text back as written.
+ * the views read every code and text back as written, and the Poisson
+ * limits request_summary bounds CPU time with are the exact ones.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -190,6 +192,13 @@ static void test_query_plans(void)
 		{ "SELECT id FROM samples WHERE thread = ?1 AND ts BETWEEN ?2 AND ?3",
 		  "samples_thread" },
 		{ "SELECT sample FROM attribution WHERE request = ?1", "attribution_request" },
+		/* one request, one thread: a seek to their own rows */
+		{ "SELECT * FROM request_summary WHERE request = ?1",
+		  "attribution_request (request=?)" },
+		{ "SELECT * FROM request_summary WHERE request = ?1",
+		  "resource_waits_waiter (waiter=?)" },
+		{ "SELECT * FROM offcpu_by_waker WHERE thread = ?1", "samples_thread (thread=?)" },
+		{ "SELECT * FROM causal_ancestry", "edges_dst_ts (dst=? AND ts<?)" },
 	};
 	sqlite3 *h = NULL;
 
@@ -201,6 +210,13 @@ static void test_query_plans(void)
 	for (size_t i = 0; i < sizeof(lookups) / sizeof(lookups[0]); i++)
 		CHECK(uses(h, lookups[i].sql, lookups[i].index), "%s: reads every row, not %s",
 		      lookups[i].sql, lookups[i].index);
+	/* one request is found by its id, not among every request by type,
+	 * and its samples by it, not among every sample of its thread (a
+	 * backend's tens of thousands, for each of its requests) */
+	CHECK(!uses(h, "SELECT * FROM request_summary WHERE request = ?1", "nodes_identity"),
+	      "request_summary reads every request to find one");
+	CHECK(!uses(h, "SELECT * FROM request_summary WHERE request = ?1", "samples_thread"),
+	      "request_summary reads every sample of the request's thread");
 	sqlite3_close(h);
 	unlink(path);
 	passes++;
@@ -440,6 +456,90 @@ static void test_codes(void)
 	printf("ok codes\n");
 }
 
+/*
+ * The regularized incomplete gamma functions P(a, x) and Q(a, x) = 1 - P,
+ * each computed where it converges without cancelling (Numerical Recipes'
+ * series below a + 1, Lentz's continued fraction above). For a Poisson X
+ * of mean x, P(X >= n) = P(n, x) and P(X <= n) = Q(n + 1, x).
+ */
+static void gamma_pq(double a, double x, double *p, double *q)
+{
+	double pre = exp(a * log(x) - x - lgamma(a));
+
+	if (x < a + 1) {
+		double term = 1 / a, sum = term;
+
+		for (double ap = a; fabs(term) > fabs(sum) * 1e-15;)
+			sum += term *= x / ++ap;
+		*p = sum * pre;
+		*q = 1 - *p;
+		return;
+	}
+	double b = x + 1 - a, c = 1e300, d = 1 / b, h = d;
+
+	for (int i = 1;; i++) {
+		double an = -i * (i - a), del;
+
+		b += 2;
+		d = an * d + b;
+		d = fabs(d) < 1e-300 ? 1e-300 : d;
+		c = b + an / c;
+		c = fabs(c) < 1e-300 ? 1e-300 : c;
+		d = 1 / d;
+		del = d * c;
+		h *= del;
+		if (fabs(del - 1) < 1e-15)
+			break;
+	}
+	*q = h * pre;
+	*p = 1 - *q;
+}
+
+/*
+ * poisson_limits (schema/tables.sql) holds Garwood's exact central 95%
+ * limits: at low, P(X >= n) = 0.025, at high, P(X <= n) = 0.025, within
+ * what its 10 digits and double precision allow; every n to 32, then
+ * rows to past 2^34 at most 2^(1/2) apart (the view scales the row below
+ * a count, and says how wide that may make the interval).
+ */
+static void test_poisson_limits(void)
+{
+	static const struct tnode tn[] = { { 1, CW_NODE_THREAD, 7, 0, 1 } };
+	sqlite3 *h = NULL;
+	sqlite3_stmt *s;
+	double prev_n = -1;
+	int rows = 0;
+
+	CHECK(write_db(tn, 1) == 0, "write");
+	CHECK(sqlite3_open(path, &h) == SQLITE_OK, "open");
+	CHECK(sqlite3_prepare_v2(h, "SELECT n, low, high FROM poisson_limits ORDER BY n", -1, &s,
+				 NULL) == SQLITE_OK,
+	      "poisson_limits: %s", sqlite3_errmsg(h));
+	while (sqlite3_step(s) == SQLITE_ROW) {
+		double n = sqlite3_column_double(s, 0), lo = sqlite3_column_double(s, 1);
+		double hi = sqlite3_column_double(s, 2), p, q;
+
+		CHECK(n <= 32 ? n == prev_n + 1 : n <= prev_n * sqrt(2) + 1,
+		      "a gap before n = %.0f", n);
+		if (n == 0) {
+			CHECK(lo == 0, "low %g at n = 0", lo);
+		} else {
+			gamma_pq(n, lo, &p, &q);
+			CHECK(fabs(p - 0.025) < 1e-4, "n = %.0f: P(X >= n | %.10g) = %.6f", n, lo, p);
+		}
+		gamma_pq(n + 1, hi, &p, &q);
+		CHECK(fabs(q - 0.025) < 1e-4, "n = %.0f: P(X <= n | %.10g) = %.6f", n, hi, q);
+		prev_n = n;
+		rows++;
+	}
+	sqlite3_finalize(s);
+	CHECK(prev_n >= 17179869184.0, "the last row is n = %.0f, not past 2^34", prev_n);
+	sqlite3_close(h);
+	unlink(path);
+	passes++;
+	printf("ok poisson_limits (%d rows)\n", rows);
+}
+
 int main(void)
 {
 	test_generations();
@@ -447,6 +547,7 @@ int main(void)
 	test_query_plans();
 	test_attribution_codes();
 	test_codes();
+	test_poisson_limits();
 	printf("test_db: %d passed, %d failed\n", passes, failures);
 	return failures != 0;
 }
