@@ -62,7 +62,7 @@ for k in ${only//,/ }; do
 	case " $KINDS " in *" $k "*) ;; *) echo "run.sh: unknown kind $k (kinds: $KINDS)" >&2; exit 2 ;; esac
 done
 BUILD=$(cd "$BUILD" && pwd)
-top=$(cd "$(dirname "$0")/../.." && pwd)
+top=$(cd "$(dirname "$0")/.." && pwd)
 passed=0 failed=0 skipped=0 failures=()
 
 result() { # name rc
