@@ -168,8 +168,11 @@ $(BUILD)/tests/test_%: tests/test_%.c $(ANALYZE_LIB_OBJS) $(LIB_OBJS) $(TRACE_LI
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(ANALYZE_LIB_OBJS) $(LIB_OBJS) $(TRACE_LIB) $(ANALYZE_LIBS)
 
-# nofp is the program without frame pointers that --call-graph dwarf must
-# unwind (live/dwarf); after the sanitizer's -fno-omit-frame-pointer.
+# The workloads keep frame pointers, as a program one profiles with perf's
+# default call graph is built (-O2 drops them, and their CPU stacks were
+# one repeated address). nofp is the program without them that
+# --call-graph dwarf must unwind (live/dwarf); its flag comes after.
+$(BUILD)/workloads/%: CFLAGS += -fno-omit-frame-pointer
 $(BUILD)/workloads/nofp: CFLAGS += -fomit-frame-pointer
 
 $(BUILD)/workloads/%: tests/workloads/%.c
