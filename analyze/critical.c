@@ -327,6 +327,8 @@ static int walk(struct walk *w)
 {
 	struct cursor c = { .node = w->r->thread, .t = w->r->end_ns };
 	struct cw_db_node n;
+	uint64_t last_t = c.t;
+	uint32_t still = 0;
 	uint8_t why;
 	int rc = 0;
 
@@ -335,6 +337,13 @@ static int walk(struct walk *w)
 	for (uint32_t steps = 0; c.t > w->r->start_ns && !w->stopped && !rc; steps++) {
 		if (steps >= CW_CRIT_STEPS)
 			return stop(w, c.node, c.t, c.via.id, CW_STOP_BOUND);
+		/* A few steps stay at one t (a task to its thread, a wake to
+		 * the request punted to the waker, a birth stamped at its
+		 * effect); many are a circle of objects born of each other. */
+		still = c.t == last_t ? still + 1 : 0;
+		last_t = c.t;
+		if (still > CW_CRIT_STILL)
+			return stop(w, c.node, c.t, c.via.id, CW_STOP_OUT_OF_ORDER);
 		if (!room(w, &why))
 			return stop(w, c.node, c.t, c.via.id, why);
 		rc = cw_db__node(w->db, c.node, &n);

@@ -25,6 +25,10 @@ struct cw_db;
 #define CW_CRIT_STEPS 16384
 #define CW_CRIT_ROWS (1u << 20)
 #define CW_CRIT_ROWS_PER_ROW 16
+/* Steps in a row that may leave the walk's time where it was: more are a
+ * circle (objects born of each other at one instant), which ends the
+ * walk, 'times out of order'. */
+#define CW_CRIT_STILL 16
 
 struct cw_critical_opts {
 	const struct cw_breaks *breaks;
