@@ -16,6 +16,7 @@
 #include <unistd.h>
 #include <sqlite3.h>
 #include "tests/check.h"
+#include "tests/sql_one.h"
 #include "analyze/breaks.h"
 #include "analyze/critical.h"
 #include "analyze/db.h"
@@ -113,23 +114,6 @@ static int g_walk(struct g *g, const struct cw_critical_opts *o, struct cw_criti
 		return rc;
 	}
 	return cw_db__finish(g->db, err, sizeof(err)) ? -1 : 0;
-}
-
-/* The first column of the first row of @sql, as text ("" if none). */
-static const char *one(sqlite3 *h, const char *sql)
-{
-	static char buf[65536];
-	sqlite3_stmt *s;
-
-	buf[0] = '\0';
-	if (sqlite3_prepare_v2(h, sql, -1, &s, NULL) != SQLITE_OK) {
-		snprintf(buf, sizeof(buf), "error: %s", sqlite3_errmsg(h));
-		return buf;
-	}
-	if (sqlite3_step(s) == SQLITE_ROW && sqlite3_column_text(s, 0))
-		snprintf(buf, sizeof(buf), "%s", sqlite3_column_text(s, 0));
-	sqlite3_finalize(s);
-	return buf;
 }
 
 /*
