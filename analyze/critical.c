@@ -56,6 +56,11 @@ struct walk {
 struct cursor {
 	uint64_t node, t;
 	struct cw_db_edge via;
+	/* In a thread: the runtime task the walk came from, polled there
+	 * since poll (0: none). At a task: queued, the walk is at the
+	 * beginning of its poll, where it waited to be polled. */
+	uint64_t task, poll;
+	uint8_t queued;
 };
 
 static uint8_t weakest(uint8_t a, uint8_t b)
@@ -183,6 +188,28 @@ static int punted_completion(struct walk *w, const struct cw_db_node *n, struct 
 }
 
 /*
+ * In a thread, the walk reached the beginning of the poll of the task it
+ * came from, in a stretch with no wait: the thread ran the task since
+ * then, and before, the task waited to be polled (step_task).
+ */
+static int poll_began(struct walk *w, const struct cw_db_node *n, struct cursor *c)
+{
+	uint64_t from = c->poll < w->r->start_ns ? w->r->start_ns : c->poll;
+	int rc;
+
+	if (c->poll < c->t && broken(w, from, c->t))
+		return stop(w, n->id, c->t, c->via.id, CW_STOP_BREAK);
+	rc = emit(w, c->task, CW_CRIT_RUNNING, c->poll < c->t ? c->poll : c->t, c->t, 0,
+		  CW_CONF_OBSERVED, CW_STOP_NONE);
+	if (c->poll < c->t)
+		c->t = c->poll;
+	c->node = c->task;
+	c->task = 0;
+	c->queued = 1;
+	return rc;
+}
+
+/*
  * A thread at t. Its first moment is its birth (its spawn edge leads to
  * its parent), or, born unseen, its first record (its orphan spawn edge):
  * what it did before is not in the trace.
@@ -238,21 +265,26 @@ static int step_thread(struct walk *w, const struct cw_db_node *n, struct cursor
 	 * it: not this thread's timeline. */
 	has = rc == 1 && s.ts >= first;
 	end = has ? s.ts + s.weight : first;
+	if (c->task && end <= c->poll)
+		return poll_began(w, n, c);
 	if (end < c->t) {
 		/* Running since the wait's switch-in, or since the first
-		 * moment. */
+		 * moment; in the task the walk came from, if any. */
 		uint64_t from = end < w->r->start_ns ? w->r->start_ns : end;
 
 		if (broken(w, from, c->t))
 			return stop(w, n->id, c->t, c->via.id, CW_STOP_BREAK);
 		conf = has ? (s.exact ? CW_CONF_OBSERVED : CW_CONF_RECONSTRUCTED)
 			   : (n->start_seen ? CW_CONF_OBSERVED : CW_CONF_RECONSTRUCTED);
-		rc = emit(w, n->id, CW_CRIT_RUNNING, end, c->t, !has && born ? spawn.id : 0, conf,
-			  CW_STOP_NONE);
+		rc = emit(w, c->task ? c->task : n->id, CW_CRIT_RUNNING, end, c->t,
+			  !has && born ? spawn.id : 0, conf, CW_STOP_NONE);
 		c->t = end;
 		if (rc || c->t <= w->r->start_ns)
 			return rc;
 	}
+	/* A wait, or the thread's first moment: the walk leaves the task's
+	 * poll, if it was in one. */
+	c->task = 0;
 	if (!has) {
 		/* At its first moment: before it, its parent ran. */
 		if (!born)
@@ -304,22 +336,50 @@ static int step_object(struct walk *w, const struct cw_db_node *n, struct cursor
 		       weakest(birth.confidence, c->via.confidence), c, &birth);
 }
 
-/* A runtime task at t: the thread whose poll of it began last. */
+static int pick_task_wake(void *ctx, const struct cw_db_edge *e)
+{
+	(void)ctx;
+	return e->type == CW_EDGE_WAKE || e->type == CW_EDGE_SPAWN;
+}
+
+/*
+ * A runtime task (an adapter's task, a goroutine): it runs while a thread
+ * polls it (from its resume edge to the thread's next task), and between
+ * polls it waits to be polled again, runnable from its wake or spawn.
+ * Entered at t through what it did (a wake it raised, an object it made):
+ * it was being polled then, by the thread whose poll of it began last,
+ * whose timeline the walk follows back to that poll's beginning
+ * (poll_began). At the beginning of the poll: runnable since its last
+ * wake or spawn, whose src the walk enters next.
+ */
 static int step_task(struct walk *w, const struct cw_db_node *n, struct cursor *c)
 {
-	struct cw_db_edge resume;
+	struct cw_db_edge e;
 	uint64_t lim;
 	uint8_t why;
 	int rc;
 
 	if (!(lim = room(w, &why)))
 		return stop(w, n->id, c->t, c->via.id, why);
-	rc = cw_db__last_from(w->db, n->id, CW_EDGE_RESUME, c->t, lim, &w->rows, &resume);
+	if (c->queued) {
+		c->queued = 0;
+		rc = cw_db__scan_into(w->db, n->id, c->t, 0, lim, &w->rows, pick_task_wake, NULL, &e);
+		if (rc == -E2BIG)
+			return stop(w, n->id, c->t, c->via.id, why);
+		if (rc <= 0)
+			return rc ?: stop(w, n->id, c->t, c->via.id, CW_STOP_BIRTH_UNSEEN);
+		if (e.confidence == CW_CONF_UNKNOWN)
+			e.confidence = CW_CONF_OBSERVED; /* its time is seen: as a thread's wake */
+		return go_back(w, n->id, CW_CRIT_RUNNABLE, e.ts, e.id, e.confidence, c, &e);
+	}
+	rc = cw_db__last_from(w->db, n->id, CW_EDGE_RESUME, c->t, lim, &w->rows, &e);
 	if (rc == -E2BIG)
 		return stop(w, n->id, c->t, c->via.id, why);
 	if (rc <= 0)
 		return rc ?: stop(w, n->id, c->t, c->via.id, CW_STOP_NO_CONTEXT);
-	c->node = resume.dst;
+	c->node = e.dst;
+	c->task = n->id;
+	c->poll = e.ts;
 	return 0;
 }
 
