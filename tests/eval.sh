@@ -501,7 +501,7 @@ expect c.csv $M.measured true $M.requests 2 $M.matched 2 $M.walked 1 $M.whole 0 
 	$M.blocked_share 0.075 $M.observed_share 0.5245 $M.reconstructed_share 0.4005 \
 	$M.unknown_share 0.075 causeway.futex.hops_on_critical_path 1 \
 	causeway.io_uring.hops_on_critical_path 1 causeway.all.hops_on_critical_path 2
-grep -q 'waits on the paths 4: naming a hop of their request 0.5000' out ||
+grep -q 'waits on the paths 4: naming a hop of their request 50.00%' out ||
 	fail "no critical path line: $(cat out)"
 jsoncheck c.json c.csv
 # A database of an analyzer before the critical path: not measured.

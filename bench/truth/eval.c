@@ -193,15 +193,32 @@ static void print_crit(const struct truth *t, const struct crit_score *c)
 	}
 	printf("\ncritical path: %ld of %ld requests matched, %ld walked, %ld back to their begin;"
 	       " %% of their wall time\n", c->matched, c->requests, c->walked, c->whole);
-	printf("  running %.2f, runnable %.2f, handoff %.2f, blocked (unknown) %.2f;"
-	       " observed %.2f, reconstructed %.2f, unknown %.2f\n",
-	       100 * share(c->kind_ns[0], c->wall_ns), 100 * share(c->kind_ns[1], c->wall_ns),
-	       100 * share(c->kind_ns[2], c->wall_ns), 100 * share(c->kind_ns[3], c->wall_ns),
-	       100 * share(c->conf_ns[0], c->wall_ns), 100 * share(c->conf_ns[1], c->wall_ns),
-	       100 * share(c->conf_ns[2], c->wall_ns));
-	printf("  waits on the paths %ld: naming a hop of their request %.4f, only another"
-	       " request's %.4f, none %.4f\n", c->waits, ratio(c->waits_own, c->waits, NAN),
-	       ratio(c->waits_other, c->waits, NAN), ratio(c->waits_none, c->waits, NAN));
+	const struct {
+		const char *label;
+		double v;
+	} parts[] = {
+		{ "  running", share(c->kind_ns[0], c->wall_ns) },
+		{ ", runnable", share(c->kind_ns[1], c->wall_ns) },
+		{ ", handoff", share(c->kind_ns[2], c->wall_ns) },
+		{ ", blocked (unknown)", share(c->kind_ns[3], c->wall_ns) },
+		{ "; observed", share(c->conf_ns[0], c->wall_ns) },
+		{ ", reconstructed", share(c->conf_ns[1], c->wall_ns) },
+		{ ", unknown", share(c->conf_ns[2], c->wall_ns) },
+		{ NULL, 0 },
+		{ ": naming a hop of their request", ratio(c->waits_own, c->waits, NAN) },
+		{ "%, only another request's", ratio(c->waits_other, c->waits, NAN) },
+		{ "%, none", ratio(c->waits_none, c->waits, NAN) },
+	};
+
+	for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
+		if (!parts[i].label) {
+			printf("\n  waits on the paths %ld", c->waits);
+			continue;
+		}
+		printf("%s", parts[i].label);
+		pct(100 * parts[i].v, 0);
+	}
+	printf("%%\n");
 	printf("  hops on their request's path:");
 	for (size_t k = 0; k <= t->nmechs; k++)
 		printf("%s %s %ld", k ? "," : "", k < t->nmechs ? t->mechs[k] : "all",
