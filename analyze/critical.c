@@ -16,9 +16,11 @@
  *  - an object (an io_request, a work item, a timer, a packet, a block
  *    request): a handoff from its birth (submit, queue, arm, transmit:
  *    the earliest edge into it) to the edge it ended the wait with, and
- *    the walk goes on in what made it, at its birth;
- *  - a runtime task (a wake raised while it was polled): the thread whose
- *    poll of it was the last to begin.
+ *    the walk goes on in what made it, at its birth. An io-wq worker's
+ *    wake is the completion of the request punted to it
+ *    (punted_completion);
+ *  - a runtime task: running while a thread polls it, runnable from its
+ *    wake or spawn to the poll (step_task).
  *
  * What the walk cannot follow ends it: the rest of the request, back to
  * its begin, is one blocked segment, unknown, with the reason (a wake
