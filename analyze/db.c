@@ -166,6 +166,7 @@ struct cw_db {
 	sqlite3_stmt *rd[RD_N]; /* after cw_db__index */
 	int indexed;
 	uint64_t rows_written; /* nodes, edges and samples */
+	uint64_t requests;     /* request nodes written */
 	struct dict attr_reasons, edge_reasons, scopes, names;
 	struct rows rows[R_N];
 	uint64_t edges_max; /* the largest edge id written */
@@ -439,6 +440,7 @@ static int db_node(void *ctx, const struct cw_node *n)
 	put_opt(&c[9], n->tid);
 	put_id(&c[10], name);
 	put_opt(&c[11], n->traced);
+	db->requests += n->type == CW_NODE_REQUEST;
 	return row_done(db, r);
 }
 
@@ -938,6 +940,10 @@ int cw_db__requests(struct cw_db *db, int (*fn)(void *ctx, const struct cw_db_re
 	sqlite3_stmt *s = db->rd[RD_REQUESTS];
 	int rc;
 
+	/* The query reads every node (there is no index by type): not when
+	 * no request was written. */
+	if (!db->requests)
+		return 0;
 	sqlite3_bind_int(s, 1, CW_NODE_REQUEST);
 	sqlite3_bind_int(s, 2, CW_EDGE_END);
 	while ((rc = rd_step(db, s)) == 1) {
