@@ -129,9 +129,44 @@ struct dict {
 #define TEXTS_MAX 65536
 #define TEXTS_MAX_BYTES (16u << 20)
 
+/*
+ * Reading back (db.h: cw_db__index), prepared once the indexes exist so
+ * that SQLite plans with them. Each is one seek in an index of the
+ * schema: node_rows and edge_rows by id, edges_dst_ts (the earliest edge
+ * into a node), edges_src (the edges from a node), samples_thread (a
+ * thread's samples back in time), critical_rows' key.
+ */
+enum { RD_REQUESTS, RD_NODE, RD_EDGE, RD_FIRST_INTO, RD_INTO_FWD, RD_INTO_BACK, RD_FROM, RD_WAITS,
+       RD_CRIT, RD_N };
+
+static const char *const rd_sql[RD_N] = {
+	[RD_REQUESTS] = "SELECT n.id, n.start_ns, n.end_ns,"
+			" (SELECT e.dst FROM edge_rows e WHERE e.src = n.id AND e.type = ?2"
+			"   ORDER BY e.ts DESC, e.id DESC LIMIT 1)"
+			" FROM node_rows n WHERE n.type = ?1 AND n.start_seen = 1"
+			" AND n.start_ns IS NOT NULL AND n.end_ns IS NOT NULL ORDER BY n.id",
+	[RD_NODE] = "SELECT type, start_seen, traced, start_ns FROM node_rows WHERE id = ?",
+	[RD_EDGE] = "SELECT id, type, src, dst, ts, confidence FROM edge_rows WHERE id = ?",
+	[RD_FIRST_INTO] = "SELECT id, type, src, dst, ts, confidence FROM edge_rows WHERE dst = ?"
+			  " ORDER BY ts, id LIMIT 1",
+	[RD_INTO_FWD] = "SELECT id, type, src, dst, ts, confidence FROM edge_rows WHERE dst = ?1"
+			" ORDER BY ts, id",
+	[RD_INTO_BACK] = "SELECT id, type, src, dst, ts, confidence FROM edge_rows"
+			 " WHERE dst = ?1 AND ts <= ?2 ORDER BY ts DESC, id DESC",
+	[RD_FROM] = "SELECT id, type, src, dst, ts, confidence FROM edge_rows WHERE src = ?",
+	[RD_WAITS] = "SELECT ts, kind, weight, weight_exact, wake FROM sample_rows"
+		     " WHERE thread = ?1 AND ts < ?2 ORDER BY ts DESC",
+	[RD_CRIT] = "INSERT INTO critical_rows(request,seq,node,kind,start_ns,end_ns,confidence,"
+		    "edge,reason) VALUES(?,?,?,?,?,?,?,?,?)",
+};
+
 struct cw_db {
 	sqlite3 *h;
 	sqlite3_stmt *st[ST_N];
+	sqlite3_stmt *rd[RD_N]; /* after cw_db__index */
+	int indexed;
+	uint64_t rows_written; /* nodes, edges and samples */
+	uint64_t requests;     /* request nodes written */
 	struct dict attr_reasons, edge_reasons, scopes, names;
 	struct rows rows[R_N];
 	uint64_t edges_max; /* the largest edge id written */
@@ -255,6 +290,7 @@ static struct cell *row_next(struct rows *r)
 
 static int row_done(struct cw_db *db, struct rows *r)
 {
+	db->rows_written++;
 	return ++r->n == BATCH ? rows_flush(db, r) : 0;
 }
 
@@ -404,6 +440,7 @@ static int db_node(void *ctx, const struct cw_node *n)
 	put_opt(&c[9], n->tid);
 	put_id(&c[10], name);
 	put_opt(&c[11], n->traced);
+	db->requests += n->type == CW_NODE_REQUEST;
 	return row_done(db, r);
 }
 
@@ -811,6 +848,8 @@ static void finalize_all(struct cw_db *db)
 {
 	for (int i = 0; i < ST_N; i++)
 		sqlite3_finalize(db->st[i]);
+	for (int i = 0; i < RD_N; i++)
+		sqlite3_finalize(db->rd[i]);
 	for (int t = 0; t < R_N; t++) {
 		sqlite3_finalize(db->rows[t].one);
 		sqlite3_finalize(db->rows[t].many);
@@ -826,19 +865,42 @@ static void free_db(struct cw_db *db)
 	free(db);
 }
 
-int cw_db__finish(struct cw_db *db, char *errbuf, size_t errlen)
+int cw_db__index(struct cw_db *db, char *errbuf, size_t errlen)
 {
 	const char *marker = strstr(cw_tables_sql, INDEX_MARKER);
 	int err;
 
+	if (db->indexed)
+		return 0;
 	if (db->failed || rows_flush_all(db)) {
 		snprintf(errbuf, errlen, "database: earlier write failed");
 		return -EIO;
 	}
 	err = number_generations(db, errbuf, errlen);
 	err = err ?: exec_sql(db, "COMMIT", errbuf, errlen);
-	if (!err)
-		err = exec_sql(db, marker, errbuf, errlen);
+	err = err ?: exec_sql(db, marker, errbuf, errlen);
+	/* What is derived from the graph goes in one transaction of its own. */
+	err = err ?: exec_sql(db, "BEGIN", errbuf, errlen);
+	for (int i = 0; i < RD_N && !err; i++) {
+		if (sqlite3_prepare_v2(db->h, rd_sql[i], -1, &db->rd[i], NULL) != SQLITE_OK) {
+			snprintf(errbuf, errlen, "database: %s", sqlite3_errmsg(db->h));
+			err = -EIO;
+		}
+	}
+	db->indexed = !err;
+	db->failed |= !!err;
+	return err;
+}
+
+int cw_db__finish(struct cw_db *db, char *errbuf, size_t errlen)
+{
+	int err = cw_db__index(db, errbuf, errlen);
+
+	if (!err && db->failed) {
+		snprintf(errbuf, errlen, "database: earlier write failed");
+		err = -EIO;
+	}
+	err = err ?: exec_sql(db, "COMMIT", errbuf, errlen);
 	finalize_all(db);
 	if (sqlite3_close(db->h) != SQLITE_OK && !err) {
 		snprintf(errbuf, errlen, "database: close failed");
@@ -846,6 +908,213 @@ int cw_db__finish(struct cw_db *db, char *errbuf, size_t errlen)
 	}
 	free_db(db);
 	return err;
+}
+
+uint64_t cw_db__rows(const struct cw_db *db)
+{
+	return db->rows_written;
+}
+
+/* A step of a reading statement: 1 a row, 0 done (reset), -EIO. */
+static int rd_step(struct cw_db *db, sqlite3_stmt *s)
+{
+	int rc = sqlite3_step(s);
+
+	if (rc == SQLITE_ROW)
+		return 1;
+	sqlite3_reset(s);
+	if (rc == SQLITE_DONE)
+		return 0;
+	if (!db->failed)
+		fprintf(stderr, "causeway-analyze: error: database: %s\n", sqlite3_errmsg(db->h));
+	db->failed = 1;
+	return -EIO;
+}
+
+static uint64_t col_id(sqlite3_stmt *s, int i)
+{
+	return sqlite3_column_type(s, i) == SQLITE_NULL ? 0 : (uint64_t)sqlite3_column_int64(s, i);
+}
+
+int cw_db__requests(struct cw_db *db, int (*fn)(void *ctx, const struct cw_db_request *r),
+		    void *ctx)
+{
+	sqlite3_stmt *s = db->rd[RD_REQUESTS];
+	int rc;
+
+	/* The query reads every node (there is no index by type): not when
+	 * no request was written. */
+	if (!db->requests)
+		return 0;
+	sqlite3_bind_int(s, 1, CW_NODE_REQUEST);
+	sqlite3_bind_int(s, 2, CW_EDGE_END);
+	while ((rc = rd_step(db, s)) == 1) {
+		const struct cw_db_request r = {
+			.id = (uint64_t)sqlite3_column_int64(s, 0),
+			.start_ns = (uint64_t)sqlite3_column_int64(s, 1),
+			.end_ns = (uint64_t)sqlite3_column_int64(s, 2),
+			.thread = col_id(s, 3),
+		};
+
+		if ((rc = fn(ctx, &r))) {
+			sqlite3_reset(s);
+			return rc;
+		}
+	}
+	return rc;
+}
+
+int cw_db__node(struct cw_db *db, uint64_t id, struct cw_db_node *n)
+{
+	sqlite3_stmt *s = db->rd[RD_NODE];
+	int rc;
+
+	sqlite3_bind_int64(s, 1, (int64_t)id);
+	if ((rc = rd_step(db, s)) != 1)
+		return rc;
+	n->id = id;
+	n->type = (uint8_t)sqlite3_column_int(s, 0);
+	n->start_seen = (uint8_t)sqlite3_column_int(s, 1);
+	n->traced = sqlite3_column_type(s, 2) == SQLITE_NULL ? -1 : (int8_t)sqlite3_column_int(s, 2);
+	n->start_ns = sqlite3_column_type(s, 3) == SQLITE_NULL ? -1 : sqlite3_column_int64(s, 3);
+	sqlite3_reset(s);
+	return 1;
+}
+
+static void edge_of(sqlite3_stmt *s, struct cw_db_edge *e)
+{
+	e->id = (uint64_t)sqlite3_column_int64(s, 0);
+	e->type = (uint8_t)sqlite3_column_int(s, 1);
+	e->src = col_id(s, 2);
+	e->dst = (uint64_t)sqlite3_column_int64(s, 3);
+	e->ts = (uint64_t)sqlite3_column_int64(s, 4);
+	e->confidence = (uint8_t)sqlite3_column_int(s, 5);
+}
+
+/* The first row of @s, with its one parameter @id, as an edge. */
+static int one_edge(struct cw_db *db, sqlite3_stmt *s, uint64_t id, struct cw_db_edge *e)
+{
+	int rc;
+
+	sqlite3_bind_int64(s, 1, (int64_t)id);
+	if ((rc = rd_step(db, s)) != 1)
+		return rc;
+	edge_of(s, e);
+	sqlite3_reset(s);
+	return 1;
+}
+
+int cw_db__edge(struct cw_db *db, uint64_t id, struct cw_db_edge *e)
+{
+	return one_edge(db, db->rd[RD_EDGE], id, e);
+}
+
+int cw_db__first_into(struct cw_db *db, uint64_t node, struct cw_db_edge *e)
+{
+	return one_edge(db, db->rd[RD_FIRST_INTO], node, e);
+}
+
+int cw_db__scan_into(struct cw_db *db, uint64_t node, uint64_t ts, int forward, uint64_t max_rows,
+		     uint64_t *rows, int (*pick)(void *ctx, const struct cw_db_edge *e), void *ctx,
+		     struct cw_db_edge *e)
+{
+	sqlite3_stmt *s = db->rd[forward ? RD_INTO_FWD : RD_INTO_BACK];
+	uint64_t n = 0;
+	int rc;
+
+	sqlite3_bind_int64(s, 1, (int64_t)node);
+	if (!forward)
+		sqlite3_bind_int64(s, 2, ts > INT64_MAX ? INT64_MAX : (int64_t)ts);
+	while ((rc = rd_step(db, s)) == 1) {
+		int p;
+
+		if (++n > max_rows) {
+			rc = -E2BIG;
+			break;
+		}
+		edge_of(s, e);
+		if ((p = pick(ctx, e))) {
+			rc = p > 0;
+			break;
+		}
+	}
+	sqlite3_reset(s);
+	*rows += n;
+	return rc;
+}
+
+/* edges_src holds a node's edges by src alone, not in time: they are all
+ * read, and counted, to find the latest. */
+int cw_db__last_from(struct cw_db *db, uint64_t node, uint8_t type, uint64_t ts, uint64_t max_rows,
+		     uint64_t *rows, struct cw_db_edge *e)
+{
+	sqlite3_stmt *s = db->rd[RD_FROM];
+	struct cw_db_edge c;
+	uint64_t n = 0;
+	int rc, found = 0;
+
+	sqlite3_bind_int64(s, 1, (int64_t)node);
+	while ((rc = rd_step(db, s)) == 1) {
+		if (++n > max_rows) {
+			sqlite3_reset(s);
+			*rows += n;
+			return -E2BIG;
+		}
+		edge_of(s, &c);
+		if (c.type != type || c.ts > ts)
+			continue;
+		if (!found || c.ts > e->ts || (c.ts == e->ts && c.id > e->id))
+			*e = c;
+		found = 1;
+	}
+	*rows += n;
+	return rc < 0 ? rc : found;
+}
+
+/* A thread's samples back from @ts in samples_thread, CPU samples among
+ * them, each counted: the first off-CPU one is the wait. */
+int cw_db__wait_before(struct cw_db *db, uint64_t thread, uint64_t ts, uint64_t max_rows,
+		       uint64_t *rows, struct cw_db_wait *w)
+{
+	sqlite3_stmt *s = db->rd[RD_WAITS];
+	uint64_t n = 0;
+	int rc;
+
+	sqlite3_bind_int64(s, 1, (int64_t)thread);
+	sqlite3_bind_int64(s, 2, (int64_t)ts);
+	while ((rc = rd_step(db, s)) == 1) {
+		if (++n > max_rows) {
+			rc = -E2BIG;
+			break;
+		}
+		if (sqlite3_column_int(s, 1) != CW_SAMPLE_KIND_OFFCPU)
+			continue;
+		w->ts = (uint64_t)sqlite3_column_int64(s, 0);
+		w->weight = (uint64_t)sqlite3_column_int64(s, 2);
+		w->exact = (uint8_t)sqlite3_column_int(s, 3);
+		w->wake = col_id(s, 4);
+		rc = 1;
+		break;
+	}
+	sqlite3_reset(s);
+	*rows += n;
+	return rc;
+}
+
+int cw_db__crit_row(struct cw_db *db, const struct cw_crit_row *c)
+{
+	sqlite3_stmt *s = db->rd[RD_CRIT];
+
+	sqlite3_bind_int64(s, 1, (int64_t)c->request);
+	sqlite3_bind_int64(s, 2, c->seq);
+	sqlite3_bind_int64(s, 3, (int64_t)c->node);
+	sqlite3_bind_int(s, 4, c->kind);
+	sqlite3_bind_int64(s, 5, (int64_t)c->start_ns);
+	sqlite3_bind_int64(s, 6, (int64_t)c->end_ns);
+	sqlite3_bind_int(s, 7, c->confidence);
+	bind_id(s, 8, c->edge);
+	bind_id(s, 9, c->stop);
+	return step(db, s);
 }
 
 void cw_db__abort(struct cw_db *db)

@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "breaks_scan.h"
+#include "critical.h"
 #include "db.h"
 #include "dump.h"
 #include "join.h"
@@ -205,7 +206,7 @@ static int do_dump(const struct env *env)
 /* The capture's own metadata, as it was written. */
 struct meta_ctx {
 	struct cw_db *db;
-	char *start_ns, *end_ns, *usdt_probes_off;
+	char *start_ns, *end_ns, *usdt_probes_off, *offcpu;
 	int have_release, have_hostname;
 	int err;
 };
@@ -235,6 +236,7 @@ static int on_meta_kv(struct meta_ctx *m, const struct cw_hdr *h)
 	keep_value(&m->start_ns, key + 8, "capture_start_ns", val);
 	keep_value(&m->end_ns, key + 8, "capture_end_ns", val);
 	keep_value(&m->usdt_probes_off, key + 8, "usdt_probes_off", val);
+	keep_value(&m->offcpu, key + 8, "offcpu", val);
 	m->err = m->err ?: cw_db__meta(m->db, key, val);
 	free(val);
 	return m->err;
@@ -325,6 +327,7 @@ struct run {
 	struct cw_reader *r;
 	struct cw_join_stats js;
 	struct cw_order_stats os;
+	struct cw_critical_stats crit;
 	struct report rep;
 };
 
@@ -463,8 +466,22 @@ static int put_diags(struct cw_db *db, const struct diag_log *log)
 	return err;
 }
 
-/* The breaks, the messages and the meta table, then the indexes.
- * @return 0 or -1 after a message. */
+/* The critical path of every request (docs/model.md §9), from the
+ * indexed database. @return 0 or a negative errno. */
+static int critical_paths(struct run *r)
+{
+	const struct cw_critical_opts o = {
+		.breaks = r->scan.breaks,
+		.waits_recorded = cw_critical__waits_recorded(
+			r->meta.offcpu, r->scan.minor,
+			!r->env->classes || (r->env->classes >> CW_CLASS_SCHED & 1)),
+	};
+
+	return cw_critical__run(r->db, &o, &r->crit);
+}
+
+/* The breaks, the messages and the meta table, then the indexes and what
+ * is derived from them. @return 0 or -1 after a message. */
 static int write_db(struct run *r)
 {
 	char errbuf[512], msg[128];
@@ -489,9 +506,18 @@ static int write_db(struct run *r)
 		.usdt_probes_off = r->meta.usdt_probes_off,
 		.have_release = r->meta.have_release,
 		.have_hostname = r->meta.have_hostname,
+		.crit = &r->crit,
 		.out = r->out,
 	};
 	err = err ?: report__meta(r->db, &r->rep);
+	if (err)
+		return failed(err);
+	if (cw_db__index(r->db, errbuf, sizeof(errbuf))) {
+		fprintf(stderr, PROG ": %s\n", errbuf);
+		return -1;
+	}
+	err = critical_paths(r);
+	err = err ?: report__meta_critical(r->db, &r->crit);
 	if (err)
 		return failed(err);
 	err = cw_db__finish(r->db, errbuf, sizeof(errbuf));
@@ -517,6 +543,7 @@ static void run__free(struct run *r)
 	free(r->meta.start_ns);
 	free(r->meta.end_ns);
 	free(r->meta.usdt_probes_off);
+	free(r->meta.offcpu);
 	cw_scan__free(&r->scan);
 	diag_log__free(&r->log);
 	diag_log__free(&r->symlog);

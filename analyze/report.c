@@ -4,6 +4,7 @@
 #include <stdio.h>
 
 #include "breaks_scan.h"
+#include "critical.h"
 #include "db.h"
 #include "join.h"
 #include "options.h"
@@ -14,6 +15,10 @@
 #define JOIN_ENTRY(field, key, comment) CW_COUNTER_ENTRY(struct cw_join_stats, field, key)
 
 static const struct cw_counter join_counters[] = { CW_JOIN_COUNTERS(JOIN_ENTRY) };
+
+#define CRIT_ENTRY(field, key, comment) CW_COUNTER_ENTRY(struct cw_critical_stats, field, key)
+
+static const struct cw_counter crit_counters[] = { CW_CRITICAL_COUNTERS(CRIT_ENTRY) };
 
 #define NELEMS(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -103,6 +108,11 @@ int report__meta(struct cw_db *db, const struct report *r)
 	return err;
 }
 
+int report__meta_critical(struct cw_db *db, const struct cw_critical_stats *c)
+{
+	return put_counters(db, crit_counters, NELEMS(crit_counters), c);
+}
+
 void report__summary(const struct report *r)
 {
 	const struct cw_join_stats *js = r->js;
@@ -188,5 +198,17 @@ void report__summary(const struct report *r)
 			       K("symbol_objects_opened"), K("symbol_objects_refused"));
 	}
 #undef K
+	if (r->crit && r->crit->requests) {
+		const struct cw_critical_stats *c = r->crit;
+
+		printf("  critical path: %" PRIu64 " requests, %" PRIu64 " walked back to their begin,"
+		       " %.1f%% of their wall time unknown",
+		       c->requests, c->whole,
+		       c->wall_ns ? 100.0 * (double)c->unknown_ns / (double)c->wall_ns : 0.0);
+		if (c->bounded || c->unwalked)
+			printf(" (%" PRIu64 " cut by a walk's bound, %" PRIu64 " by the budget)",
+			       c->bounded, c->unwalked);
+		printf("\n");
+	}
 	printf("wrote %s\n", r->out);
 }

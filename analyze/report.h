@@ -11,6 +11,7 @@
 
 #include <stdint.h>
 
+struct cw_critical_stats;
 struct cw_db;
 struct cw_join_stats;
 struct cw_order_stats;
@@ -31,11 +32,16 @@ struct report {
 	 * key), so nothing can be read from a probe's absence. */
 	const char *usdt_probes_off;
 	int have_release, have_hostname;
+	const struct cw_critical_stats *crit; /* docs/model.md §9 */
 	const char *out;		  /* the database's name */
 };
 
 /* Every meta key the analyzer writes. @return 0 or a negative errno. */
 int report__meta(struct cw_db *db, const struct report *r);
+
+/* The critical path's keys (critical_*), once its walks are done.
+ * @return 0 or a negative errno. */
+int report__meta_critical(struct cw_db *db, const struct cw_critical_stats *c);
 
 /* The summary, on stdout. */
 void report__summary(const struct report *r);

@@ -1048,6 +1048,122 @@ CREATE VIEW coverage_by_class AS
             FROM b GROUP BY stream, class) g
     JOIN span sp ON sp.stream IS g.stream AND sp.class IS g.class, cap;
 
+-- The critical path of every request (docs/model.md §9,
+-- analyze/critical.c): one row per segment, walking back from the
+-- request's end (seq 0) to its begin; the segments of a request tile
+-- [start_ns, end_ns] of its node exactly, no gap and no overlap.
+--   kind       running: the context was on a CPU, or preempted (a
+--              preemption is no wait: the trace holds waits, not every
+--              switch); runnable: woken, not yet switched in (the wake
+--              to the switch-in); handoff: an object in flight, from its
+--              birth (submit, queue, arm, a packet's transmit) to the
+--              wake it raised, node the object; blocked: a wait the walk
+--              could not follow to its cause, confidence unknown, always
+--              the last segment (the one that reaches the begin), and
+--              reason says why.
+--   node       the context the request ran in or waited on: a thread, or
+--              the object of a handoff; for blocked, where the walk
+--              stopped.
+--   edge       the handoff that ended the segment's wait: the wake of a
+--              runnable segment, the wake a handoff's object raised, the
+--              edge that led to the context where a blocked segment
+--              stopped (NULL when none), the spawn that began a thread
+--              on its first running segment.
+--   confidence observed, reconstructed (a wake or birth edge that is, a
+--              wait whose switch-in was reconstructed, a thread's first
+--              stretch after a birth not in the trace) or unknown (the
+--              blocked stop).
+--   reason     NULL but on the blocked stop: 'no wake seen', 'wait end
+--              not seen', 'wake cause unknown', 'waits not recorded' (a
+--              thread outside the traced set, or a capture without
+--              off-CPU waits), 'coverage break' (a wait could be
+--              missing), 'before the thread's first record', 'birth not
+--              in trace' (an orphan object), 'no context to enter',
+--              'times out of order', 'walk bound' (the walk's bound per
+--              request), 'analyzer budget spent' (the bound on all
+--              walks: the request was not walked).
+-- Kept as critical_rows, kind, confidence and reason as codes (0 running,
+-- 1 runnable, 2 blocked, 3 handoff; confidence as edges; reason 1 to 11
+-- in the order above, analyze/model.h), one row per segment in the key's
+-- order, no rowid.
+CREATE TABLE critical_rows(
+  request    INTEGER NOT NULL REFERENCES node_rows(id),
+  seq        INTEGER NOT NULL,
+  node       INTEGER NOT NULL REFERENCES node_rows(id),
+  kind       INTEGER NOT NULL,
+  start_ns   INTEGER NOT NULL,
+  end_ns     INTEGER NOT NULL,
+  confidence INTEGER NOT NULL,
+  edge       INTEGER REFERENCES edge_rows(id),
+  reason     INTEGER,
+  PRIMARY KEY(request, seq)) WITHOUT ROWID;
+
+CREATE VIEW critical_path AS
+  SELECT c.request, c.seq, c.node,
+         CASE c.kind WHEN 0 THEN 'running' WHEN 1 THEN 'runnable' WHEN 2 THEN 'blocked'
+                     WHEN 3 THEN 'handoff' END AS kind,
+         c.start_ns, c.end_ns, c.edge,
+         CASE c.confidence WHEN 0 THEN 'observed' WHEN 1 THEN 'reconstructed'
+                           WHEN 2 THEN 'unknown' END AS confidence,
+         CASE c.reason WHEN 1 THEN 'no wake seen' WHEN 2 THEN 'wait end not seen'
+                       WHEN 3 THEN 'wake cause unknown' WHEN 4 THEN 'waits not recorded'
+                       WHEN 5 THEN 'coverage break' WHEN 6 THEN 'before the thread''s first record'
+                       WHEN 7 THEN 'birth not in trace' WHEN 8 THEN 'no context to enter'
+                       WHEN 9 THEN 'times out of order' WHEN 10 THEN 'walk bound'
+                       WHEN 11 THEN 'analyzer budget spent' END AS reason
+    FROM critical_rows c;
+
+CREATE TRIGGER critical_path_insert INSTEAD OF INSERT ON critical_path BEGIN
+  INSERT INTO critical_rows(request, seq, node, kind, start_ns, end_ns, confidence, edge, reason)
+  VALUES (NEW.request, NEW.seq, NEW.node,
+          CASE NEW.kind WHEN 'running' THEN 0 WHEN 'runnable' THEN 1 WHEN 'blocked' THEN 2
+                        WHEN 'handoff' THEN 3 END,
+          NEW.start_ns, NEW.end_ns,
+          CASE NEW.confidence WHEN 'observed' THEN 0 WHEN 'reconstructed' THEN 1
+                              WHEN 'unknown' THEN 2 END,
+          NEW.edge,
+          CASE NEW.reason WHEN 'no wake seen' THEN 1 WHEN 'wait end not seen' THEN 2
+                          WHEN 'wake cause unknown' THEN 3 WHEN 'waits not recorded' THEN 4
+                          WHEN 'coverage break' THEN 5
+                          WHEN 'before the thread''s first record' THEN 6
+                          WHEN 'birth not in trace' THEN 7 WHEN 'no context to enter' THEN 8
+                          WHEN 'times out of order' THEN 9 WHEN 'walk bound' THEN 10
+                          WHEN 'analyzer budget spent' THEN 11 END);
+END;
+CREATE TRIGGER critical_path_delete INSTEAD OF DELETE ON critical_path BEGIN
+  DELETE FROM critical_rows WHERE request = OLD.request AND seq = OLD.seq;
+END;
+
+-- The mechanism of each object type: what a handoff on it is, and what
+-- a wait its wake ends is ended by (docs/model.md §6.1's mechanisms).
+CREATE TABLE object_mechanisms(type TEXT PRIMARY KEY, mechanism TEXT NOT NULL) WITHOUT ROWID;
+INSERT INTO object_mechanisms VALUES ('io_request', 'io_uring'), ('work_item', 'workqueue'),
+  ('timer', 'timer'), ('packet', 'net'), ('block_request', 'block');
+
+-- A request's critical path summed: per request, kind and mechanism, the
+-- segments, their time and its share of the request's wall time (the
+-- shares of a request add up to 1). mechanism: NULL for running and
+-- runnable; for a handoff, its object's (object_mechanisms); for
+-- blocked, what ended the wait where its edge is a wake or fire with a
+-- known src ('futex', an object's mechanism, else 'wake': another
+-- thread), 'unknown' otherwise.
+CREATE VIEW request_critical AS
+  SELECT c.request, r.name AS request_name, c.kind,
+         CASE WHEN c.kind IN ('running', 'runnable') THEN NULL
+              WHEN c.kind = 'handoff' THEN
+                coalesce((SELECT m.mechanism FROM object_mechanisms m WHERE m.type = n.type),
+                         'unknown')
+              WHEN e.type NOT IN ('wake', 'fire') OR e.src IS NULL THEN 'unknown'
+              WHEN e.reason = 'futex' THEN 'futex'
+              ELSE coalesce((SELECT m.mechanism FROM object_mechanisms m WHERE m.type = s.type),
+                            'wake') END AS mechanism,
+         count(*) AS segments, sum(c.end_ns - c.start_ns) AS ns,
+         sum(c.end_ns - c.start_ns) * 1.0 / (r.end_ns - r.start_ns) AS share
+    FROM critical_path c JOIN nodes r ON r.id = c.request
+    LEFT JOIN nodes n ON n.id = c.node
+    LEFT JOIN edges e ON e.id = c.edge LEFT JOIN nodes s ON s.id = e.src
+   GROUP BY c.request, c.kind, mechanism;
+
 -- The partial indexes that hold few rows are made before the load, and
 -- SQLite keeps them as the rows go in, at the cost of their WHERE for each
 -- row. Made after it, each cost a read of its whole table to keep a few

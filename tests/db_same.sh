@@ -28,6 +28,7 @@ execs|id,node,ts,comm,filename|id
 diagnostics|id,level,message|id
 resource_waits|id,resource,waiter,start_ns,end_ns,wake_edge,waker,confidence,reason|id
 edge_types|type,carries|type
+critical_path|request,seq,node,kind,start_ns,end_ns,edge,confidence,reason|request,seq
 meta|key,value|key
 resource_waits_named|*|
 edges_named|*|
@@ -43,6 +44,7 @@ io_request_lifetime|*|
 orphans_by_class|*|
 coverage_by_class|*|
 causal_ancestry|*|
+request_critical|*|
 '
 
 # The SELECT of one reading: each column quoted; a view's columns from

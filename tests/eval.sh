@@ -20,6 +20,11 @@
 #    MAE and aggregate figures, shares by confidence, per-thread figures,
 #    the thread baseline, the sched baseline, request matching by scope
 #    and begin window;
+#  - the critical path: waits on a request's path that name a hop of that
+#    request (a futex claim, a handoff on its io_request's N(h)), only
+#    another request's, or none; the shares of the wall time by kind and
+#    confidence; the hops on their request's path; a database without the
+#    table (not measured);
 #  - --require-* (exit 3), bad arguments (exit 2), bad truth lines and bad
 #    databases (exit 1, naming the file and line), JSON that parses and
 #    holds the CSV's figures, CSV with five columns on every row (a label
@@ -113,6 +118,10 @@ for r in list(csv.reader(open(sys.argv[2], newline='')))[1:]:
     sysname, mech, metric, value = r[1:]
     if mech == 'attribution':
         j = d['attribution'][sysname][metric]
+    elif mech == 'critical_path':
+        j = d['critical_path'][metric]
+    elif metric == 'hops_on_critical_path':
+        j = d['hops_on_critical_path'][mech]
     else:
         j = d['systems'][sysname]['mechanisms'][mech][metric]
     if isinstance(j, bool):
@@ -437,6 +446,69 @@ expect an.csv causeway.attribution.matched 0 causeway.attribution.cpu_mae_pct 10
 	thread.attribution.beats_causeway true sched.attribution.beats_causeway false
 grep -q '^thread baseline beats causeway on attribution: yes' out || fail "no yes verdict: $(cat out)"
 grep -q 'attributes nothing by construction' out || fail "no sched footnote: $(cat out)"
+
+# ---------------------------------------------------------------- critical path
+# Request 1's path (docs/model.md §9), wall 2000: a futex wake its hop 2
+# claims (own), a wake from request 2's io_request and the handoff on it
+# (one wait: another request's), the wake of its own io_request and the
+# handoff on it (own, by the object), a wake from a thread no hop names
+# (none), then a blocked stop.
+mkdb c.db <<'EOF'
+INSERT INTO nodes(id,type,scope,key,generation,tid,name,start_ns,end_ns,start_seen) VALUES
+ (1,'thread','host',101,0,101,'front',0,NULL,1),
+ (2,'thread','host',102,0,102,'worker',0,NULL,1),
+ (3,'thread','host',103,0,103,'other',0,NULL,1),
+ (10,'request','pid:100',7,0,101,'r1',1000,3000,1),
+ (11,'request','pid:100',8,0,101,'r2',500,900,1),
+ (20,'io_request','ring:0x1#0',5,0,101,'READ',1200,1800,1),
+ (21,'io_request','ring:0x1#0',6,0,101,'READ',600,700,1);
+INSERT INTO edges(id,type,src,dst,ts,source,confidence,reason) VALUES
+ (1,'submit',1,20,1200,'kernel','observed',NULL),
+ (2,'complete',20,1,1800,'kernel','observed',NULL),
+ (3,'wake',20,1,1801,'kernel','observed','io_req'),
+ (4,'wake',2,1,2500,'kernel','observed','futex'),
+ (5,'submit',1,21,600,'kernel','observed',NULL),
+ (6,'complete',21,1,700,'kernel','observed',NULL),
+ (7,'wake',21,2,2100,'kernel','observed','io_req'),
+ (8,'wake',3,1,1150,'kernel','observed',NULL);
+INSERT INTO critical_path(request,seq,node,kind,start_ns,end_ns,edge,confidence,reason) VALUES
+ (10,0,1,'running',2600,3000,NULL,'observed',NULL),
+ (10,1,1,'runnable',2500,2600,4,'observed',NULL),
+ (10,2,2,'running',2200,2500,NULL,'observed',NULL),
+ (10,3,2,'runnable',2100,2200,7,'observed',NULL),
+ (10,4,21,'handoff',1900,2100,7,'reconstructed',NULL),
+ (10,5,1,'runnable',1801,1900,3,'observed',NULL),
+ (10,6,20,'handoff',1200,1801,3,'reconstructed',NULL),
+ (10,7,1,'runnable',1150,1200,8,'observed',NULL),
+ (10,8,3,'blocked',1000,1150,8,'unknown','waits not recorded');
+EOF
+mktruth c.truth <<'EOF'
+truth 1
+pid 100
+thread 101 front
+thread 102 worker
+request 1 7 101 1000 1000 3000 3000
+request 2 8 101 500 500 900 900
+hop 1 1 io_uring object 101 - - submit io_request 5 - 1190 1210 complete - 1700 1900 -
+hop 2 1 futex direct 102 - - wake thread - - 2400 2600 wake 101 2400 2600 -
+hop 3 2 io_uring object 101 - - submit io_request 6 - 590 610 complete - 650 750 -
+EOF
+run 0 c.truth c.db --csv c.csv --json c.json
+M=causeway.critical_path
+expect c.csv $M.measured true $M.requests 2 $M.matched 2 $M.walked 1 $M.whole 0 \
+	$M.waits 4 $M.waits_own_hop 2 $M.waits_other_hop 1 $M.waits_no_hop 1 $M.own_hop_share 0.5 \
+	$M.wall_ns 2000 $M.running_share 0.35 $M.runnable_share 0.1745 $M.handoff_share 0.4005 \
+	$M.blocked_share 0.075 $M.observed_share 0.5245 $M.reconstructed_share 0.4005 \
+	$M.unknown_share 0.075 causeway.futex.hops_on_critical_path 1 \
+	causeway.io_uring.hops_on_critical_path 1 causeway.all.hops_on_critical_path 2
+grep -q 'waits on the paths 4: naming a hop of their request 50.00%' out ||
+	fail "no critical path line: $(cat out)"
+jsoncheck c.json c.csv
+# A database of an analyzer before the critical path: not measured.
+cp c.db c0.db && sqlite3 c0.db 'DROP VIEW critical_path' || fail "c0.db"
+run 0 c.truth c0.db --csv c0.csv
+expect c0.csv $M.measured false $M.waits 0 $M.own_hop_share null causeway.all.hops_on_critical_path 0
+grep -q 'critical path: not in the database' out || fail "no 'not in the database': $(cat out)"
 
 # ---------------------------------------------------------------- bad arguments: exit 2
 run 2

@@ -20,6 +20,12 @@
 #    something open and their waits are bounded and counted.
 # The analyzer must also finish with exit 0 and account for what it
 # evicted. Peak RSS is read with /usr/bin/time (package time).
+#  - 400 requests on 400 threads, each woken at the end by one of two
+#    threads that woke each other 100K times before (NC=... overrides):
+#    each request's critical path would walk the same 200K segments back
+#    (docs/model.md §9); the walks' bounds must cut them (a walk's bound
+#    and the budget of all walks both reached, the rows read within the
+#    budget) and every request still tile its wall time.
 #   tests/hostile.sh BUILD     (N=... overrides the 4M)
 set -u
 BUILD=$(cd "${1:?usage: tests/hostile.sh BUILD}" && pwd)
@@ -47,6 +53,8 @@ run() { # name gentrace-mode meta-check-sql
 			{ echo "hostile: gentrace --gaps failed" >&2; failed=1; return; }
 	elif [ "$mode" = --adapter ]; then
 		gen_adapter "$T/$name.cwt" || { echo "hostile: the adapter trace failed" >&2; failed=1; return; }
+	elif [ "$mode" = --critical ]; then
+		gen_critical "$T/$name.cwt" || { echo "hostile: the critical trace failed" >&2; failed=1; return; }
 	else
 		"$BUILD/bench/gentrace" "$mode" "$T/$name.cwt" "$N" || { echo "hostile: gentrace $mode failed" >&2; failed=1; return; }
 	fi
@@ -104,6 +112,36 @@ gen_adapter() { # out.cwt
 	}' >"$T/adapter.events" && "$BUILD/tests/fixturec" "$T/adapter.events" "$1"
 }
 
+gen_critical() { # out.cwt
+	awk -v k="${NC:-100000}" -v m=400 'BEGIN {
+		print "kv ts=0 key=offcpu value=1"
+		print "usdt_probe ts=1 id=1 nargs=2 str_arg=1 provider=causeway name=request_begin path=/app"
+		print "usdt_probe ts=1 id=2 nargs=2 str_arg=255 provider=causeway name=request_end path=/app"
+		print "!seal meta"
+		for (i = 0; i < m; i++) {
+			r = 2000 + i
+			printf "usdt_str ts=%d cpu=1 task=%d/100 probe=1 nargs=2 args=%d,0 str=r%d\n", 1000 + 2 * i, r, i, i
+			printf "switch ts=%d cpu=1 prev=%d/100 next=0/0 prev_state=1 wait=1 keep=0x100000000\n", 1001 + 2 * i, r
+		}
+		t = 10000
+		for (j = 0; j < k; j++) {
+			me = j % 2 ? 101 : 100; other = j % 2 ? 100 : 101
+			printf "switch ts=%d cpu=0 prev=%d/100 next=0/0 prev_state=1 wait=1 keep=0x100000000\n", t, me
+			printf "waking ts=%d cpu=1 ctx=task waker=%d/100 wakee=%d/100 target_cpu=0 prio=120\n", t + 50, other, me
+			printf "switch ts=%d cpu=0 prev=0/0 next=%d/100 prev_state=0\n", t + 60, me
+			t += 100
+		}
+		for (i = 0; i < m; i++) {
+			r = 2000 + i
+			printf "waking ts=%d cpu=0 ctx=task waker=%d/100 wakee=%d/100 target_cpu=1 prio=120\n", t, me, r
+			printf "switch ts=%d cpu=1 prev=0/0 next=%d/100 prev_state=0\n", t + 1, r
+			printf "usdt ts=%d cpu=1 task=%d/100 probe=2 nargs=2 args=%d,0\n", t + 2, r, i
+			t += 3
+		}
+		print "!seal final"
+	}' >"$T/critical.events" && "$BUILD/tests/fixturec" "$T/critical.events" "$1"
+}
+
 run new_tids --new-tids \
 	"select (select value from meta where key = 'evicted_total') >= $N - 1000"
 run lossy --lossy \
@@ -120,4 +158,14 @@ run adapter --adapter \
 	    and (select value from meta where key = 'usdt_hits_unknown_probe') = 0
 	    and (select value from meta where key = 'adapter_state_dropped') >= ${NA:-300000} - 1000
 	    and (select count(*) from resource_waits) <= 1000"
+run critical --critical \
+	"select (select value from meta where key = 'critical_requests') = 400
+	    and (select value from meta where key = 'critical_bounded') > 0
+	    and (select value from meta where key = 'critical_budget_spent') > 0
+	    and (select value from meta where key = 'critical_rows_read') <=
+	        16 * ((select count(*) from nodes) + (select count(*) from edges)
+	              + (select count(*) from samples)) + 1048576 + 8 * 400
+	    and not exists (select 1 from nodes r where r.type = 'request'
+	        and r.end_ns - r.start_ns != (select sum(end_ns - start_ns) from critical_path c
+	                                       where c.request = r.id))"
 exit $failed

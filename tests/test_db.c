@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include <sqlite3.h>
 #include "tests/check.h"
+#include "tests/sql_one.h"
 #include "analyze/db.h"
 #include "tables_sql.h"
 
@@ -59,31 +60,6 @@ static int write_db(const struct tnode *tn, size_t n)
 		return -1;
 	}
 	return 0;
-}
-
-/* The first column of the first row of @sql, as text ("" if none). */
-static const char *one(sqlite3 *h, const char *sql)
-{
-	static char buf[65536];
-	sqlite3_stmt *s;
-
-	buf[0] = '\0';
-	if (sqlite3_prepare_v2(h, sql, -1, &s, NULL) != SQLITE_OK) {
-		snprintf(buf, sizeof(buf), "error: %s", sqlite3_errmsg(h));
-		return buf;
-	}
-	switch (sqlite3_step(s)) {
-	case SQLITE_ROW:
-		if (sqlite3_column_text(s, 0))
-			snprintf(buf, sizeof(buf), "%s", sqlite3_column_text(s, 0));
-		break;
-	case SQLITE_DONE:
-		break;
-	default:
-		snprintf(buf, sizeof(buf), "error: %s", sqlite3_errmsg(h));
-	}
-	sqlite3_finalize(s);
-	return buf;
 }
 
 static void test_generations(void)

@@ -180,6 +180,52 @@ static void print_attr(const struct attr_score *cw, const struct attr_score *th,
 	print_beats("sched baseline", sc, cw);
 }
 
+static double share(double part, double whole)
+{
+	return whole > 0 ? part / whole : NAN;
+}
+
+static void print_crit(const struct truth *t, const struct crit_score *c)
+{
+	if (!c->measured) {
+		printf("\ncritical path: not in the database (an analyzer before it)\n");
+		return;
+	}
+	printf("\ncritical path: %ld of %ld requests matched, %ld walked, %ld back to their begin;"
+	       " %% of their wall time\n", c->matched, c->requests, c->walked, c->whole);
+	const struct {
+		const char *label;
+		double v;
+	} parts[] = {
+		{ "  running", share(c->kind_ns[0], c->wall_ns) },
+		{ ", runnable", share(c->kind_ns[1], c->wall_ns) },
+		{ ", handoff", share(c->kind_ns[2], c->wall_ns) },
+		{ ", blocked (unknown)", share(c->kind_ns[3], c->wall_ns) },
+		{ "; observed", share(c->conf_ns[0], c->wall_ns) },
+		{ ", reconstructed", share(c->conf_ns[1], c->wall_ns) },
+		{ ", unknown", share(c->conf_ns[2], c->wall_ns) },
+		{ NULL, 0 },
+		{ ": naming a hop of their request", ratio(c->waits_own, c->waits, NAN) },
+		{ "%, only another request's", ratio(c->waits_other, c->waits, NAN) },
+		{ "%, none", ratio(c->waits_none, c->waits, NAN) },
+	};
+
+	for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
+		if (!parts[i].label) {
+			printf("\n  waits on the paths %ld", c->waits);
+			continue;
+		}
+		printf("%s", parts[i].label);
+		pct(100 * parts[i].v, 0);
+	}
+	printf("%%\n");
+	printf("  hops on their request's path:");
+	for (size_t k = 0; k <= t->nmechs; k++)
+		printf("%s %s %ld", k ? "," : "", k < t->nmechs ? t->mechs[k] : "all",
+		       c->hops_on_path[k]);
+	printf("\n");
+}
+
 /* --- JSON and CSV --------------------------------------------------------- */
 
 /*
@@ -229,6 +275,7 @@ struct fig {
 
 #define MSTAT_FIGS 17
 #define ATTR_FIGS 22
+#define CRIT_FIGS 18
 
 static size_t mstat_figs(const struct mstat *m, struct fig *out)
 {
@@ -296,6 +343,33 @@ static size_t attr_figs(const struct attr_score *a, const struct attr_score *cw,
 	return n;
 }
 
+static size_t crit_figs(const struct crit_score *c, struct fig *out)
+{
+	const struct fig figs[CRIT_FIGS] = {
+		{ "measured", c->measured, 1 },
+		{ "requests", (double)c->requests, 0 },
+		{ "matched", (double)c->matched, 0 },
+		{ "walked", (double)c->walked, 0 },
+		{ "whole", (double)c->whole, 0 },
+		{ "waits", (double)c->waits, 0 },
+		{ "waits_own_hop", (double)c->waits_own, 0 },
+		{ "waits_other_hop", (double)c->waits_other, 0 },
+		{ "waits_no_hop", (double)c->waits_none, 0 },
+		{ "own_hop_share", ratio(c->waits_own, c->waits, NAN), 0 },
+		{ "wall_ns", c->wall_ns, 0 },
+		{ "running_share", share(c->kind_ns[0], c->wall_ns), 0 },
+		{ "runnable_share", share(c->kind_ns[1], c->wall_ns), 0 },
+		{ "handoff_share", share(c->kind_ns[2], c->wall_ns), 0 },
+		{ "blocked_share", share(c->kind_ns[3], c->wall_ns), 0 },
+		{ "observed_share", share(c->conf_ns[0], c->wall_ns), 0 },
+		{ "reconstructed_share", share(c->conf_ns[1], c->wall_ns), 0 },
+		{ "unknown_share", share(c->conf_ns[2], c->wall_ns), 0 },
+	};
+
+	memcpy(out, figs, sizeof(figs));
+	return CRIT_FIGS;
+}
+
 /* Whole numbers whole (a count or nanoseconds past 10 digits would
  * otherwise turn into an exponent), the rest to 10 digits. */
 static void put_num(FILE *f, double v)
@@ -319,6 +393,7 @@ struct out_ctx {
 	const char *db, *baseline_db, *label;
 	const struct system_score *cw, *sched; /* sched NULL: no baseline db */
 	const struct attr_score *acw, *ath, *asc;
+	const struct crit_score *crit;
 	double req_p, req_r;
 	int has_req_p, has_req_r, met;
 };
@@ -396,7 +471,19 @@ static void write_json(FILE *f, const struct out_ctx *o)
 	json_attr(f, o->ath, o->acw);
 	fputs(",\n    \"sched\": ", f);
 	json_attr(f, o->asc, o->acw);
-	fputs("\n  },\n  \"require\": {\"precision\": ", f);
+	fputs("\n  },\n  \"critical_path\": ", f);
+	{
+		struct fig figs[CRIT_FIGS];
+
+		json_figs(f, figs, crit_figs(o->crit, figs));
+	}
+	fputs(",\n  \"hops_on_critical_path\": {", f);
+	for (size_t k = 0; k <= t->nmechs; k++) {
+		fputs(k ? ", " : "", f);
+		json_str(f, k < t->nmechs ? t->mechs[k] : "all");
+		fprintf(f, ": %ld", o->crit->hops_on_path[k]);
+	}
+	fputs("},\n  \"require\": {\"precision\": ", f);
 	json_num(f, o->has_req_p ? o->req_p : NAN);
 	fputs(", \"recall\": ", f);
 	json_num(f, o->has_req_r ? o->req_r : NAN);
@@ -468,6 +555,16 @@ static void write_csv(FILE *f, const struct out_ctx *o)
 	csv_attr(f, o, "causeway", o->acw, NULL);
 	csv_attr(f, o, "thread", o->ath, o->acw);
 	csv_attr(f, o, "sched", o->asc, o->acw);
+	{
+		struct fig figs[CRIT_FIGS];
+
+		csv_figs(f, o, "causeway", "critical_path", figs, crit_figs(o->crit, figs));
+	}
+	for (size_t k = 0; k <= o->t->nmechs; k++) {
+		const struct fig fig = { "hops_on_critical_path", (double)o->crit->hops_on_path[k], 0 };
+
+		csv_figs(f, o, "causeway", k < o->t->nmechs ? o->t->mechs[k] : "all", &fig, 1);
+	}
 }
 
 /*
@@ -560,6 +657,7 @@ int main(int argc, char **argv)
 	const char *baseline = NULL, *json = NULL, *csv = NULL, *label = NULL, *wrong = NULL;
 	struct system_score cw = { 0 }, sched = { 0 };
 	struct attr_score acw, ath, asc;
+	struct crit_score crit = { 0 };
 	struct edb db = { 0 }, bdb = { 0 };
 	struct out_ctx o = { 0 };
 	struct out json_out = { 0 }, csv_out = { 0 }, wrong_out = { 0 };
@@ -640,7 +738,8 @@ int main(int argc, char **argv)
 	cw.db_path = argv[optind + 1];
 	eval_wrong_out = wrong_out.f;
 	if (edb_open(cw.db_path, &t, &db) || score_edges(&db, &t, &cw) ||
-	    score_attribution(&db, &t, &acw) || score_thread_baseline(&db, &t, &ath))
+	    score_attribution(&db, &t, &acw) || score_thread_baseline(&db, &t, &ath) ||
+	    score_critical(&db, &t, &cw, &crit))
 		goto out;
 	if (baseline) {
 		sched.name = "sched";
@@ -664,6 +763,7 @@ int main(int argc, char **argv)
 	o.acw = &acw;
 	o.ath = &ath;
 	o.asc = &asc;
+	o.crit = &crit;
 	o.req_p = req_p;
 	o.req_r = req_r;
 	o.has_req_p = has_req_p;
@@ -700,6 +800,7 @@ int main(int argc, char **argv)
 			if (baseline)
 				print_system(&t, &sched, "sched baseline");
 			print_attr(&acw, &ath, &asc);
+			print_crit(&t, &crit);
 			fflush(stdout);
 		}
 		if (write_out(&json_out, &o, write_json) || write_out(&csv_out, &o, write_csv) ||
@@ -726,6 +827,9 @@ out:
 	edb_close(&bdb);
 	free(cw.m);
 	free(sched.m);
+	free(cw.names);
+	free(sched.names);
+	free(crit.hops_on_path);
 	truth_free(&t);
 	return rc;
 }

@@ -128,10 +128,33 @@ struct mstat {
 	long recalled, orphans, observed, reconstructed;
 };
 
+/* What names a hop in the database, for the critical path's score
+ * (eval_crit.c): key, an edge that is a correct claim for it (edge id *
+ * 2; a correct resource_waits row's wake edge), or its cause node N(h)
+ * (node id * 2 + 1); hop, its index. */
+struct hop_name {
+	int64_t key;
+	size_t hop;
+};
+
 struct system_score {
 	const char *name, *db_path;
 	struct mstat *m; /* nmechs + 1 */
 	double seconds;
+	struct hop_name *names; /* sorted by key */
+	size_t nnames;
+};
+
+/* The critical path against the truth (FORMAT.md, "The critical path"),
+ * causeway's only. */
+struct crit_score {
+	int measured;	    /* 0: the database has no critical_path */
+	long requests, matched, walked, whole;
+	long waits, waits_own, waits_other, waits_none; /* waits on the paths */
+	double wall_ns;					 /* of the walked requests */
+	double kind_ns[4];				 /* running, runnable, handoff, blocked */
+	double conf_ns[3];				 /* observed, reconstructed, unknown */
+	long *hops_on_path; /* per MECH (nmechs + 1): hops a wait on their request's path names */
 };
 
 struct attr_score {
@@ -163,7 +186,14 @@ int edb_fail(struct edb *db, const char *what);
 int edb_prepare(struct edb *db, const char *sql, sqlite3_stmt **st);
 
 int score_edges(struct edb *db, const struct truth *t, struct system_score *s);
+/* Each truth request's request node (FORMAT.md, Attribution error: key
+ * APP_ID, born in [B0, B1], in the workload's scope): node[i], 0 when
+ * there is none. */
+int match_requests(struct edb *db, const struct truth *t, int64_t *node);
 int score_attribution(struct edb *db, const struct truth *t, struct attr_score *a);
+/* @s: causeway's score_edges, whose names it reads. */
+int score_critical(struct edb *db, const struct truth *t, const struct system_score *s,
+		   struct crit_score *c);
 int score_thread_baseline(struct edb *db, const struct truth *t, struct attr_score *a);
 /* The attribution of a system with no database: nothing attributed. */
 void score_attribution_none(const struct truth *t, struct attr_score *a);

@@ -159,24 +159,12 @@ static int truth_thread(const struct truth *t, const char *ttype, int64_t tid)
 	return 0;
 }
 
-int score_attribution(struct edb *db, const struct truth *t, struct attr_score *a)
+int match_requests(struct edb *db, const struct truth *t, int64_t *node)
 {
-	struct u64map nodes = { 0 }; /* request node -> slot */
-	struct u64map per = { 0 };   /* (slot, tid) -> per-thread sum */
-	sqlite3_stmt *find = NULL, *agg = NULL;
-	size_t *slot = NULL; /* per truth request: its node's slot + 1, 0 unmatched */
-	double *cpu = NULL, *wall = NULL, *pcpu = NULL, *pwall = NULL;
-	size_t nslots = 0, capslots = 0, nper = 0, capper = 0;
+	sqlite3_stmt *find = NULL;
 	char *msg = NULL;
-	struct est e;
-	int rc = -1, step;
+	int step;
 
-	memset(a, 0, sizeof(*a));
-	a->measured = a->has_shares = a->has_matched = 1;
-	if (est_alloc(t, &e))
-		return -1;
-	if (!(slot = calloc(t->nreqs ? t->nreqs : 1, sizeof(*slot))))
-		goto oom;
 	if (sqlite3_exec(db->h,
 			 "CREATE TEMP TABLE IF NOT EXISTS cw_req AS"
 			 " SELECT id, key, scope, start_ns FROM nodes WHERE type = 'request';"
@@ -184,23 +172,13 @@ int score_attribution(struct edb *db, const struct truth *t, struct attr_score *
 			 NULL, NULL, &msg) != SQLITE_OK) {
 		edb_say(db->path, "query", msg ? msg : "error");
 		sqlite3_free(msg);
-		goto out;
+		return -1;
 	}
 	if (edb_prepare(db, "SELECT id FROM cw_req WHERE key = ?1 AND start_ns BETWEEN ?2 AND ?3"
-			    " AND (?4 IS NULL OR scope = ?4) ORDER BY start_ns, id LIMIT 1", &find) ||
-	    edb_prepare(db, "SELECT a.request, s.kind, a.confidence, t.type, t.key,"
-			    " sum(s.weight * 1.0 / s.inclusion_probability)"
-			    " FROM attribution a JOIN samples s ON s.id = a.sample"
-			    " JOIN nodes t ON t.id = s.thread"
-			    " WHERE a.request IS NOT NULL AND s.inclusion_probability > 0"
-			    " GROUP BY a.request, s.kind, a.confidence, t.type, t.key", &agg))
-		goto out;
-
-	/* Each truth request to its request node: key APP_ID, born in [B0, B1].
-	 * Two truth requests on one node (windows that overlap) share it. */
+			    " AND (?4 IS NULL OR scope = ?4) ORDER BY start_ns, id LIMIT 1", &find))
+		return -1;
 	for (size_t i = 0; i < t->nreqs; i++) {
 		const struct request *q = &t->reqs[i];
-		uint64_t k;
 
 		sqlite3_bind_int64(find, 1, q->app_id);
 		sqlite3_bind_int64(find, 2, q->b0);
@@ -210,26 +188,60 @@ int score_attribution(struct edb *db, const struct truth *t, struct attr_score *
 		else
 			sqlite3_bind_null(find, 4);
 		step = sqlite3_step(find);
-		if (step == SQLITE_ROW) {
-			uint64_t node = (uint64_t)sqlite3_column_int64(find, 0);
-
-			a->matched++;
-			if (!u64map_get(&nodes, node, &k)) {
-				long n = sums_add(&cpu, &wall, &nslots, &capslots);
-
-				if (n < 0 || u64map_put(&nodes, node, (uint64_t)n)) {
-					sqlite3_reset(find);
-					goto oom;
-				}
-				k = (uint64_t)n;
-			}
-			slot[i] = k + 1;
-		} else if (step != SQLITE_DONE) {
-			edb_fail(db, "query");
-			sqlite3_reset(find);
-			goto out;
-		}
+		node[i] = step == SQLITE_ROW ? sqlite3_column_int64(find, 0) : 0;
 		sqlite3_reset(find);
+		if (step != SQLITE_ROW && step != SQLITE_DONE) {
+			sqlite3_finalize(find);
+			return edb_fail(db, "query");
+		}
+	}
+	sqlite3_finalize(find);
+	return 0;
+}
+
+int score_attribution(struct edb *db, const struct truth *t, struct attr_score *a)
+{
+	struct u64map nodes = { 0 }; /* request node -> slot */
+	struct u64map per = { 0 };   /* (slot, tid) -> per-thread sum */
+	sqlite3_stmt *agg = NULL;
+	size_t *slot = NULL; /* per truth request: its node's slot + 1, 0 unmatched */
+	int64_t *node = NULL; /* per truth request: its node, 0 none */
+	double *cpu = NULL, *wall = NULL, *pcpu = NULL, *pwall = NULL;
+	size_t nslots = 0, capslots = 0, nper = 0, capper = 0;
+	struct est e;
+	int rc = -1, step;
+
+	memset(a, 0, sizeof(*a));
+	a->measured = a->has_shares = a->has_matched = 1;
+	if (est_alloc(t, &e))
+		return -1;
+	if (!(slot = calloc(t->nreqs ? t->nreqs : 1, sizeof(*slot))) ||
+	    !(node = calloc(t->nreqs ? t->nreqs : 1, sizeof(*node))))
+		goto oom;
+	if (match_requests(db, t, node) ||
+	    edb_prepare(db, "SELECT a.request, s.kind, a.confidence, t.type, t.key,"
+			    " sum(s.weight * 1.0 / s.inclusion_probability)"
+			    " FROM attribution a JOIN samples s ON s.id = a.sample"
+			    " JOIN nodes t ON t.id = s.thread"
+			    " WHERE a.request IS NOT NULL AND s.inclusion_probability > 0"
+			    " GROUP BY a.request, s.kind, a.confidence, t.type, t.key", &agg))
+		goto out;
+
+	/* Two truth requests on one node (windows that overlap) share it. */
+	for (size_t i = 0; i < t->nreqs; i++) {
+		uint64_t k;
+
+		if (!node[i])
+			continue;
+		a->matched++;
+		if (!u64map_get(&nodes, (uint64_t)node[i], &k)) {
+			long n = sums_add(&cpu, &wall, &nslots, &capslots);
+
+			if (n < 0 || u64map_put(&nodes, (uint64_t)node[i], (uint64_t)n))
+				goto oom;
+			k = (uint64_t)n;
+		}
+		slot[i] = k + 1;
 	}
 
 	/* The estimates: sum(weight / inclusion_probability) per request node
@@ -303,9 +315,9 @@ int score_attribution(struct edb *db, const struct truth *t, struct attr_score *
 oom:
 	fprintf(stderr, "causeway-eval: out of memory\n");
 out:
-	sqlite3_finalize(find);
 	sqlite3_finalize(agg);
 	free(slot);
+	free(node);
 	free(cpu);
 	free(wall);
 	free(pcpu);

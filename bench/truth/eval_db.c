@@ -892,6 +892,76 @@ static void resolve(struct scorer *s, struct system_score *out)
 	}
 }
 
+static int name_push(struct system_score *out, size_t *cap, int64_t key, size_t hop)
+{
+	if (out->nnames == *cap) {
+		size_t ncap = *cap ? *cap * 2 : 1024;
+		struct hop_name *p = realloc(out->names, ncap * sizeof(*p));
+
+		if (!p) {
+			fprintf(stderr, "causeway-eval: out of memory\n");
+			return -1;
+		}
+		out->names = p;
+		*cap = ncap;
+	}
+	out->names[out->nnames++] = (struct hop_name){ key, hop };
+	return 0;
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+	const struct hop_name *x = a, *y = b;
+
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return (x->hop > y->hop) - (x->hop < y->hop);
+}
+
+/*
+ * What names each hop (struct hop_name): the edges that are correct
+ * claims for it (a resource_waits row by its wake edge) and its N(h).
+ * Cancelled hops have no correct claim and are named by nothing.
+ */
+static int collect_names(struct scorer *s, struct system_score *out)
+{
+	const struct truth *t = s->c.t;
+	sqlite3_stmt *wake = NULL;
+	size_t cap = 0;
+	int rc = -1;
+
+	if (edb_prepare(s->c.db, "SELECT wake_edge FROM resource_waits WHERE id = ?", &wake))
+		return -1;
+	for (size_t i = 0; i < s->nrecs; i++) {
+		const struct crec *r = &s->recs[i];
+		int64_t key = r->key;
+
+		if (!r->correct)
+			continue;
+		if (key & 1) {
+			sqlite3_bind_int64(wake, 1, key / 2);
+			key = step_row(&s->c, wake) && sqlite3_column_type(wake, 0) != SQLITE_NULL
+				      ? sqlite3_column_int64(wake, 0) * 2
+				      : 0;
+			sqlite3_reset(wake);
+			if (s->c.failed)
+				goto out;
+		}
+		if (key && name_push(out, &cap, key, r->hop))
+			goto out;
+	}
+	for (size_t i = 0; i < t->nhops; i++)
+		if (s->hs[i].n && !(t->hops[i].flags & F_CANCELLED) &&
+		    name_push(out, &cap, s->hs[i].n * 2 + 1, i))
+			goto out;
+	if (out->nnames)
+		qsort(out->names, out->nnames, sizeof(*out->names), cmp_name);
+	rc = 0;
+out:
+	sqlite3_finalize(wake);
+	return rc;
+}
+
 int score_edges(struct edb *db, const struct truth *t, struct system_score *out)
 {
 	struct scorer s;
@@ -964,6 +1034,8 @@ int score_edges(struct edb *db, const struct truth *t, struct system_score *out)
 		    object_orphan(&s, i))
 			goto out;
 	resolve(&s, out);
+	if (collect_names(&s, out))
+		goto out;
 	for (size_t i = 0; i < t->nhops; i++) {
 		const struct hstate *hs = &s.hs[i];
 		struct mstat *m = &out->m[t->hops[i].mech];
