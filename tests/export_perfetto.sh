@@ -1,0 +1,113 @@
+#!/bin/bash
+# causeway-export perfetto (docs/model.md §8.3) against the databases of
+# fixtures: each fixture is compiled and analyzed as tests/fixture.sh does,
+# exported, read back by `protoc --decode_raw` (protobuf wire format, every
+# packet there), decoded with perfetto's field numbers
+# (tests/perfetto_trace.proto) and checked against its database by
+# tests/export_perfetto.py: a track per thread, process, request and task,
+# a blocked slice per off-CPU sample named by what ended it, a flow per
+# edge, an instant per unknown cause; whole, in windows (--since,
+# --until) and for one request (--request, by id and by name).
+# Skipped (77), loudly, where protoc (protobuf-compiler) or python3 is
+# missing. trace_processor itself is not packaged for Debian: it is not
+# run here (docs/model.md §8.3 says how to open a file with it).
+set -u
+BUILD=${1:?usage: tests/export_perfetto.sh BUILD}
+BUILD=$(cd "$BUILD" && pwd)
+top=$(cd "$(dirname "$0")/.." && pwd)
+for tool in protoc python3 sqlite3; do
+	if ! command -v "$tool" >/dev/null; then
+		echo "*** export_perfetto: $tool is missing (tests/deps.sh installs it): SKIPPED ***" >&2
+		exit 77
+	fi
+done
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+failed=0
+
+fail() {
+	echo "export_perfetto: $*" >&2
+	failed=$((failed + 1))
+}
+
+# db NAME: fixture NAME's database, made as tests/fixture.sh makes it.
+db() {
+	local args=()
+
+	[ -f "$tmp/$1.db" ] && return 0
+	[ -f "$top/fixtures/$1.args" ] && read -r -a args <"$top/fixtures/$1.args"
+	"$BUILD/tests/fixturec" "$top/fixtures/$1.events" "$tmp/$1.cwt" &&
+		(cd "$tmp" && "$BUILD/causeway-analyze" -q "${args[@]}" "$1.cwt" 2>/dev/null)
+	[ -f "$tmp/$1.db" ] || fail "$1: no database"
+}
+
+# check NAME [OPTION...]: export NAME's database with the options and
+# check the file against it; --request NAME is given to the checker as ids.
+check() {
+	local name=$1 out=$tmp/out.perfetto-trace ids=() a
+	shift
+	db "$name" || return
+	local want=("$@")
+	for ((a = 0; a < ${#want[@]}; a++)); do
+		if [ "${want[a]}" = --request ] && ! [[ ${want[a + 1]} =~ ^[0-9]+$ ]]; then
+			ids=$(sqlite3 "$tmp/$name.db" "SELECT group_concat(id, ' ') FROM nodes
+				WHERE type = 'request' AND name = '${want[a + 1]}'")
+			[ -n "$ids" ] || { fail "$name: no request named ${want[a + 1]}"; return; }
+			want=("${want[@]:0:a}" $(printf -- '--request %s ' $ids) "${want[@]:a+2}")
+		fi
+	done
+	rm -f "$out"
+	if ! "$BUILD/causeway-export" perfetto "$tmp/$name.db" -q -o "$out" "$@"; then
+		fail "$name $*: causeway-export failed"
+		return
+	fi
+	if ! protoc --decode_raw <"$out" >"$tmp/raw.txt"; then
+		fail "$name $*: protoc --decode_raw cannot read it"
+		return
+	fi
+	if ! protoc --decode=perfetto.protos.Trace -I "$top/tests" "$top/tests/perfetto_trace.proto" \
+		<"$out" >"$tmp/dec.txt"; then
+		fail "$name $*: protoc cannot decode it as a perfetto Trace"
+		return
+	fi
+	# the raw and the typed reading see the same packets
+	if [ "$(grep -c '^1 {' "$tmp/raw.txt")" != "$(grep -c '^packet {' "$tmp/dec.txt")" ]; then
+		fail "$name $*: protoc --decode_raw and --decode count different packets"
+	fi
+	python3 "$top/tests/export_perfetto.py" "$tmp/$name.db" "$tmp/dec.txt" "${want[@]}" >/dev/null ||
+		fail "$name $*: see above"
+}
+
+# Whole databases: threads, waits and their wakes (sample_*), requests and
+# tasks (adapter_*, attribution_chain), and objects of every class on
+# lanes: io_uring, block, workqueue, timers (a reused tid in timer_fire),
+# packets; interrupt wakes with no cause (irq_wakeups).
+for f in attribution_chain adapter_requests adapter_tasks uring_punt uring_wake_cause \
+	block_requests sample_wake sample_wait wq_wake timer_fire net_loopback irq_wakeups; do
+	check "$f"
+done
+# Windows: a wait, an object or a task cut by an end of the window.
+check attribution_chain --since 1200 --until 2100
+check attribution_chain --since 1500
+check sample_wake --since 1500
+check timer_fire --until 3000
+check sample_wait --since 1000000000
+# One request: its contexts, what they handed work to, in its span.
+check attribution_chain --request 3
+check attribution_chain --request 9
+check adapter_requests --request 'GET /a'
+check adapter_requests --request 3 --request 12
+
+# The default output is the database's name with .perfetto-trace, and an
+# existing file is kept without --force.
+db sample_wake
+(cd "$tmp" && "$BUILD/causeway-export" perfetto -q sample_wake.db) || fail "default output: export failed"
+[ -s "$tmp/sample_wake.perfetto-trace" ] || fail "default output: no sample_wake.perfetto-trace"
+(cd "$tmp" && "$BUILD/causeway-export" perfetto -q sample_wake.db 2>/dev/null)
+[ $? = 2 ] || fail "an existing output was not refused (exit 2)"
+
+if [ $failed != 0 ]; then
+	echo "export_perfetto: $failed failed" >&2
+	exit 1
+fi
+echo "export_perfetto: all passed"
