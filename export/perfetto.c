@@ -27,13 +27,13 @@
  * The file is written in passes over the database, so that nothing grows
  * with the number of edges or samples, only with the number of nodes:
  *   0. read the nodes, then the edges and samples of the window: what is
- *      exported, each object's extent (for its lane), the wakes that end
- *      a wait;
+ *      exported, each object's extent (for its lane);
  *   1. the clock, the track descriptors, and the begins of the lives of
  *      requests, tasks and objects;
- *   2. every edge: the instant at its src, and at its dst unless a wait's
- *      "runnable" slice ends it;
- *   3. the samples by thread and time: the thread tracks' slices;
+ *   2. every edge: the instant at its src, and at its dst unless that is
+ *      a thread;
+ *   3. the samples by thread and time, each thread's with the edges into
+ *      it (edges(dst, ts)): its slices, and where its edges arrive;
  *   4. the ends of the slices of requests, tasks and objects, whose
  *      begins come before pass 2 (an instant at one's birth is in it).
  * trace_processor sorts packets by timestamp, keeping the file's order
@@ -67,10 +67,13 @@
 #define TP_INTERNED_DATA	      12
 #define TP_SEQ_FLAGS		      13
 #define TP_CLOCK_ID		      58 /* timestamp_clock_id */
+#define TP_DEFAULTS		      59 /* trace_packet_defaults */
 #define TP_TRACK_DESCRIPTOR	      60
 #define TP_FIRST_ON_SEQ		      87 /* first_packet_on_sequence */
 #define SEQ_INCREMENTAL_STATE_CLEARED 1
 #define SEQ_NEEDS_INCREMENTAL_STATE   2
+/* trace/trace_packet_defaults.proto: TracePacketDefaults */
+#define TPD_CLOCK_ID 58 /* timestamp_clock_id */
 /* trace/clock_snapshot.proto: ClockSnapshot, ClockSnapshot.Clock */
 #define CS_CLOCKS	       1
 #define CS_PRIMARY_TRACE_CLOCK 2
@@ -114,6 +117,8 @@
 #define INTERNED_IID		  1
 #define INTERNED_NAME		  2
 
+/* Bytes of packets written at a time. */
+#define OUT_FLUSH (1 << 20)
 /* The one packet sequence of the file. */
 #define SEQ_ID 1
 /* Request names are cut to what reads as a track's name. */
@@ -165,12 +170,6 @@ struct istr { /* an interned string and its iid */
 	char s[];
 };
 
-/* A wake that ends a wait in pass 3, and whether it has ended it. */
-struct wake {
-	int64_t edge;
-	bool done;
-};
-
 /* The debug annotations, by their interned name's iid - 1. */
 enum ann { A_EDGE, A_SAMPLE, A_NODE, A_REASON, A_END_EXACT, A_START_SEEN, A_END_SEEN, NANN };
 static const char *const ann_names[NANN] = { "edge",	  "sample",	"node",	   "reason",
@@ -189,7 +188,7 @@ struct ev {
 
 struct pf {
 	struct cw_x *x;
-	struct cw_pb pb;
+	struct cw_pb pb, out; /* the packet under way; what is to be written */
 	struct pnode *n;
 	size_t nn;
 	struct cw_htab strs, names;
@@ -197,8 +196,6 @@ struct pf {
 	bool ann_sent[NANN];
 	/* the event name the packet under way interns; NULL: none */
 	const struct istr *fresh;
-	struct wake *wakes;
-	size_t nwakes, cap_wakes;
 	/* the window; the first moment exported, and where running
 	 * slices stop at the latest (the window's or the capture's end) */
 	int64_t lo, hi, first, stop;
@@ -276,47 +273,55 @@ static const char *keep(struct pf *p, const char *s)
 
 /* ---- packets ---- */
 
-/* Trace.packet: the packet in p->pb, length-delimited, to the output. */
-static int put_packet(struct pf *p)
+/* Write what p->out holds. */
+static int flush_out(struct pf *p)
 {
-	uint8_t head[11];
-	size_t n = 0, len = p->pb.len;
-
-	if (p->pb.oom)
-		return oom(p);
-	head[n++] = TRACE_PACKET << 3 | 2;
-	do {
-		head[n++] = (uint8_t)(len | (len >= 0x80 ? 0x80 : 0));
-		len >>= 7;
-	} while (len);
-	if (fwrite(head, 1, n, p->x->out) != n ||
-	    fwrite(p->pb.buf, 1, p->pb.len, p->x->out) != p->pb.len) {
+	if (p->out.len && fwrite(p->out.buf, 1, p->out.len, p->x->out) != p->out.len) {
 		if (!p->err)
 			cw_x__err("the output cannot be written: %s", strerror(errno));
-		p->err = -1;
-		return -1;
+		return p->err = -1;
 	}
+	cw_pb__reset(&p->out);
 	return 0;
 }
 
-/* Start a packet: its timestamp on the capture clock (CLOCK_MONOTONIC,
- * schema/format.md), which the first packet made the trace's clock. */
-static void packet_start(struct pf *p, int64_t ts, uint32_t flags)
+/* Trace.packet: the packet in p->pb, length-delimited, to the output
+ * (through p->out: one write per packet costs a tenth of the time). */
+static int put_packet(struct pf *p)
+{
+	if (p->pb.oom)
+		return oom(p);
+	cw_pb__bytes(&p->out, TRACE_PACKET, p->pb.buf, p->pb.len);
+	if (p->out.oom)
+		return oom(p);
+	return p->out.len >= OUT_FLUSH ? flush_out(p) : 0;
+}
+
+/*
+ * Start a packet: its timestamp on the capture clock (CLOCK_MONOTONIC,
+ * schema/format.md), which the first packet made the trace's clock and
+ * the second the sequence's default; @clock: say so in this packet too.
+ */
+static void packet_start(struct pf *p, int64_t ts, uint32_t flags, bool clock)
 {
 	cw_pb__reset(&p->pb);
 	cw_pb__varint(&p->pb, TP_TIMESTAMP, ts < 0 ? 0 : (uint64_t)ts); /* a hand-made database */
-	cw_pb__varint(&p->pb, TP_CLOCK_ID, BUILTIN_CLOCK_MONOTONIC);
+	if (clock)
+		cw_pb__varint(&p->pb, TP_CLOCK_ID, BUILTIN_CLOCK_MONOTONIC);
 	cw_pb__varint(&p->pb, TP_SEQ_ID, SEQ_ID);
 	if (flags)
 		cw_pb__varint(&p->pb, TP_SEQ_FLAGS, flags);
 }
 
 /*
- * The first packet: a clock snapshot that makes CLOCK_MONOTONIC, the
+ * The first packets: a clock snapshot that makes CLOCK_MONOTONIC, the
  * capture's clock, the trace's own (trace_processor's default is
  * BOOTTIME, which it could not convert ours to), with the capture's
- * realtime anchor where there is one so that the UI can show wall time;
- * and the start of the sequence's interned data.
+ * realtime anchor where there is one so that the UI can show wall time,
+ * and that starts the sequence's incremental state (interned names); then
+ * the sequence's defaults, in a packet of their own (trace_processor reads
+ * nothing after a clock snapshot in a packet): CLOCK_MONOTONIC for every
+ * timestamp that names no clock, 3 bytes of every event.
  */
 static int put_header(struct pf *p)
 {
@@ -339,6 +344,13 @@ static int put_header(struct pf *p)
 		cw_pb__end(&p->pb, c);
 	}
 	cw_pb__varint(&p->pb, CS_PRIMARY_TRACE_CLOCK, BUILTIN_CLOCK_MONOTONIC);
+	cw_pb__end(&p->pb, cs);
+	if (put_packet(p))
+		return -1;
+	cw_pb__reset(&p->pb);
+	cw_pb__varint(&p->pb, TP_SEQ_ID, SEQ_ID);
+	cs = cw_pb__begin(&p->pb, TP_DEFAULTS);
+	cw_pb__varint(&p->pb, TPD_CLOCK_ID, BUILTIN_CLOCK_MONOTONIC);
 	cw_pb__end(&p->pb, cs);
 	return put_packet(p);
 }
@@ -400,7 +412,8 @@ static int put_event(struct pf *p, const struct ev *e)
 	cw_pb_mark m, im, nm;
 
 	p->fresh = NULL;
-	packet_start(p, e->ts, SEQ_NEEDS_INCREMENTAL_STATE);
+	/* an end names nothing interned */
+	packet_start(p, e->ts, e->type == TYPE_SLICE_END ? 0 : SEQ_NEEDS_INCREMENTAL_STATE, false);
 	m = cw_pb__begin(&p->pb, TP_TRACK_EVENT);
 	cw_pb__varint(&p->pb, TE_TYPE, (uint64_t)e->type);
 	cw_pb__varint(&p->pb, TE_TRACK_UUID, e->track);
@@ -763,20 +776,6 @@ static int scan_edges(struct pf *p, int64_t *max_ts, uint64_t *n)
 	return rc == SQLITE_DONE ? 0 : db_error(p);
 }
 
-static int cmp_wake(const void *a, const void *b)
-{
-	const struct wake *x = a, *y = b;
-
-	return x->edge < y->edge ? -1 : x->edge > y->edge;
-}
-
-static struct wake *find_wake(struct pf *p, int64_t edge)
-{
-	struct wake k = { .edge = edge };
-
-	return p->nwakes ? bsearch(&k, p->wakes, p->nwakes, sizeof(k), cmp_wake) : NULL;
-}
-
 /* Whether edge @e's flow is begun in pass 2: in the window, both ends
  * exported, an id that can be a flow id. */
 static bool has_flow(struct pf *p, int64_t e, int64_t ts, const struct pnode *src,
@@ -786,14 +785,11 @@ static bool has_flow(struct pf *p, int64_t e, int64_t ts, const struct pnode *sr
 	       (dst->flags & F_USED);
 }
 
-/* Pass 0 over the samples of the window: the threads that have them, and
- * the wakes whose flows end at a wait's "runnable" slice in pass 3. */
+/* Pass 0 over the samples of the window: the threads that have them. */
 static int scan_samples(struct pf *p, bool *any_offcpu, int64_t *max_ts, uint64_t *n)
 {
-	sqlite3_stmt *s = window_query(p, "SELECT s.thread, s.kind, s.ts, s.weight, s.wake, "
-					  "e.ts, e.src FROM samples s "
-					  "LEFT JOIN edges e ON e.id = s.wake "
-					  "WHERE s.ts >= ?1 AND s.ts <= ?2");
+	sqlite3_stmt *s = window_query(p, "SELECT thread, kind, ts, weight FROM samples "
+					  "WHERE ts >= ?1 AND ts <= ?2");
 	int rc;
 
 	if (!s)
@@ -802,7 +798,6 @@ static int scan_samples(struct pf *p, bool *any_offcpu, int64_t *max_ts, uint64_
 		struct pnode *t = node_col(p, s, 0);
 		const char *kind = col_text(s, 1);
 		int64_t ts = sqlite3_column_int64(s, 2), w = sqlite3_column_int64(s, 3);
-		int64_t wake = sqlite3_column_int64(s, 4);
 		bool off = kind && !strcmp(kind, "offcpu");
 
 		if (!t)
@@ -817,27 +812,9 @@ static int scan_samples(struct pf *p, bool *any_offcpu, int64_t *max_ts, uint64_
 		*max_ts = ts > *max_ts ? ts : *max_ts;
 		if (off && w > 0 && ts <= INT64_MAX - w && ts + w > *max_ts)
 			*max_ts = ts + w;
-		if (!off || sqlite3_column_type(s, 4) == SQLITE_NULL ||
-		    !has_flow(p, wake, sqlite3_column_int64(s, 5), node_col(p, s, 6), t))
-			continue;
-		if (p->nwakes == p->cap_wakes) {
-			size_t cap = p->cap_wakes ? p->cap_wakes * 2 : 1024;
-			struct wake *m = realloc(p->wakes, cap * sizeof(*m));
-
-			if (!m) {
-				sqlite3_finalize(s);
-				return oom(p);
-			}
-			p->wakes = m;
-			p->cap_wakes = cap;
-		}
-		p->wakes[p->nwakes++] = (struct wake){ .edge = wake };
 	}
 	sqlite3_finalize(s);
-	if (rc != SQLITE_DONE)
-		return db_error(p);
-	qsort(p->wakes, p->nwakes, sizeof(*p->wakes), cmp_wake);
-	return 0;
+	return rc == SQLITE_DONE ? 0 : db_error(p);
 }
 
 /* A node (its index), sorted by three keys compared in turn. */
@@ -1050,7 +1027,7 @@ static cw_pb_mark desc_start(struct pf *p, int64_t ts, uint64_t uuid, uint64_t p
 {
 	cw_pb_mark m;
 
-	packet_start(p, ts, 0);
+	packet_start(p, ts, 0, true);
 	m = cw_pb__begin(&p->pb, TP_TRACK_DESCRIPTOR);
 	cw_pb__varint(&p->pb, TD_UUID, uuid);
 	if (parent)
@@ -1196,9 +1173,8 @@ static int put_edges(struct pf *p, uint64_t total)
 				 cw_x__conf_suffix(h.confidence));
 			put_instant(p, ts, track(src), text, &out);
 		}
-		/* a wake that ended a wait ends its flow at the wait's
-		 * "runnable" slice, in pass 3 */
-		if (!(dst->flags & F_USED) || (flow && find_wake(p, id)))
+		/* a thread's arrivals are pass 3's, with its waits */
+		if (!(dst->flags & F_USED) || dst->t == N_THREAD)
 			continue;
 		cw_x__hop_text(text, sizeof(text), &h);
 		more.term = flow ? (uint64_t)id : 0;
@@ -1217,22 +1193,66 @@ struct timeline {
 	int64_t since;	  /* running since; INT64_MAX: not known to run */
 	int64_t last_end; /* end of the last wait */
 	bool running;	  /* its waits are recorded: running slices can be told */
+	sqlite3_stmt *in; /* the edges into it, in time order */
+	bool more;	  /* the next of them is in @in's row */
 };
+
+static void tl_next_edge(struct pf *p, struct timeline *tl)
+{
+	int rc = sqlite3_step(tl->in);
+
+	tl->more = rc == SQLITE_ROW;
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		db_error(p);
+}
 
 static void tl_start(struct pf *p, struct timeline *tl, struct pnode *t)
 {
-	*tl = (struct timeline){
-		.t = t,
-		.since = INT64_MAX,
-		.last_end = INT64_MIN,
-		.running = p->waits_recorded && !(t->flags & F_TRACED_NO),
-	};
+	tl->t = t;
+	tl->since = INT64_MAX;
+	tl->last_end = INT64_MIN;
+	tl->running = p->waits_recorded && !(t->flags & F_TRACED_NO);
 	t->flags |= F_VISITED;
 	/* its birth, or the first edge that shows it running (pass 0) */
 	if ((t->flags & F_HAS_START) && t->start >= p->lo && t->start <= p->hi)
 		tl->since = t->start;
 	if (t->first_seen < tl->since)
 		tl->since = t->first_seen;
+	sqlite3_reset(tl->in);
+	sqlite3_bind_int64(tl->in, 3, t->id);
+	tl_next_edge(p, tl);
+}
+
+/*
+ * The next edge into the thread, where it arrives: the "runnable" slice
+ * [its ts, @end] if it is the wake that ended the wait @sample (0: none),
+ * else an instant. Its flow, if it has one, ends there.
+ */
+static void tl_arrive(struct pf *p, struct timeline *tl, int64_t sample_wake, int64_t end)
+{
+	sqlite3_stmt *s = tl->in;
+	int64_t id = sqlite3_column_int64(s, 0), ts = sqlite3_column_int64(s, 2);
+	struct pnode *src = node_col(p, s, 1);
+	struct cw_xhop h = hop(p, s, 3, src, tl->t);
+	struct ev more = { .edge = id, .reason = h.reason };
+	char name[320];
+
+	if (has_flow(p, id, ts, src, tl->t))
+		more.term = (uint64_t)id;
+	if (sample_wake && id == sample_wake) {
+		put_slice(p, ts, end, UUID_NODE(tl->t->id), "runnable", &more);
+	} else {
+		cw_x__hop_text(name, sizeof(name), &h);
+		put_instant(p, ts, UUID_NODE(tl->t->id), name, &more);
+	}
+	tl_next_edge(p, tl);
+}
+
+/* The edges into the thread before @ts. */
+static void tl_arrive_before(struct pf *p, struct timeline *tl, int64_t ts)
+{
+	while (tl->more && !p->err && sqlite3_column_int64(tl->in, 2) < ts)
+		tl_arrive(p, tl, 0, 0);
 }
 
 static void tl_run_to(struct pf *p, struct timeline *tl, int64_t ts)
@@ -1247,6 +1267,7 @@ static void tl_finish(struct pf *p, struct timeline *tl)
 
 	if (!tl->t)
 		return;
+	tl_arrive_before(p, tl, INT64_MAX);
 	if ((tl->t->flags & F_HAS_END) && tl->t->end < stop)
 		stop = tl->t->end;
 	tl_run_to(p, tl, stop);
@@ -1256,37 +1277,29 @@ static void tl_finish(struct pf *p, struct timeline *tl)
 /*
  * One wait: a "blocked" slice from the switch-out (ts) for its weight,
  * named by what ended it, and under it a "runnable" slice from the wake
- * to the switch-in, where the wake's flow ends.
+ * to the switch-in, where the wake's flow ends; the edges into the thread
+ * before it, and in it, where they arrive.
  */
 static void tl_wait(struct pf *p, struct timeline *tl, sqlite3_stmt *s)
 {
 	int64_t id = sqlite3_column_int64(s, 0), ts = sqlite3_column_int64(s, 3);
-	int64_t w = sqlite3_column_int64(s, 4), wake = sqlite3_column_int64(s, 6);
-	int64_t wts = sqlite3_column_int64(s, 7), end;
+	int64_t w = sqlite3_column_int64(s, 4), wake = 0, end;
 	bool has_wake =
 	    sqlite3_column_type(s, 6) != SQLITE_NULL && sqlite3_column_type(s, 7) != SQLITE_NULL;
-	struct wake *wk = has_wake ? find_wake(p, wake) : NULL;
-	uint64_t track = UUID_NODE(tl->t->id);
 	struct pnode *src = node_col(p, s, 8);
 	struct cw_xhop h = hop(p, s, 9, src, tl->t);
 	char cause[256], name[300];
-	struct ev more = { .sample = id, .end_inexact = !sqlite3_column_int(s, 5) };
 
-	if (wk && wk->done)
-		wk = NULL; /* another wait named it first: its flow has ended */
+	tl_arrive_before(p, tl, ts);
 	if (w < 0 || ts < tl->last_end) {
 		/* overlaps the wait before (a database made by hand): a track's
 		 * slices must nest, and this one cannot */
 		p->waits_overlapping++;
-		if (wk) {
-			cw_x__hop_text(name, sizeof(name), &h);
-			put_instant(p, wts, track, name,
-				    &(struct ev){ .term = (uint64_t)wake, .edge = wake });
-			wk->done = true;
-		}
 		return;
 	}
 	end = ts > INT64_MAX - w ? INT64_MAX : ts + w;
+	if (has_wake && sqlite3_column_int64(s, 7) >= ts && sqlite3_column_int64(s, 7) <= end)
+		wake = sqlite3_column_int64(s, 6);
 	tl_run_to(p, tl, ts);
 	if (!has_wake) {
 		snprintf(name, sizeof(name), "unknown (the wake was not seen)");
@@ -1296,22 +1309,17 @@ static void tl_wait(struct pf *p, struct timeline *tl, sqlite3_stmt *s)
 			 src ? cw_x__conf_suffix(h.confidence) : "");
 	}
 	put_event(p, &(struct ev){ .ts = ts,
-				   .track = track,
+				   .track = UUID_NODE(tl->t->id),
 				   .type = TYPE_SLICE_BEGIN,
 				   .name = name,
-				   .sample = more.sample,
-				   .end_inexact = more.end_inexact });
-	if (has_wake && wts >= ts && wts <= end) {
-		put_slice(p, wts, end, track, "runnable",
-			  &(struct ev){ .term = wk ? (uint64_t)wake : 0, .edge = wake });
-	} else if (wk) {
-		cw_x__hop_text(name, sizeof(name), &h);
-		put_instant(p, wts, track, name,
-			    &(struct ev){ .term = (uint64_t)wake, .edge = wake });
-	}
-	if (wk)
-		wk->done = true;
-	put_end(p, end, track);
+				   .sample = id,
+				   .end_inexact = !sqlite3_column_int(s, 5) });
+	while (tl->more && !p->err && sqlite3_column_int64(tl->in, 2) <= end)
+		tl_arrive(p, tl, wake, end);
+	if (wake && sqlite3_column_int64(s, 7) > p->hi) /* a wake after the window */
+		put_slice(p, sqlite3_column_int64(s, 7), end, UUID_NODE(tl->t->id), "runnable",
+			  &(struct ev){ .edge = wake });
+	put_end(p, end, UUID_NODE(tl->t->id));
 	tl->last_end = end;
 	tl->since = end; /* it runs from its switch-in */
 }
@@ -1324,13 +1332,13 @@ static int put_threads(struct pf *p, uint64_t total)
 					  "LEFT JOIN edges e ON e.id = s.wake "
 					  "WHERE s.ts >= ?1 AND s.ts <= ?2 "
 					  "ORDER BY s.thread, s.ts, s.id");
-	struct timeline tl = { 0 };
+	struct timeline tl = { .in = window_query(p, "SELECT id, src, ts, type, confidence, reason "
+						     "FROM edges WHERE dst = ?3 AND ts >= ?1 "
+						     "AND ts <= ?2 ORDER BY ts, id") };
 	uint64_t done = 0;
-	int rc;
+	int rc = SQLITE_DONE;
 
-	if (!s)
-		return -1;
-	while (!p->err && (rc = sqlite3_step(s)) == SQLITE_ROW) {
+	while (s && tl.in && !p->err && (rc = sqlite3_step(s)) == SQLITE_ROW) {
 		struct pnode *t = node_col(p, s, 1);
 		const char *kind = col_text(s, 2);
 		int64_t ts = sqlite3_column_int64(s, 3);
@@ -1347,12 +1355,13 @@ static int put_threads(struct pf *p, uint64_t total)
 		else if (ts >= tl.last_end && ts < tl.since)
 			tl.since = ts; /* a CPU sample: it runs */
 	}
-	sqlite3_finalize(s);
-	if (!p->err && rc != SQLITE_DONE)
-		return db_error(p);
-	tl_finish(p, &tl);
-	/* threads with no sample in the window: running from a sighting */
-	for (size_t i = 0; i < p->nn && !p->err; i++) {
+	if (s && tl.in && !p->err && rc != SQLITE_DONE)
+		db_error(p);
+	if (!p->err)
+		tl_finish(p, &tl);
+	/* threads with no sample in the window: the edges into them, and
+	 * running from a sighting */
+	for (size_t i = 0; i < p->nn && s && tl.in && !p->err; i++) {
 		struct pnode *t = &p->n[i];
 
 		if (t->t != N_THREAD || !(t->flags & F_USED) || (t->flags & F_VISITED))
@@ -1360,6 +1369,8 @@ static int put_threads(struct pf *p, uint64_t total)
 		tl_start(p, &tl, t);
 		tl_finish(p, &tl);
 	}
+	sqlite3_finalize(s);
+	sqlite3_finalize(tl.in);
 	return p->err;
 }
 
@@ -1467,7 +1478,7 @@ int cw_x__perfetto(struct cw_x *x)
 	if (parents(&p) || lanes(&p) || put_header(&p) || put_descriptors(&p, p.first) ||
 	    put_lives(&p, true) ||
 	    (p.lo <= p.hi && (put_edges(&p, nedges) || put_threads(&p, nsamples))) ||
-	    put_lives(&p, false))
+	    put_lives(&p, false) || flush_out(&p))
 		goto out;
 	if (p.waits_overlapping && !x->quiet)
 		cw_x__err("%" PRIu64
@@ -1478,8 +1489,8 @@ out:
 	free_strs(&p.strs);
 	free_strs(&p.names);
 	free(p.n);
-	free(p.wakes);
 	free(p.pids);
 	cw_pb__free(&p.pb);
+	cw_pb__free(&p.out);
 	return p.err ? -1 : 0;
 }

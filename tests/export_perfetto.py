@@ -104,15 +104,21 @@ def main():
         fail("the first packet does not clear the incremental state (SEQ_INCREMENTAL_STATE_CLEARED)")
     names, ann_names = {}, {}
     tracks, events = {}, []
+    default_clock = None
     for idx, p in enumerate(packets):
         if get(p, "trusted_packet_sequence_id") != 1:
             fail("packet %d: not on sequence 1" % idx)
-        if get(p, "timestamp") is not None and get(p, "timestamp_clock_id") != 3:
+        defaults = get(p, "trace_packet_defaults")
+        if defaults is not None:
+            default_clock = get(defaults, "timestamp_clock_id")
+        if get(p, "timestamp") is not None and \
+                get(p, "timestamp_clock_id", default_clock) != 3:
             fail("packet %d: a timestamp not on CLOCK_MONOTONIC (3)" % idx)
         idata = get(p, "interned_data")
         te = get(p, "track_event")
-        if te is not None and not (get(p, "sequence_flags", 0) & 2):
-            fail("packet %d: a track event without SEQ_NEEDS_INCREMENTAL_STATE" % idx)
+        if te is not None and get(te, "name_iid") is not None and \
+                not (get(p, "sequence_flags", 0) & 2):
+            fail("packet %d: a name interned, and no SEQ_NEEDS_INCREMENTAL_STATE" % idx)
         for en in getall(idata, "event_names") if idata else []:
             if get(en, "iid") in names:
                 fail("event name iid %d given twice" % get(en, "iid"))
@@ -301,11 +307,14 @@ def main():
             terms[f] += 1
             at[("to", f)] = e
     want_flows = set()
+    by_edge = defaultdict(list)
+    for i in instants:
+        by_edge[i["args"].get("edge")].append(i)
     for eid, etype, src, dst, ts, conf, reason in edges:
         if src is None:
             if dst not in exported:
                 continue
-            hits = [i for i in instants if i["args"].get("edge") == eid and i["track"] == track_of[dst]]
+            hits = [i for i in by_edge[eid] if i["track"] == track_of[dst]]
             if len(hits) != 1 or hits[0]["ts"] != ts or "from unknown" not in (hits[0]["name"] or ""):
                 fail("edge %d (%s from unknown): %d instants on its dst's track" % (eid, etype, len(hits)))
             continue
@@ -339,6 +348,10 @@ def main():
 
     # ---- thread slices: one blocked slice per off-CPU sample ----
     blocked = {s["args"]["sample"]: s for s in slices if "sample" in s["args"]}
+    children = defaultdict(list)
+    for c in slices:
+        if c["parent"] is not None:
+            children[id(c["parent"])].append(c)
     offcpu = [s for s in samples if s[2] == "offcpu"]
     if len(blocked) != len(offcpu) or \
             len([s for s in slices if "sample" in s["args"]]) != len(offcpu):
@@ -365,13 +378,46 @@ def main():
                 fail("sample %d: slice %r, woken by a %s" % (sid, s["name"], nodes[w[2]]["type"]))
         if name is not None and s["name"] != name:
             fail("sample %d: slice %r, not %r" % (sid, s["name"], name))
-        kids = [c for c in slices if c["parent"] is s]
+        kids = children[id(s)]
         if w is not None and ts <= w[4] <= ts + weight:
             if len(kids) != 1 or kids[0]["name"] != "runnable" or kids[0]["begin"] != w[4] or \
                     kids[0]["end"] != ts + weight:
                 fail("sample %d: no runnable slice from its wake at %d" % (sid, w[4]))
         elif kids:
             fail("sample %d: a slice under it, and no wake in it" % sid)
+    # running: between two waits of a thread whose waits are recorded, and
+    # otherwise only from a moment it is seen to run
+    offcpu_on = q("SELECT value FROM meta WHERE key = 'capture.offcpu'").fetchone()
+    recorded = offcpu_on[0] == "1" if offcpu_on else bool(offcpu)
+    traced = dict(q("SELECT id, traced FROM nodes WHERE type = 'thread'"))
+    running = defaultdict(dict)
+    for s in slices:
+        if s["name"] == "running":
+            running[s["track"]][s["begin"]] = s["end"]
+    by_thread = defaultdict(list)
+    for sid, thread, kind, ts, weight, wake in offcpu:
+        by_thread[thread].append((ts, ts + weight))
+    for thread, waits in by_thread.items():
+        waits.sort()
+        want = recorded and traced.get(thread) != 0
+        for (b0, e0), (b1, e1) in zip(waits, waits[1:]):
+            if e0 < b1 and running[track_of[thread]].get(e0) != (b1 if want else None):
+                fail("thread %d: running from %d to %r, between waits to %d" %
+                     (thread, e0, running[track_of[thread]].get(e0), b1))
+    seen = defaultdict(set)
+    for sid, thread, kind, ts, weight, wake in samples:
+        seen[thread].add(ts + weight if kind == "offcpu" else ts)
+    for eid, etype, src, dst, ts, conf, reason in edges:
+        seen[src].add(ts)
+        if etype in ("execute", "resume"):
+            seen[dst].add(ts)
+    for n in exported:
+        if nodes[n]["type"] == "thread" and nodes[n]["start"] is not None:
+            seen[n].add(nodes[n]["start"])
+    for n, t in track_of.items():
+        for b in running.get(t, {}):
+            if b not in seen[n]:
+                fail("thread %d: running from %d, where nothing shows it running" % (n, b))
     for s in slices:
         if s["name"] == "running" and (s["depth"] or s["children"] or
                                        s["track"] not in track_of.values()):

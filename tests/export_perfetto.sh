@@ -91,6 +91,7 @@ check attribution_chain --since 1200 --until 2100
 check attribution_chain --since 1500
 check sample_wake --since 1500
 check timer_fire --until 3000
+check attribution_chain --until 1250
 check sample_wait --since 1000000000
 # One request: its contexts, what they handed work to, in its span.
 check attribution_chain --request 3
