@@ -2,9 +2,9 @@
 /*
  * The protocol buffers writer: see pb.h.
  */
-#include "pb.h"
 #include <stdlib.h>
 #include <string.h>
+#include "pb.h"
 
 enum { WIRE_VARINT = 0, WIRE_I64 = 1, WIRE_LEN = 2 };
 

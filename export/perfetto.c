@@ -31,7 +31,7 @@
  *   1. the clock, the track descriptors, and the begins of the lives of
  *      requests, tasks and objects;
  *   2. every edge: the instant at its src, and at its dst unless that is
- *      a thread;
+ *      a thread with samples;
  *   3. the samples by thread and time, each thread's with the edges into
  *      it (edges(dst, ts)): its slices, and where its edges arrive;
  *   4. the ends of the slices of requests, tasks and objects, whose
@@ -40,17 +40,16 @@
  * among equal ones: a flow's src instant (pass 2) comes before its end,
  * and on each track a slice's end before the next one's begin.
  */
-#include "../lib/esc.h"
-#include "../lib/hash.h"
-#include "../lib/htab.h"
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
 #include "export.h"
 #include "names.h"
 #include "pb.h"
-#include <errno.h>
-#include <inttypes.h>
-#include <limits.h>
-#include <stdlib.h>
-#include <string.h>
+#include "../lib/esc.h"
+#include "../lib/hash.h"
+#include "../lib/htab.h"
 
 /*
  * Field numbers and values from perfetto's .proto files (the file named
@@ -150,16 +149,17 @@ enum {
 	F_HAS_PID = 16,
 	F_VISITED = 32,	  /* pass 3 met it */
 	F_SYNTH_PID = 64, /* its parent is a process track made for its pid */
+	F_SAMPLED = 128,  /* a thread with samples in the window: pass 3's */
 };
 
 struct pnode {
 	int64_t id, key, start, end;
-	int64_t lo, hi;		 /* objects: first and last moment of their edges */
+	int64_t lo, hi;		 /* not threads: first and last exported edge */
 	int64_t first_seen;	 /* threads: first sign in the window that it ran */
 	const char *type, *name; /* interned; NULL: none */
 	int32_t pid;
 	int32_t parent; /* index of the process node; -1: none */
-	int32_t sender; /* a packet: index of the node that sent it; -1 */
+	int32_t sender; /* a packet: index of the context that sent it; -1 */
 	uint32_t lane;
 	uint8_t t, kind, flags;
 };
@@ -529,12 +529,17 @@ static struct pnode *node_col(struct pf *p, sqlite3_stmt *s, int i)
 							: node(p, sqlite3_column_int64(s, i));
 }
 
+/* @n as names.h names nodes; NULL: no node (an unknown cause). */
 static struct cw_xnode xnode(const struct pnode *n)
 {
-	if (!n)
-		return (struct cw_xnode){ 0 };
-	return (
-	    struct cw_xnode){ .type = n->type ? n->type : "node", .name = n->name, .key = n->key };
+	struct cw_xnode x = { 0 };
+
+	if (n) {
+		x.type = n->type ? n->type : "node"; /* a type code the view has no name for */
+		x.name = n->name;
+		x.key = n->key;
+	}
+	return x;
 }
 
 static uint8_t kind_of(const char *type)
@@ -745,19 +750,19 @@ static int scan_edges(struct pf *p, int64_t *max_ts, uint64_t *n)
 		*max_ts = ts > *max_ts ? ts : *max_ts;
 		p->first = ts < p->first ? ts : p->first;
 		for (int i = 0; i < 2; i++) {
-			struct pnode *n = ends[i], *other = ends[!i];
+			struct pnode *e = ends[i], *other = ends[!i];
 
-			if (!n)
+			if (!e)
 				continue;
-			if (n->t == N_OBJECT || n->t == N_REQUEST || n->t == N_TASK) {
-				n->lo = ts < n->lo ? ts : n->lo;
-				n->hi = ts > n->hi ? ts : n->hi;
+			if (e->t == N_OBJECT || e->t == N_REQUEST || e->t == N_TASK) {
+				e->lo = ts < e->lo ? ts : e->lo;
+				e->hi = ts > e->hi ? ts : e->hi;
 			}
 			if (!p->request_mode)
-				n->flags |= F_USED;
-			else if (n->t == N_OBJECT && other && other->t != N_OBJECT &&
+				e->flags |= F_USED;
+			else if (e->t == N_OBJECT && other && other->t != N_OBJECT &&
 				 (other->flags & F_USED))
-				n->flags |= F_USED;
+				e->flags |= F_USED;
 		}
 		/* a context causes edges only while it runs (an interrupt's are
 		 * never its, docs/model.md §4), and runs a work item it
@@ -806,6 +811,7 @@ static int scan_samples(struct pf *p, bool *any_offcpu, int64_t *max_ts, uint64_
 			t->flags |= F_USED;
 		if (!(t->flags & F_USED))
 			continue;
+		t->flags |= F_SAMPLED;
 		++*n;
 		*any_offcpu |= off;
 		p->first = ts < p->first ? ts : p->first;
@@ -900,10 +906,10 @@ static int parents(struct pf *p)
 	}
 	free(v);
 	/* one track per pid, in pid order */
-	qsort(p->pids, p->npids, sizeof(*p->pids), cmp_pid);
-	{
+	if (p->npids) {
 		size_t n = 0;
 
+		qsort(p->pids, p->npids, sizeof(*p->pids), cmp_pid);
 		for (size_t i = 0; i < p->npids; i++)
 			if (!n || p->pids[n - 1] != p->pids[i])
 				p->pids[n++] = p->pids[i];
@@ -983,8 +989,11 @@ static int lanes(struct pf *p)
 			n->lo = n->start;
 		if ((n->flags & F_HAS_END) && n->end > n->hi)
 			n->hi = n->end;
-		if (n->lo > n->hi) /* no edge: only its birth or its end */
-			n->lo < INT64_MAX ? (n->hi = n->lo) : (n->lo = n->hi);
+		/* no edge in the window: its birth or its end alone */
+		if (n->hi == INT64_MIN)
+			n->hi = n->lo;
+		if (n->lo == INT64_MAX)
+			n->lo = n->hi;
 		v[nv++] = (struct sortkey){ .k = { n->kind, n->lo, n->id }, .idx = (uint32_t)i };
 	}
 	qsort(v, nv, sizeof(*v), cmp_sortkey);
@@ -1064,10 +1073,9 @@ static int put_named(struct pf *p, int64_t ts, uint64_t uuid, uint64_t parent, c
 static void request_name(char *buf, size_t cap, const struct pnode *n)
 {
 	if (n->name && *n->name) {
+		/* cut with "..." where it does not fit */
 		cw_esc_snprint(buf, cap < REQUEST_NAME_MAX + 1 ? cap : REQUEST_NAME_MAX + 1,
 			       n->name);
-		if (strlen(buf) == REQUEST_NAME_MAX)
-			strcpy(buf + REQUEST_NAME_MAX - 3, "...");
 	} else {
 		snprintf(buf, cap, "request %" PRId64, n->key);
 	}
@@ -1173,8 +1181,9 @@ static int put_edges(struct pf *p, uint64_t total)
 				 cw_x__conf_suffix(h.confidence));
 			put_instant(p, ts, track(src), text, &out);
 		}
-		/* a thread's arrivals are pass 3's, with its waits */
-		if (!(dst->flags & F_USED) || dst->t == N_THREAD)
+		/* the arrivals of a thread with samples are pass 3's, with
+		 * its waits */
+		if (!(dst->flags & F_USED) || (dst->flags & F_SAMPLED))
 			continue;
 		cw_x__hop_text(text, sizeof(text), &h);
 		more.term = flow ? (uint64_t)id : 0;
@@ -1218,9 +1227,12 @@ static void tl_start(struct pf *p, struct timeline *tl, struct pnode *t)
 		tl->since = t->start;
 	if (t->first_seen < tl->since)
 		tl->since = t->first_seen;
-	sqlite3_reset(tl->in);
-	sqlite3_bind_int64(tl->in, 3, t->id);
-	tl_next_edge(p, tl);
+	tl->more = false;
+	if (t->flags & F_SAMPLED) {
+		sqlite3_reset(tl->in);
+		sqlite3_bind_int64(tl->in, 3, t->id);
+		tl_next_edge(p, tl);
+	}
 }
 
 /*
@@ -1359,8 +1371,8 @@ static int put_threads(struct pf *p, uint64_t total)
 		db_error(p);
 	if (!p->err)
 		tl_finish(p, &tl);
-	/* threads with no sample in the window: the edges into them, and
-	 * running from a sighting */
+	/* threads with no sample in the window (pass 2 wrote where their
+	 * edges arrive): running from a sighting */
 	for (size_t i = 0; i < p->nn && s && tl.in && !p->err; i++) {
 		struct pnode *t = &p->n[i];
 

@@ -99,6 +99,38 @@ check attribution_chain --request 9
 check adapter_requests --request 'GET /a'
 check adapter_requests --request 3 --request 12
 
+# A database made by hand, with what no analyzer writes: a negative weight,
+# a wait inside another, a weight that overflows ts, a wake and a thread
+# that are not there, edges to and from nodes that are not there, a
+# negative timestamp, node ids 0 and negative, a node type with no name,
+# a thread with no pid. The export writes a trace protoc reads, leaves the
+# two impossible waits out and says so.
+db attribution_chain
+cp "$tmp/attribution_chain.db" "$tmp/hand.db"
+sqlite3 "$tmp/hand.db" "
+UPDATE sample_rows SET weight = -5 WHERE id = 5;
+INSERT INTO samples(id, thread, ts, kind, weight, weight_exact, inclusion_probability, wake)
+  VALUES (100, 5, 1250, 'offcpu', 30, 1, 1.0, 6),
+         (101, 5, 1700, 'offcpu', 9223372036854775000, 0, 1.0, 77777),
+         (102, 4242, 1700, 'offcpu', 10, 1, 1.0, NULL);
+INSERT INTO node_rows(id, type, key, scope, generation, start_seen, start_ns, name)
+  VALUES (0, 42, 7, 1, 0, 1, -100, NULL), (-7, 1, 55, 1, 0, 0, NULL, NULL);
+INSERT INTO edges(id, type, src, dst, ts, source, confidence)
+  VALUES (1000, 'wake', 99999, 2, 1500, 'kernel', 'observed'),
+         (1001, 'wake', 2, 99999, 1500, 'kernel', 'observed'),
+         (1002, 'wake', 2, 5, -40, 'kernel', 'observed'),
+         (-3, 'wake', 2, 5, 1600, 'kernel', 'observed'),
+         (1003, 'fire', 0, -7, 1800, 'kernel', 'observed'),
+         (1004, 'wake', -7, 0, 1900, 'kernel', 'observed');" || fail "hand.db: cannot be made"
+if ! "$BUILD/causeway-export" perfetto "$tmp/hand.db" -o "$tmp/hand.perfetto-trace" 2>"$tmp/hand.err"; then
+	cat "$tmp/hand.err" >&2
+	fail "hand.db: causeway-export failed"
+elif ! protoc --decode=perfetto.protos.Trace -I "$top/tests" "$top/tests/perfetto_trace.proto" \
+	<"$tmp/hand.perfetto-trace" >"$tmp/dec.txt"; then
+	fail "hand.db: protoc cannot decode the file"
+fi
+grep -q '^causeway-export: 2 waits overlap' "$tmp/hand.err" || fail "hand.db: the waits left out are not said"
+
 # The default output is the database's name with .perfetto-trace, and an
 # existing file is kept without --force.
 db sample_wake
