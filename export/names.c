@@ -55,14 +55,19 @@ void cw_x__node_text(char *buf, size_t cap, const struct cw_xnode *n)
 		snprintf(buf, cap, "%s %s", cw_x__kind_word(n->type), name);
 }
 
+const char *cw_x__conf_suffix(const char *confidence)
+{
+	if (!confidence || !strcmp(confidence, "observed"))
+		return "";
+	return !strcmp(confidence, "reconstructed") ? " (reconstructed)" : " (unknown)";
+}
+
 void cw_x__hop_text(char *buf, size_t cap, const struct cw_xhop *h)
 {
 	char src[128], dst[128];
-	const char *conf = "";
+	const char *conf = cw_x__conf_suffix(h->confidence);
 	int n;
 
-	if (h->confidence && strcmp(h->confidence, "observed"))
-		conf = !strcmp(h->confidence, "reconstructed") ? " (reconstructed)" : " (unknown)";
 	cw_x__node_text(dst, sizeof(dst), &h->dst);
 	if (!h->src.type) {
 		char why[64];
@@ -91,4 +96,23 @@ void cw_x__hop_text(char *buf, size_t cap, const struct cw_xhop *h)
 	}
 	if (n > 0 && (size_t)n < cap)
 		snprintf(buf + n, cap - (size_t)n, "%s", conf);
+}
+
+void cw_x__cause_text(char *buf, size_t cap, const struct cw_xhop *h)
+{
+	char what[160];
+
+	if (!h->src.type) {
+		cw_esc_snprint(what, sizeof(what), h->reason ? h->reason : "no cause");
+		snprintf(buf, cap, "unknown (%s)", what);
+	} else if (cw_x__is_context(h->src.type)) {
+		cw_x__node_text(what, sizeof(what), &h->src);
+		snprintf(buf, cap, "%s from %s",
+			 h->reason && !strcmp(h->reason, "futex") ? "futex" : "wake", what);
+	} else if (h->src_from && *h->src_from) {
+		cw_esc_snprint(what, sizeof(what), h->src_from);
+		snprintf(buf, cap, "packet from %s", what);
+	} else {
+		cw_x__node_text(buf, cap, &h->src);
+	}
 }

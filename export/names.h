@@ -44,4 +44,17 @@ void cw_x__node_text(char *buf, size_t cap, const struct cw_xnode *n);
  */
 void cw_x__hop_text(char *buf, size_t cap, const struct cw_xhop *h);
 
+/* " (reconstructed)", " (unknown)", or "" for observed: what a handoff's
+ * text says of its confidence. */
+const char *cw_x__conf_suffix(const char *confidence);
+
+/*
+ * What ended a wait, named by what it was rather than by which one (a
+ * thread by its name, a packet by its sender), so that waits of one kind
+ * read alike: "futex from back", "wake from front", "packet from
+ * redis-benchmark", "block FLUSH 254:0", "timer hrtimer_wakeup",
+ * "unknown (hardirq)". @h is the wake edge; its confidence is not said.
+ */
+void cw_x__cause_text(char *buf, size_t cap, const struct cw_xhop *h);
+
 #endif /* CAUSEWAY_EXPORT_NAMES_H */

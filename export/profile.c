@@ -358,26 +358,12 @@ static int read_hop(struct prof *p, int64_t id, char *buf, size_t cap, int64_t *
 	if (!h.type)
 		h.type = "edge";
 	if (mechanism) {
-		/* what ended a wait, named by what it was, not by which one
-		 * (a packet by its sender, a thread by its name): waits of one
-		 * kind add up */
-		char what[160];
+		/* waits of one kind add up: named by what ended them, not by
+		 * which one */
+		char what[192];
 
-		if (!h.src.type) {
-			char why[64];
-
-			cw_esc_snprint(why, sizeof(why), h.reason ? h.reason : "no cause");
-			snprintf(buf, cap, "woken by: unknown (%s)", why);
-		} else if (cw_x__is_context(h.src.type)) {
-			cw_x__node_text(what, sizeof(what), &h.src);
-			snprintf(buf, cap, "woken by: %s from %s",
-				 h.reason && !strcmp(h.reason, "futex") ? "futex" : "wake", what);
-		} else if (h.src_from) {
-			snprintf(buf, cap, "woken by: packet from %s", h.src_from);
-		} else {
-			cw_x__node_text(what, sizeof(what), &h.src);
-			snprintf(buf, cap, "woken by: %s", what);
-		}
+		cw_x__cause_text(what, sizeof(what), &h);
+		snprintf(buf, cap, "woken by: %s", what);
 		return 0;
 	}
 	cw_x__hop_text(buf, cap, &h);

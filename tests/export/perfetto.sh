@@ -1,0 +1,146 @@
+#!/bin/bash
+# causeway-export perfetto (docs/model.md §8.3) against the databases of
+# fixtures: each fixture is compiled and analyzed as tests/fixture.sh does,
+# exported, read back by `protoc --decode_raw` (protobuf wire format, every
+# packet there), decoded with perfetto's field numbers
+# (tests/export/perfetto_trace.proto) and checked against its database by
+# tests/export/perfetto.py: a track per thread, process, request and task,
+# a blocked slice per off-CPU sample named by what ended it, a flow per
+# edge, an instant per unknown cause; whole, in windows (--since,
+# --until) and for one request (--request, by id and by name).
+# Skipped (77), loudly, where protoc (protobuf-compiler) or python3 is
+# missing. trace_processor itself is not packaged for Debian: it is not
+# run here (docs/model.md §8.3 says how to open a file with it).
+set -u
+BUILD=${1:?usage: tests/export/perfetto.sh BUILD}
+BUILD=$(cd "$BUILD" && pwd)
+top=$(cd "$(dirname "$0")/../.." && pwd)
+for tool in protoc python3 sqlite3; do
+	if ! command -v "$tool" >/dev/null; then
+		echo "*** export/perfetto: $tool is missing (tests/deps.sh installs it): SKIPPED ***" >&2
+		exit 77
+	fi
+done
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+failed=0
+
+fail() {
+	echo "export/perfetto: $*" >&2
+	failed=$((failed + 1))
+}
+
+# db NAME: fixture NAME's database, made as tests/fixture.sh makes it.
+db() {
+	local args=()
+
+	[ -f "$tmp/$1.db" ] && return 0
+	[ -f "$top/fixtures/$1.args" ] && read -r -a args <"$top/fixtures/$1.args"
+	"$BUILD/tests/fixturec" "$top/fixtures/$1.events" "$tmp/$1.cwt" &&
+		(cd "$tmp" && "$BUILD/causeway-analyze" -q "${args[@]}" "$1.cwt" 2>/dev/null)
+	[ -f "$tmp/$1.db" ] || fail "$1: no database"
+}
+
+# check NAME [OPTION...]: export NAME's database with the options and
+# check the file against it; --request NAME is given to the checker as ids.
+check() {
+	local name=$1 out=$tmp/out.perfetto-trace ids=() a
+	shift
+	db "$name" || return
+	local want=("$@")
+	for ((a = 0; a < ${#want[@]}; a++)); do
+		if [ "${want[a]}" = --request ] && ! [[ ${want[a + 1]} =~ ^[0-9]+$ ]]; then
+			ids=$(sqlite3 "$tmp/$name.db" "SELECT group_concat(id, ' ') FROM nodes
+				WHERE type = 'request' AND name = '${want[a + 1]}'")
+			[ -n "$ids" ] || { fail "$name: no request named ${want[a + 1]}"; return; }
+			want=("${want[@]:0:a}" $(printf -- '--request %s ' $ids) "${want[@]:a+2}")
+		fi
+	done
+	rm -f "$out"
+	if ! "$BUILD/causeway-export" perfetto "$tmp/$name.db" -q -o "$out" "$@"; then
+		fail "$name $*: causeway-export failed"
+		return
+	fi
+	if ! protoc --decode_raw <"$out" >"$tmp/raw.txt"; then
+		fail "$name $*: protoc --decode_raw cannot read it"
+		return
+	fi
+	if ! protoc --decode=perfetto.protos.Trace -I "$top/tests/export" "$top/tests/export/perfetto_trace.proto" \
+		<"$out" >"$tmp/dec.txt"; then
+		fail "$name $*: protoc cannot decode it as a perfetto Trace"
+		return
+	fi
+	# the raw and the typed reading see the same packets
+	if [ "$(grep -c '^1 {' "$tmp/raw.txt")" != "$(grep -c '^packet {' "$tmp/dec.txt")" ]; then
+		fail "$name $*: protoc --decode_raw and --decode count different packets"
+	fi
+	python3 "$top/tests/export/perfetto.py" "$tmp/$name.db" "$tmp/dec.txt" "${want[@]}" >/dev/null ||
+		fail "$name $*: see above"
+}
+
+# Whole databases: threads, waits and their wakes (sample_*), requests and
+# tasks (adapter_*, attribution_chain), and objects of every class on
+# lanes: io_uring, block, workqueue, timers (a reused tid in timer_fire),
+# packets; interrupt wakes with no cause (irq_wakeups).
+for f in attribution_chain adapter_requests adapter_tasks uring_punt uring_wake_cause \
+	block_requests sample_wake sample_wait wq_wake timer_fire net_loopback irq_wakeups; do
+	check "$f"
+done
+# Windows: a wait, an object or a task cut by an end of the window.
+check attribution_chain --since 1200 --until 2100
+check attribution_chain --since 1500
+check sample_wake --since 1500
+check timer_fire --until 3000
+check attribution_chain --until 1250
+check sample_wait --since 1000000000
+# One request: its contexts, what they handed work to, in its span.
+check attribution_chain --request 3
+check attribution_chain --request 9
+check adapter_requests --request 'GET /a'
+check adapter_requests --request 3 --request 12
+
+# A database made by hand, with what no analyzer writes: a negative weight,
+# a wait inside another, a weight that overflows ts, a wake and a thread
+# that are not there, edges to and from nodes that are not there, a
+# negative timestamp, node ids 0 and negative, a node type with no name,
+# a thread with no pid. The export writes a trace protoc reads, leaves the
+# two impossible waits out and says so.
+db attribution_chain
+cp "$tmp/attribution_chain.db" "$tmp/hand.db"
+sqlite3 "$tmp/hand.db" "
+UPDATE sample_rows SET weight = -5 WHERE id = 5;
+INSERT INTO samples(id, thread, ts, kind, weight, weight_exact, inclusion_probability, wake)
+  VALUES (100, 5, 1250, 'offcpu', 30, 1, 1.0, 6),
+         (101, 5, 1700, 'offcpu', 9223372036854775000, 0, 1.0, 77777),
+         (102, 4242, 1700, 'offcpu', 10, 1, 1.0, NULL);
+INSERT INTO node_rows(id, type, key, scope, generation, start_seen, start_ns, name)
+  VALUES (0, 42, 7, 1, 0, 1, -100, NULL), (-7, 1, 55, 1, 0, 0, NULL, NULL);
+INSERT INTO edges(id, type, src, dst, ts, source, confidence)
+  VALUES (1000, 'wake', 99999, 2, 1500, 'kernel', 'observed'),
+         (1001, 'wake', 2, 99999, 1500, 'kernel', 'observed'),
+         (1002, 'wake', 2, 5, -40, 'kernel', 'observed'),
+         (-3, 'wake', 2, 5, 1600, 'kernel', 'observed'),
+         (1003, 'fire', 0, -7, 1800, 'kernel', 'observed'),
+         (1004, 'wake', -7, 0, 1900, 'kernel', 'observed');" || fail "hand.db: cannot be made"
+if ! "$BUILD/causeway-export" perfetto "$tmp/hand.db" -o "$tmp/hand.perfetto-trace" 2>"$tmp/hand.err"; then
+	cat "$tmp/hand.err" >&2
+	fail "hand.db: causeway-export failed"
+elif ! protoc --decode=perfetto.protos.Trace -I "$top/tests/export" "$top/tests/export/perfetto_trace.proto" \
+	<"$tmp/hand.perfetto-trace" >"$tmp/dec.txt"; then
+	fail "hand.db: protoc cannot decode the file"
+fi
+grep -q '^causeway-export: 2 waits overlap' "$tmp/hand.err" || fail "hand.db: the waits left out are not said"
+
+# The default output is the database's name with .perfetto-trace, and an
+# existing file is kept without --force.
+db sample_wake
+(cd "$tmp" && "$BUILD/causeway-export" perfetto -q sample_wake.db) || fail "default output: export failed"
+[ -s "$tmp/sample_wake.perfetto-trace" ] || fail "default output: no sample_wake.perfetto-trace"
+(cd "$tmp" && "$BUILD/causeway-export" perfetto -q sample_wake.db 2>/dev/null)
+[ $? = 2 ] || fail "an existing output was not refused (exit 2)"
+
+if [ $failed != 0 ]; then
+	echo "export/perfetto: $failed failed" >&2
+	exit 1
+fi
+echo "export/perfetto: all passed"
