@@ -9,8 +9,9 @@
 #           fixtures/*.expect (UPDATE=1 rewrites the .expect files)
 # cli:      tests/analyze_cli.sh, the analyzer's command line,
 #           tests/docs.sh, the docs against --help and their citations,
-#           and tests/deps_check.sh, no circle of files in analyze/ or
-#           capture/ (no BPF)
+#           tests/deps_check.sh, no circle of files in analyze/ or
+#           capture/, and tests/export_pprof.sh, the pprof export read by
+#           go tool pprof (skipped, 77, without go) (no BPF)
 # eval:     tests/eval.sh, causeway-eval against hand-made truth files and
 #           databases whose scores are known by construction (no BPF)
 # live:     every tests/live/*.sh, real BPF captures (exit 77 = skipped,
@@ -100,6 +101,8 @@ if want cli; then
 	result cli/docs $?
 	bash "$top/tests/deps_check.sh" "$BUILD"
 	result cli/deps $?
+	bash "$top/tests/export_pprof.sh" "$BUILD"
+	result cli/export_pprof $?
 fi
 
 if want eval; then
