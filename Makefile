@@ -162,11 +162,14 @@ $(BUILD)/bench/gentrace: bench/gentrace.c $(TRACE_LIB) $(HEADERS)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ bench/gentrace.c $(TRACE_LIB) $(TRACE_LIBS)
 
 # Unit tests link the analyzer's modules and the trace library, never a
-# capture object (whose rule needs the BPF skeletons).
+# capture object (whose rule needs the BPF skeletons); TEST_OBJS, what one
+# test links besides.
 $(BUILD)/tests/test_%: tests/test_%.c $(ANALYZE_LIB_OBJS) $(LIB_OBJS) $(TRACE_LIB) $(HEADERS)
 	$(call msg,LINK,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(ANALYZE_LIB_OBJS) $(LIB_OBJS) $(TRACE_LIB) $(ANALYZE_LIBS)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(TEST_OBJS) $(ANALYZE_LIB_OBJS) $(LIB_OBJS) $(TRACE_LIB) $(ANALYZE_LIBS)
+$(BUILD)/tests/test_pb: TEST_OBJS = $(BUILD)/export/pb.o
+$(BUILD)/tests/test_pb: $(BUILD)/export/pb.o
 
 # The workloads keep frame pointers, as a program one profiles with perf's
 # default call graph is built (-O2 drops them, and their CPU stacks were

@@ -1,139 +1,141 @@
 // SPDX-License-Identifier: MIT
 /*
- * The protocol buffers writer: see pb.h.
+ * The protobuf writer: see pb.h.
  */
 #include <stdlib.h>
 #include <string.h>
 #include "pb.h"
 
-enum { WIRE_VARINT = 0, WIRE_I64 = 1, WIRE_LEN = 2 };
-
-/* Room for @n more bytes. @return false (and oom set) when there is none. */
-static bool room(struct cw_pb *pb, size_t n)
+/* Room for @k more bytes. @return false when the buffer is (now) failed. */
+static bool room(struct cw_pb *b, size_t k)
 {
 	size_t cap;
 	uint8_t *m;
 
-	if (pb->oom)
+	if (b->failed)
 		return false;
-	if (pb->cap - pb->len >= n)
+	if (b->cap - b->n >= k)
 		return true;
-	cap = pb->cap ? pb->cap : 256;
-	while (cap - pb->len < n) {
+	cap = b->cap ? b->cap : 256;
+	while (cap - b->n < k) {
 		if (cap > SIZE_MAX / 2) {
-			pb->oom = true;
+			b->failed = true;
 			return false;
 		}
 		cap *= 2;
 	}
-	if (!(m = realloc(pb->buf, cap))) {
-		pb->oom = true;
+	if (!(m = realloc(b->p, cap))) {
+		b->failed = true;
 		return false;
 	}
-	pb->buf = m;
-	pb->cap = cap;
+	b->p = m;
+	b->cap = cap;
 	return true;
 }
 
-static size_t varint_len(uint64_t v)
+void cw_pb__free(struct cw_pb *b)
 {
-	size_t n = 1;
-
-	while (v >= 0x80) {
-		v >>= 7;
-		n++;
-	}
-	return n;
+	free(b->p);
+	*b = (struct cw_pb){ 0 };
 }
 
-/* @v at @p, which has room: @return its length. */
+void cw_pb__raw(struct cw_pb *b, const void *p, size_t n)
+{
+	if (!n || !room(b, n))
+		return;
+	memcpy(b->p + b->n, p, n);
+	b->n += n;
+}
+
 static size_t put_varint(uint8_t *p, uint64_t v)
 {
-	size_t n = 0;
+	size_t i = 0;
 
 	while (v >= 0x80) {
-		p[n++] = (uint8_t)(v | 0x80);
+		p[i++] = (uint8_t)(v | 0x80);
 		v >>= 7;
 	}
-	p[n++] = (uint8_t)v;
-	return n;
+	p[i++] = (uint8_t)v;
+	return i;
 }
 
-void cw_pb__reset(struct cw_pb *pb)
+void cw_pb__varint(struct cw_pb *b, uint64_t v)
 {
-	pb->len = 0;
-	pb->oom = false;
+	if (room(b, 10))
+		b->n += put_varint(b->p + b->n, v);
 }
 
-void cw_pb__free(struct cw_pb *pb)
+void cw_pb__tag(struct cw_pb *b, uint32_t field, enum cw_pb_wire wire)
 {
-	free(pb->buf);
-	*pb = (struct cw_pb){ 0 };
+	cw_pb__varint(b, (uint64_t)field << 3 | wire);
 }
 
-void cw_pb__raw_varint(struct cw_pb *pb, uint64_t v)
+void cw_pb__uint(struct cw_pb *b, uint32_t field, uint64_t v)
 {
-	if (room(pb, 10))
-		pb->len += put_varint(pb->buf + pb->len, v);
+	cw_pb__tag(b, field, CW_PB_VARINT);
+	cw_pb__varint(b, v);
 }
 
-static void tag(struct cw_pb *pb, uint32_t field, unsigned wire)
+void cw_pb__sint(struct cw_pb *b, uint32_t field, int64_t v)
 {
-	cw_pb__raw_varint(pb, (uint64_t)field << 3 | wire);
+	cw_pb__uint(b, field, ((uint64_t)v << 1) ^ (uint64_t)(v >> 63));
 }
 
-void cw_pb__varint(struct cw_pb *pb, uint32_t field, uint64_t v)
+static void put_le(struct cw_pb *b, uint64_t v, size_t k)
 {
-	tag(pb, field, WIRE_VARINT);
-	cw_pb__raw_varint(pb, v);
-}
-
-void cw_pb__fixed64(struct cw_pb *pb, uint32_t field, uint64_t v)
-{
-	tag(pb, field, WIRE_I64);
-	if (!room(pb, 8))
+	if (!room(b, k))
 		return;
-	for (int i = 0; i < 8; i++)
-		pb->buf[pb->len++] = (uint8_t)(v >> (8 * i));
+	for (size_t i = 0; i < k; i++)
+		b->p[b->n++] = (uint8_t)(v >> (8 * i));
 }
 
-void cw_pb__bytes(struct cw_pb *pb, uint32_t field, const void *p, size_t n)
+void cw_pb__fixed64(struct cw_pb *b, uint32_t field, uint64_t v)
 {
-	tag(pb, field, WIRE_LEN);
-	cw_pb__raw_varint(pb, n);
-	if (n && room(pb, n)) {
-		memcpy(pb->buf + pb->len, p, n);
-		pb->len += n;
-	}
+	cw_pb__tag(b, field, CW_PB_FIXED64);
+	put_le(b, v, 8);
 }
 
-void cw_pb__str(struct cw_pb *pb, uint32_t field, const char *s)
+void cw_pb__fixed32(struct cw_pb *b, uint32_t field, uint32_t v)
 {
-	cw_pb__bytes(pb, field, s, strlen(s));
+	cw_pb__tag(b, field, CW_PB_FIXED32);
+	put_le(b, v, 4);
 }
 
-cw_pb_mark cw_pb__begin(struct cw_pb *pb, uint32_t field)
+void cw_pb__bytes(struct cw_pb *b, uint32_t field, const void *p, size_t n)
 {
-	tag(pb, field, WIRE_LEN);
-	/* one byte for the length: most messages are shorter than 128 */
-	if (room(pb, 1))
-		pb->buf[pb->len++] = 0;
-	return pb->len;
+	cw_pb__tag(b, field, CW_PB_LEN);
+	cw_pb__varint(b, n);
+	cw_pb__raw(b, p, n);
 }
 
-void cw_pb__end(struct cw_pb *pb, cw_pb_mark m)
+void cw_pb__str(struct cw_pb *b, uint32_t field, const char *s)
 {
-	size_t body, n;
+	cw_pb__bytes(b, field, s, strlen(s));
+}
 
-	if (pb->oom || m == 0 || m > pb->len)
+size_t cw_pb__open(struct cw_pb *b, uint32_t field)
+{
+	cw_pb__tag(b, field, CW_PB_LEN);
+	if (room(b, 1))
+		b->p[b->n++] = 0;
+	return b->n;
+}
+
+void cw_pb__close(struct cw_pb *b, size_t mark)
+{
+	size_t len, k;
+
+	if (b->failed)
 		return;
-	body = pb->len - m;
-	n = varint_len(body);
-	if (n > 1) {
-		if (!room(pb, n - 1))
+	len = b->n - mark;
+	k = cw_pb__varint_size(len);
+	if (k > 1) {
+		/* the one byte left for the length is too few: the body
+		 * moves up by the rest */
+		if (!room(b, k - 1))
 			return;
-		memmove(pb->buf + m + n - 1, pb->buf + m, body);
-		pb->len += n - 1;
+		memmove(b->p + mark + k - 1, b->p + mark, len);
+		b->n += k - 1;
 	}
-	put_varint(pb->buf + m - 1, body);
+	put_varint(b->p + mark - 1, len);
 }

@@ -276,7 +276,7 @@ static const char *keep(struct pf *p, const char *s)
 /* Write what p->out holds. */
 static int flush_out(struct pf *p)
 {
-	if (p->out.len && fwrite(p->out.buf, 1, p->out.len, p->x->out) != p->out.len) {
+	if (p->out.n && fwrite(p->out.p, 1, p->out.n, p->x->out) != p->out.n) {
 		if (!p->err)
 			cw_x__err("the output cannot be written: %s", strerror(errno));
 		return p->err = -1;
@@ -289,12 +289,12 @@ static int flush_out(struct pf *p)
  * (through p->out: one write per packet costs a tenth of the time). */
 static int put_packet(struct pf *p)
 {
-	if (p->pb.oom)
+	if (cw_pb__failed(&p->pb))
 		return oom(p);
-	cw_pb__bytes(&p->out, TRACE_PACKET, p->pb.buf, p->pb.len);
-	if (p->out.oom)
+	cw_pb__bytes(&p->out, TRACE_PACKET, p->pb.p, p->pb.n);
+	if (cw_pb__failed(&p->out))
 		return oom(p);
-	return p->out.len >= OUT_FLUSH ? flush_out(p) : 0;
+	return p->out.n >= OUT_FLUSH ? flush_out(p) : 0;
 }
 
 /*
@@ -305,12 +305,12 @@ static int put_packet(struct pf *p)
 static void packet_start(struct pf *p, int64_t ts, uint32_t flags, bool clock)
 {
 	cw_pb__reset(&p->pb);
-	cw_pb__varint(&p->pb, TP_TIMESTAMP, ts < 0 ? 0 : (uint64_t)ts); /* a hand-made database */
+	cw_pb__uint(&p->pb, TP_TIMESTAMP, ts < 0 ? 0 : (uint64_t)ts); /* a hand-made database */
 	if (clock)
-		cw_pb__varint(&p->pb, TP_CLOCK_ID, BUILTIN_CLOCK_MONOTONIC);
-	cw_pb__varint(&p->pb, TP_SEQ_ID, SEQ_ID);
+		cw_pb__uint(&p->pb, TP_CLOCK_ID, BUILTIN_CLOCK_MONOTONIC);
+	cw_pb__uint(&p->pb, TP_SEQ_ID, SEQ_ID);
 	if (flags)
-		cw_pb__varint(&p->pb, TP_SEQ_FLAGS, flags);
+		cw_pb__uint(&p->pb, TP_SEQ_FLAGS, flags);
 }
 
 /*
@@ -325,33 +325,33 @@ static void packet_start(struct pf *p, int64_t ts, uint32_t flags, bool clock)
  */
 static int put_header(struct pf *p)
 {
-	cw_pb_mark cs, c;
+	size_t cs, c;
 
 	cw_pb__reset(&p->pb);
-	cw_pb__varint(&p->pb, TP_SEQ_ID, SEQ_ID);
-	cw_pb__varint(&p->pb, TP_SEQ_FLAGS, SEQ_INCREMENTAL_STATE_CLEARED);
-	cw_pb__varint(&p->pb, TP_FIRST_ON_SEQ, 1);
-	cs = cw_pb__begin(&p->pb, TP_CLOCK_SNAPSHOT);
-	c = cw_pb__begin(&p->pb, CS_CLOCKS);
-	cw_pb__varint(&p->pb, CLOCK_ID, BUILTIN_CLOCK_MONOTONIC);
-	cw_pb__varint(&p->pb, CLOCK_TIMESTAMP,
+	cw_pb__uint(&p->pb, TP_SEQ_ID, SEQ_ID);
+	cw_pb__uint(&p->pb, TP_SEQ_FLAGS, SEQ_INCREMENTAL_STATE_CLEARED);
+	cw_pb__uint(&p->pb, TP_FIRST_ON_SEQ, 1);
+	cs = cw_pb__open(&p->pb, TP_CLOCK_SNAPSHOT);
+	c = cw_pb__open(&p->pb, CS_CLOCKS);
+	cw_pb__uint(&p->pb, CLOCK_ID, BUILTIN_CLOCK_MONOTONIC);
+	cw_pb__uint(&p->pb, CLOCK_TIMESTAMP,
 		      (uint64_t)(p->have_anchor ? p->anchor_mono : p->first));
-	cw_pb__end(&p->pb, c);
+	cw_pb__close(&p->pb, c);
 	if (p->have_anchor) {
-		c = cw_pb__begin(&p->pb, CS_CLOCKS);
-		cw_pb__varint(&p->pb, CLOCK_ID, BUILTIN_CLOCK_REALTIME);
-		cw_pb__varint(&p->pb, CLOCK_TIMESTAMP, (uint64_t)p->anchor_real);
-		cw_pb__end(&p->pb, c);
+		c = cw_pb__open(&p->pb, CS_CLOCKS);
+		cw_pb__uint(&p->pb, CLOCK_ID, BUILTIN_CLOCK_REALTIME);
+		cw_pb__uint(&p->pb, CLOCK_TIMESTAMP, (uint64_t)p->anchor_real);
+		cw_pb__close(&p->pb, c);
 	}
-	cw_pb__varint(&p->pb, CS_PRIMARY_TRACE_CLOCK, BUILTIN_CLOCK_MONOTONIC);
-	cw_pb__end(&p->pb, cs);
+	cw_pb__uint(&p->pb, CS_PRIMARY_TRACE_CLOCK, BUILTIN_CLOCK_MONOTONIC);
+	cw_pb__close(&p->pb, cs);
 	if (put_packet(p))
 		return -1;
 	cw_pb__reset(&p->pb);
-	cw_pb__varint(&p->pb, TP_SEQ_ID, SEQ_ID);
-	cs = cw_pb__begin(&p->pb, TP_DEFAULTS);
-	cw_pb__varint(&p->pb, TPD_CLOCK_ID, BUILTIN_CLOCK_MONOTONIC);
-	cw_pb__end(&p->pb, cs);
+	cw_pb__uint(&p->pb, TP_SEQ_ID, SEQ_ID);
+	cs = cw_pb__open(&p->pb, TP_DEFAULTS);
+	cw_pb__uint(&p->pb, TPD_CLOCK_ID, BUILTIN_CLOCK_MONOTONIC);
+	cw_pb__close(&p->pb, cs);
 	return put_packet(p);
 }
 
@@ -372,57 +372,57 @@ static uint64_t name_iid(struct pf *p, const char *s)
 	return e->iid;
 }
 
-static void ann_begin(struct pf *p, enum ann a, cw_pb_mark *m)
+static void ann_begin(struct pf *p, enum ann a, size_t *m)
 {
-	*m = cw_pb__begin(&p->pb, TE_DEBUG_ANNOTATIONS);
-	cw_pb__varint(&p->pb, DA_NAME_IID, (uint64_t)a + 1);
+	*m = cw_pb__open(&p->pb, TE_DEBUG_ANNOTATIONS);
+	cw_pb__uint(&p->pb, DA_NAME_IID, (uint64_t)a + 1);
 }
 
 static void ann_int(struct pf *p, enum ann a, int64_t v)
 {
-	cw_pb_mark m;
+	size_t m;
 
 	ann_begin(p, a, &m);
-	cw_pb__varint(&p->pb, DA_INT_VALUE, (uint64_t)v);
-	cw_pb__end(&p->pb, m);
+	cw_pb__uint(&p->pb, DA_INT_VALUE, (uint64_t)v);
+	cw_pb__close(&p->pb, m);
 }
 
 static void ann_false(struct pf *p, enum ann a)
 {
-	cw_pb_mark m;
+	size_t m;
 
 	ann_begin(p, a, &m);
-	cw_pb__varint(&p->pb, DA_BOOL_VALUE, 0);
-	cw_pb__end(&p->pb, m);
+	cw_pb__uint(&p->pb, DA_BOOL_VALUE, 0);
+	cw_pb__close(&p->pb, m);
 }
 
 /* An entry of interned data (EventName, DebugAnnotationName). */
 static void put_interned(struct pf *p, uint32_t field, uint64_t iid, const char *name)
 {
-	cw_pb_mark m = cw_pb__begin(&p->pb, field);
+	size_t m = cw_pb__open(&p->pb, field);
 
-	cw_pb__varint(&p->pb, INTERNED_IID, iid);
+	cw_pb__uint(&p->pb, INTERNED_IID, iid);
 	cw_pb__str(&p->pb, INTERNED_NAME, name);
-	cw_pb__end(&p->pb, m);
+	cw_pb__close(&p->pb, m);
 }
 
 static int put_event(struct pf *p, const struct ev *e)
 {
 	bool ann[NANN] = { 0 }, need;
-	cw_pb_mark m, im, nm;
+	size_t m, im, nm;
 
 	p->fresh = NULL;
 	/* an end names nothing interned */
 	packet_start(p, e->ts, e->type == TYPE_SLICE_END ? 0 : SEQ_NEEDS_INCREMENTAL_STATE, false);
-	m = cw_pb__begin(&p->pb, TP_TRACK_EVENT);
-	cw_pb__varint(&p->pb, TE_TYPE, (uint64_t)e->type);
-	cw_pb__varint(&p->pb, TE_TRACK_UUID, e->track);
+	m = cw_pb__open(&p->pb, TP_TRACK_EVENT);
+	cw_pb__uint(&p->pb, TE_TYPE, (uint64_t)e->type);
+	cw_pb__uint(&p->pb, TE_TRACK_UUID, e->track);
 	if (e->name) {
 		uint64_t iid = name_iid(p, e->name);
 
 		if (!iid)
 			return -1;
-		cw_pb__varint(&p->pb, TE_NAME_IID, iid);
+		cw_pb__uint(&p->pb, TE_NAME_IID, iid);
 	}
 	if (e->flow)
 		cw_pb__fixed64(&p->pb, TE_FLOW_IDS, e->flow);
@@ -440,7 +440,7 @@ static int put_event(struct pf *p, const struct ev *e)
 		ann_begin(p, A_REASON, &nm);
 		cw_esc_snprint(why, sizeof(why), e->reason);
 		cw_pb__str(&p->pb, DA_STRING_VALUE, why);
-		cw_pb__end(&p->pb, nm);
+		cw_pb__close(&p->pb, nm);
 	}
 	if ((ann[A_END_EXACT] = e->end_inexact))
 		ann_false(p, A_END_EXACT);
@@ -448,14 +448,14 @@ static int put_event(struct pf *p, const struct ev *e)
 		ann_false(p, A_START_SEEN);
 	if ((ann[A_END_SEEN] = e->end_unseen))
 		ann_false(p, A_END_SEEN);
-	cw_pb__end(&p->pb, m);
+	cw_pb__close(&p->pb, m);
 	/* the names this packet is the first to use, in its interned data */
 	need = p->fresh != NULL;
 	for (size_t i = 0; i < NANN; i++)
 		need |= ann[i] && !p->ann_sent[i];
 	if (!need)
 		return put_packet(p);
-	im = cw_pb__begin(&p->pb, TP_INTERNED_DATA);
+	im = cw_pb__open(&p->pb, TP_INTERNED_DATA);
 	if (p->fresh)
 		put_interned(p, ID_EVENT_NAMES, p->fresh->iid, p->fresh->s);
 	for (size_t i = 0; i < NANN; i++) {
@@ -463,7 +463,7 @@ static int put_event(struct pf *p, const struct ev *e)
 			put_interned(p, ID_DEBUG_ANNOTATION_NAMES, i + 1, ann_names[i]);
 		p->ann_sent[i] |= ann[i];
 	}
-	cw_pb__end(&p->pb, im);
+	cw_pb__close(&p->pb, im);
 	return put_packet(p);
 }
 
@@ -1031,41 +1031,41 @@ static uint64_t parent_track(const struct pnode *n)
 }
 
 /* A track descriptor's packet: begun here, ended by put_packet() after
- * cw_pb__end(@m). */
-static cw_pb_mark desc_start(struct pf *p, int64_t ts, uint64_t uuid, uint64_t parent)
+ * cw_pb__close(@m). */
+static size_t desc_start(struct pf *p, int64_t ts, uint64_t uuid, uint64_t parent)
 {
-	cw_pb_mark m;
+	size_t m;
 
 	packet_start(p, ts, 0, true);
-	m = cw_pb__begin(&p->pb, TP_TRACK_DESCRIPTOR);
-	cw_pb__varint(&p->pb, TD_UUID, uuid);
+	m = cw_pb__open(&p->pb, TP_TRACK_DESCRIPTOR);
+	cw_pb__uint(&p->pb, TD_UUID, uuid);
 	if (parent)
-		cw_pb__varint(&p->pb, TD_PARENT_UUID, parent);
+		cw_pb__uint(&p->pb, TD_PARENT_UUID, parent);
 	return m;
 }
 
 static int put_process(struct pf *p, int64_t ts, uint64_t uuid, int32_t pid, const char *name)
 {
-	cw_pb_mark m = desc_start(p, ts, uuid, 0), d;
+	size_t m = desc_start(p, ts, uuid, 0), d;
 	char buf[128];
 
-	d = cw_pb__begin(&p->pb, TD_PROCESS);
-	cw_pb__varint(&p->pb, PD_PID, (uint64_t)(int64_t)pid);
+	d = cw_pb__open(&p->pb, TD_PROCESS);
+	cw_pb__uint(&p->pb, PD_PID, (uint64_t)(int64_t)pid);
 	if (name) {
 		cw_esc_snprint(buf, sizeof(buf), name);
 		cw_pb__str(&p->pb, PD_PROCESS_NAME, buf);
 	}
-	cw_pb__end(&p->pb, d);
-	cw_pb__end(&p->pb, m);
+	cw_pb__close(&p->pb, d);
+	cw_pb__close(&p->pb, m);
 	return put_packet(p);
 }
 
 static int put_named(struct pf *p, int64_t ts, uint64_t uuid, uint64_t parent, const char *name)
 {
-	cw_pb_mark m = desc_start(p, ts, uuid, parent);
+	size_t m = desc_start(p, ts, uuid, parent);
 
 	cw_pb__str(&p->pb, TD_NAME, name);
-	cw_pb__end(&p->pb, m);
+	cw_pb__close(&p->pb, m);
 	return put_packet(p);
 }
 
@@ -1097,15 +1097,15 @@ static int put_descriptors(struct pf *p, int64_t ts)
 		if (n->t == N_PROCESS) {
 			put_process(p, ts, UUID_NODE(n->id), (int32_t)n->key, n->name);
 		} else if (n->t == N_THREAD && (n->flags & F_HAS_PID)) {
-			cw_pb_mark m = desc_start(p, ts, UUID_NODE(n->id), parent), d;
+			size_t m = desc_start(p, ts, UUID_NODE(n->id), parent), d;
 
-			d = cw_pb__begin(&p->pb, TD_THREAD);
-			cw_pb__varint(&p->pb, THD_PID, (uint64_t)(int64_t)n->pid);
-			cw_pb__varint(&p->pb, THD_TID, (uint64_t)n->key);
+			d = cw_pb__open(&p->pb, TD_THREAD);
+			cw_pb__uint(&p->pb, THD_PID, (uint64_t)(int64_t)n->pid);
+			cw_pb__uint(&p->pb, THD_TID, (uint64_t)n->key);
 			cw_x__node_text(name, sizeof(name), &xn);
 			cw_pb__str(&p->pb, THD_THREAD_NAME, name);
-			cw_pb__end(&p->pb, d);
-			cw_pb__end(&p->pb, m);
+			cw_pb__close(&p->pb, d);
+			cw_pb__close(&p->pb, m);
 			put_packet(p);
 		} else if (n->t == N_THREAD) {
 			/* no pid: not a thread trace_processor could place */
