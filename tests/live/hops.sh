@@ -34,6 +34,7 @@
 # one function each.
 
 . "$(dirname "$0")/../lib/live.bash" "$@"
+top=$(cd "$(dirname "$0")/../.." && pwd)
 
 REQUESTS=50
 BURN_US=3000
@@ -181,7 +182,32 @@ read -r waits ended unseen < <(q "select count(*), coalesce(sum($SEEN), 0), coal
 # go tool pprof -traces: the handoff threads' samples have the request
 # as their root frame.
 check_pprof() {
-	echo "live/$NAME: pprof: not checked yet"
+	local total ok
+	if ! command -v go >/dev/null; then
+		echo "*** live/$NAME: pprof: go is not installed (Debian: golang-go): NOT CHECKED ***" >&2
+		return
+	fi
+	"$BUILD/causeway-export" pprof -q "$DB" -o "$T/t.pb.gz" || { fail "pprof: export failed"; return; }
+	# go as root, offline: nothing of the user's, nothing fetched
+	HOME=$T/home GOPATH=$T/gopath GOCACHE=$T/gocache GOENV=off GOPROXY=off GOTOOLCHAIN=local \
+		GOTELEMETRY=off PPROF_TMPDIR=$T/pprof go tool pprof -traces "$T/t.pb.gz" >"$T/traces" 2>"$T/pprof.err" ||
+		{ fail "pprof: go tool pprof -traces: $(head -3 "$T/pprof.err")"; return; }
+	# a trace block: its labels, then frames leaf first; the last frame
+	# is the root. Each trace of middle's and back's CPU samples must have
+	# its request as that root (the share attribution gives, 90%).
+	read -r total ok < <(awk '
+		/^-+\+-+$/ { if (thr && n) { t++; if (root ~ /^req-/) k++ } thr = 0; n = 0; next }
+		/^ *thread: +(middle|back) / { thr = 1; next }
+		/^ *(thread|request|task|confidence|mechanism|request_id): / { next }
+		{ line = $0; sub(/^ +[0-9.]+[a-z]*s? +/, "", line); sub(/^ +/, "", line)
+		  if (line != "") { root = line; n++ } }
+		END { if (thr && n) { t++; if (root ~ /^req-/) k++ } print t + 0, k + 0 }' "$T/traces")
+	[ "$total" -gt 0 ] || { fail "pprof: no trace of middle or back in go tool pprof -traces"; return; }
+	[ $((ok * 100)) -ge $((total * 90)) ] ||
+		fail "pprof: only $ok of $total traces of middle and back are rooted at their request"
+	grep -q "^ *wake from front$" "$T/traces" && grep -q "^ *futex wake from middle$" "$T/traces" ||
+		fail "pprof: the handoff frames 'wake from front' and 'futex wake from middle' are not in -traces"
+	echo "live/$NAME: pprof: go tool pprof -traces: $ok of $total traces of middle and back rooted at their request"
 }
 
 # folded: the same causal frames first, the request at the root.
@@ -226,7 +252,26 @@ check_folded() {
 # perfetto: decodes (protoc --decode_raw), and has a flow for every
 # handoff (the pipe, futex and reply wakes of table hand).
 check_perfetto() {
-	echo "live/$NAME: perfetto: not checked yet"
+	local id missing=0 n=0
+	if ! command -v protoc >/dev/null; then
+		echo "*** live/$NAME: perfetto: protoc is not installed (Debian: protobuf-compiler): NOT CHECKED ***" >&2
+		return
+	fi
+	"$BUILD/causeway-export" perfetto -q "$DB" -o "$T/t.perfetto-trace" || { fail "perfetto: export failed"; return; }
+	protoc --decode_raw <"$T/t.perfetto-trace" >/dev/null || { fail "perfetto: protoc --decode_raw cannot read it"; return; }
+	protoc --decode=perfetto.protos.Trace -I "$top/tests/export" "$top/tests/export/perfetto_trace.proto" \
+		<"$T/t.perfetto-trace" >"$T/pf.txt" || { fail "perfetto: protoc cannot decode it as a Trace"; return; }
+	python3 "$top/tests/export/perfetto.py" "$DB" "$T/pf.txt" >"$T/pf.check" ||
+		fail "perfetto: the trace and its database differ: $(tail -3 "$T/pf.check")"
+	# every handoff of every request begins a flow and ends one
+	grep -o 'flow_ids: [0-9]*' "$T/pf.txt" | awk '{ print $2 }' | sort -u >"$T/flows"
+	grep -o 'terminating_flow_ids: [0-9]*' "$T/pf.txt" | awk '{ print $2 }' | sort -u >"$T/terms"
+	for id in $(q "select pipe from hand union all select futex from hand union all select reply from hand"); do
+		n=$((n + 1))
+		grep -qx "$id" "$T/flows" && grep -qx "$id" "$T/terms" || missing=$((missing + 1))
+	done
+	[ "$missing" = 0 ] || fail "perfetto: $missing of $n handoffs have no flow from start to end"
+	echo "live/$NAME: perfetto: decodes, holds to the database, and each of the $n handoffs is a flow"
 }
 
 # dot -Tsvg: one request's DAG renders and names front, middle and back.
@@ -255,7 +300,23 @@ check_dot() {
 # critical_path: each request's segments cover its wall time (r.e - r.b)
 # within 5%, through middle and back.
 check_critical_path() {
-	echo "live/$NAME: critical path: not checked yet"
+	local bad through
+	# the segments tile the request: their sum is its wall time
+	bad=$(q "select count(*) from rq r where abs(coalesce((select sum(c.end_ns - c.start_ns)
+		from critical_path c where c.request = r.node), 0) - (r.e - r.b)) > 0.05 * (r.e - r.b)")
+	[ "$bad" = 0 ] || fail "critical path: $bad of $REQUESTS requests whose segments do not cover their wall time within 5%:
+  $(q "select r.id || ': wall ' || (r.e - r.b) || ' path ' || coalesce((select sum(c.end_ns - c.start_ns)
+	from critical_path c where c.request = r.node), 0) from rq r limit 3" | tr '\n' ';')"
+	# and it goes through the hops: back (what woke front) and middle
+	# (what woke back), known, not stopped short
+	through=$(q "select count(*) from rq r where
+		exists (select 1 from critical_path c where c.request = r.node and c.node = $BACK)
+		and exists (select 1 from critical_path c where c.request = r.node and c.node = $MIDDLE)
+		and not exists (select 1 from critical_path c where c.request = r.node and c.confidence = 'unknown')")
+	[ $((through * 100)) -ge $((REQUESTS * 90)) ] ||
+		fail "critical path: only $through of $REQUESTS requests walked through back and middle to their begin"
+	echo "live/$NAME: critical path: every request's segments cover its wall time within 5%;" \
+		"$through of $REQUESTS walked through back and middle to their begin, no unknown segment"
 }
 
 check_pprof
