@@ -89,31 +89,42 @@ show "where the workers block: the innermost user function of their off-CPU stac
     and f.position = (select min(position) from sample_frames g where g.sample = s.id and g.kernel = 0)
   group by 1, 2 order by blocked_us desc limit 6;"
 
-# Pictures, kept in BUILD/demo/: the causal flame graphs of the CPU and
-# the off-CPU time (causeway-export folded, tests/tools/flamegraph.py:
-# requests, handoffs and what ended each wait at the root, then the
-# stacks) and, where the workload names its requests, the slowest one's
-# causal graph (causeway-export dot, rendered where graphviz is).
-mkdir -p "$BUILD/demo"
+# The exports, kept in BUILD/demo/ with the database (docs/model.md §8):
+# the causal profile for pprof, the folded stacks and their flame graphs
+# (tests/tools/flamegraph.py: requests, handoffs and what ended each wait
+# at the root, then the stacks), the Perfetto timeline and, where the
+# workload names its requests, the slowest one's causal graph and
+# critical path.
+D=$BUILD/demo
+mkdir -p "$D"
+cp "$T/demo.db" "$D/demo.db.tmp" && mv -f "$D/demo.db.tmp" "$D/demo.db"
 echo
-echo "== pictures: causeway-export folded | tests/tools/flamegraph.py; causeway-export dot"
+echo "== exports: causeway-export pprof | folded | perfetto | dot, in $D"
+"$EX" -q pprof "$D/demo.db" --force -o "$D/demo.pb.gz"
+echo "wrote $D/demo.pb.gz        go tool pprof -traces $D/demo.pb.gz   (or -http=127.0.0.1:8080;"
+echo "                           -sample_index=offcpu -tagroot=mechanism for blocked time by what ended it)"
 for kind in cpu offcpu; do
 	opt=()
 	[ $kind = cpu ] || opt=(--offcpu)
-	"$EX" -q folded "${opt[@]}" "$T/demo.db" -o "$T/$kind.folded"
-	python3 "$(dirname "$0")/tools/flamegraph.py" "$T/$kind.folded" --force \
-		-o "$BUILD/demo/flame-$kind.svg" --title "pipeline: $kind time by request, handoff and stack"
-	echo "wrote $BUILD/demo/flame-$kind.svg"
+	"$EX" -q folded "${opt[@]}" "$D/demo.db" --force -o "$D/$kind.folded"
+	python3 "$(dirname "$0")/tools/flamegraph.py" "$D/$kind.folded" --force \
+		-o "$D/flame-$kind.svg" --title "pipeline: $kind time by request, handoff and stack"
+	echo "wrote $D/$kind.folded, $D/flame-$kind.svg   (open the SVG in a browser; the folded file in speedscope.app or flamegraph.pl)"
 done
-R=$(sqlite3 "$T/demo.db" "select id from nodes where type = 'request' and end_ns is not null
+"$EX" -q perfetto "$D/demo.db" --force -o "$D/demo.perfetto-trace"
+echo "wrote $D/demo.perfetto-trace   (open it at ui.perfetto.dev: Open trace file; it stays in the browser)"
+R=$(sqlite3 "$D/demo.db" "select id from nodes where type = 'request' and end_ns is not null
                             order by end_ns - start_ns desc, id limit 1")
 if [ -n "$R" ]; then
-	"$EX" -q dot "$T/demo.db" --request "$R" --force -o "$BUILD/demo/request.dot"
-	echo "wrote $BUILD/demo/request.dot"
+	"$EX" -q dot "$D/demo.db" --request "$R" --force -o "$D/request.dot"
+	echo "wrote $D/request.dot          (request $R, the slowest: dot -Tsvg $D/request.dot > request.svg)"
 	if command -v dot >/dev/null; then
-		dot -Tsvg "$BUILD/demo/request.dot" -o "$BUILD/demo/request.svg"
-		echo "wrote $BUILD/demo/request.svg"
+		dot -Tsvg "$D/request.dot" -o "$D/request.svg"
+		echo "wrote $D/request.svg"
 	fi
+	show "the slowest request's critical path, by kind (request_critical view)" \
+"select kind, mechanism, segments, ns / 1000 as us, round(share, 3) as share
+   from request_critical where request = $R order by ns desc;"
 else
 	echo "(the workload named no request: no request graph)"
 fi
