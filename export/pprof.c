@@ -34,7 +34,11 @@
  *                 executable the most stacks go through (a user module
  *                 not named like a shared object), else [causal].
  *   label         request, task, confidence, mechanism, thread (strings,
- *                 for -tagfocus, -tagroot, -tags), request_id (number).
+ *                 for -tagfocus, -tagroot, -tags). No request id: pprof
+ *                 keeps, in every node a sample passes through, each
+ *                 distinct set of labels it meets, so a label of one value
+ *                 per request makes its graph grow as samples times depth
+ *                 (--request ID exports one request).
  *
  * Samples are written as profile.c calls back, through zlib, so that only
  * the tables (strings, locations, functions) stay in memory; they follow,
@@ -72,7 +76,6 @@ enum {
 	SAMPLE_LABEL = 3,
 	LABEL_KEY = 1,
 	LABEL_STR = 2,
-	LABEL_NUM = 3,
 	MAPPING_ID = 1,
 	MAPPING_FILENAME = 5,
 	MAPPING_HAS_FUNCTIONS = 7,
@@ -174,7 +177,7 @@ struct pp {
 	size_t ids_cap;
 	uint64_t nsamples;
 	/* the label keys' strings */
-	uint32_t k_request, k_task, k_confidence, k_mechanism, k_thread, k_request_id;
+	uint32_t k_request, k_task, k_confidence, k_mechanism, k_thread;
 	unsigned char zbuf[1 << 16];
 };
 
@@ -528,12 +531,6 @@ static int sample(void *ctx, const struct cw_xsample *s)
 	label_str(p, p->k_confidence, l->confidence);
 	label_str(p, p->k_mechanism, l->mechanism);
 	label_str(p, p->k_thread, l->thread);
-	if (l->request_id) {
-		mm = cw_pb__open(&p->msg, SAMPLE_LABEL);
-		cw_pb__uint(&p->msg, LABEL_KEY, p->k_request_id);
-		cw_pb__uint(&p->msg, LABEL_NUM, (uint64_t)l->request_id);
-		cw_pb__close(&p->msg, mm);
-	}
 	cw_pb__close(&p->msg, m);
 	return flush(p, FLUSH_BYTES);
 }
@@ -750,8 +747,7 @@ int cw_x__pprof(struct cw_x *x)
 	    (p->k_task = str_raw(p, "task")) == UINT32_MAX ||
 	    (p->k_confidence = str_raw(p, "confidence")) == UINT32_MAX ||
 	    (p->k_mechanism = str_raw(p, "mechanism")) == UINT32_MAX ||
-	    (p->k_thread = str_raw(p, "thread")) == UINT32_MAX ||
-	    (p->k_request_id = str_raw(p, "request_id")) == UINT32_MAX) {
+	    (p->k_thread = str_raw(p, "thread")) == UINT32_MAX) {
 		oom();
 		goto out;
 	}

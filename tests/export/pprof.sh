@@ -5,7 +5,7 @@
 # has samples (fixtures/*.events through tests/fixturec and the analyzer):
 #  - the file is gzip and go tool pprof reads it: sample types samples,
 #    cpu, waits, offcpu, the default cpu;
-#  - per (kind, confidence, request_id label, root frame): the summed
+#  - per (kind, confidence, request label, root frame): the summed
 #    values of -sample_index=cpu and samples (CPU) and offcpu and waits
 #    (off-CPU) equal sum(weight / stack_probability) and sum(1 /
 #    stack_probability) of the samples the export takes, within half a unit
@@ -59,7 +59,7 @@ pprof() {
 }
 
 # traces FILE [OPTIONS]: each sample of -traces as one line
-#   value TAB kind TAB confidence TAB request_id TAB root TAB stack
+#   value TAB kind TAB confidence TAB request TAB root TAB stack
 # value in the index's unit (-unit=ns: plain ns), kind offcpu where the
 # sample has a mechanism label, the stack root first, ';' between frames
 # (a ';' in a name made ':', as the folded export does) and " (inline)"
@@ -72,7 +72,7 @@ traces() {
 	function flush() {
 		if (have)
 			print val, ("mechanism" in lab) ? "offcpu" : "cpu", lab["confidence"],
-			      lab["request_id"], root, stack
+			      lab["request"], root, stack
 		have = 0
 		split("", lab)
 	}
@@ -96,20 +96,23 @@ traces() {
 
 # The samples the export takes (profile.c): in the window, a stack with
 # frames or none, a stackless one only when every wait's stack was kept,
-# a probability above 0; each with the root frame profile.c names it by.
+# a probability above 0; each with its request's name (the label) and
+# the root frame profile.c names it by: the request, or why none is.
 included_sql="
-SELECT s.id, s.kind, s.weight, s.stack_probability AS p, s.stack,
-       coalesce(a.confidence, 'unknown') AS confidence, coalesce(a.request, '') AS request,
-       CASE WHEN a.request IS NOT NULL THEN coalesce(nullif(n.name, ''), 'request ' || n.key)
-            ELSE CASE WHEN a.task IS NOT NULL THEN 'no request' ELSE 'unknown' END || ': ' ||
-                 coalesce(a.reason, CASE WHEN a.confidence IS NOT NULL THEN 'none given'
-                                         ELSE 'not attributed' END)
-       END AS root
-  FROM samples s LEFT JOIN attribution a ON a.sample = s.id
-  LEFT JOIN nodes n ON n.id = a.request
- WHERE (s.stack IS NULL OR EXISTS (SELECT 1 FROM stack_frames f WHERE f.stack = s.stack))
-   AND NOT (s.stack IS NULL AND s.stack_probability < 1.0)
-   AND s.stack_probability > 0 AND s.weight >= 0"
+SELECT id, kind, weight, p, stack, confidence, request_id, coalesce(request, '') AS request,
+       coalesce(request, CASE WHEN task IS NOT NULL THEN 'no request' ELSE 'unknown' END || ': ' ||
+                         coalesce(reason, CASE WHEN attributed THEN 'none given'
+                                               ELSE 'not attributed' END)) AS root
+  FROM (SELECT s.id, s.kind, s.weight, s.stack_probability AS p, s.stack, a.task, a.reason,
+               coalesce(a.confidence, 'unknown') AS confidence, a.confidence IS NOT NULL AS attributed,
+               a.request AS request_id,
+               CASE WHEN a.request IS NOT NULL
+                    THEN coalesce(nullif(n.name, ''), 'request ' || n.key) END AS request
+          FROM samples s LEFT JOIN attribution a ON a.sample = s.id
+          LEFT JOIN nodes n ON n.id = a.request
+         WHERE (s.stack IS NULL OR EXISTS (SELECT 1 FROM stack_frames f WHERE f.stack = s.stack))
+           AND NOT (s.stack IS NULL AND s.stack_probability < 1.0)
+           AND s.stack_probability > 0 AND s.weight >= 0)"
 
 # compare WHAT EXPECTED ACTUAL: lines "key... TAB sum" (expected, from
 # SQL) against "key... TAB sum TAB n" (pprof, n samples): each key on
@@ -131,7 +134,7 @@ compare() {
 }
 
 # group TRACES [KIND]: sum and count of value by (kind, confidence,
-# request_id, root), of the samples of KIND only when given.
+# request, root), of the samples of KIND only when given.
 group() {
 	awk -F'\t' -v OFS='\t' -v kind="${2:-}" '
 	kind == "" || $2 == kind { k = $2 "\t" $3 "\t" $4 "\t" $5; s[k] += $1; n[k]++ }
@@ -268,17 +271,19 @@ cmp -s want.txt got.txt && grep -q $'\t[1-9]' got.txt ||
 grep -q '^ *[0-9].*   Cache::get(key)$' traces.txt && grep -q 'wake from front\[0\] (reconstructed)$' traces.txt ||
 	fail "recon: -traces does not show 'Cache::get(key)' and 'wake from front[0] (reconstructed)' whole"
 
-# --request: that request's samples, all of them
+# --request ID: that request's samples, all of them
 for r in $(sqlite3 attribution_chain.db "WITH inc AS ($included_sql)
-		SELECT DISTINCT request FROM inc WHERE request != ''"); do
+		SELECT DISTINCT request_id FROM inc WHERE request_id IS NOT NULL"); do
 	"$EX" pprof -q -o req$r.pb.gz --request "$r" attribution_chain.db || fail "--request $r: exit $?"
 	traces req$r.pb.gz -sample_index=cpu >req.tsv || continue
-	awk -F'\t' -v r="$r" '$4 != r { bad = 1 } END { exit bad || !NR }' req.tsv ||
-		fail "--request $r: pprof has none, or samples of another request"
+	rname=$(sqlite3 attribution_chain.db "WITH inc AS ($included_sql)
+		SELECT DISTINCT request FROM inc WHERE request_id = $r")
+	awk -F'\t' -v r="$rname" '$4 != r { bad = 1 } END { exit bad || !NR }' req.tsv ||
+		fail "--request $r: pprof has none, or samples of another request than '$rname'"
 	group req.tsv cpu >got.tsv
 	sqlite3 -separator $'\t' attribution_chain.db "WITH inc AS ($included_sql)
 		SELECT kind, confidence, request, root, printf('%.3f', sum(weight / p))
-		  FROM inc WHERE kind = 'cpu' AND request = $r GROUP BY 1, 2, 3, 4" >want.tsv
+		  FROM inc WHERE kind = 'cpu' AND request_id = $r GROUP BY 1, 2, 3, 4" >want.tsv
 	compare "--request $r" want.tsv got.tsv
 done
 
