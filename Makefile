@@ -158,6 +158,9 @@ $(BUILD)/tests/test_%: tests/test_%.c $(ANALYZE_LIB_OBJS) $(LIB_OBJS) $(TRACE_LI
 # nofp is the program without frame pointers that --call-graph dwarf must
 # unwind (live/dwarf); after the sanitizer's -fno-omit-frame-pointer.
 $(BUILD)/workloads/nofp: CFLAGS += -fomit-frame-pointer
+# hops: its stacks name the thread and its work, under the causal frames
+# of its request (live/hops).
+$(BUILD)/workloads/hops: CFLAGS += -fno-omit-frame-pointer
 
 $(BUILD)/workloads/%: tests/workloads/%.c
 	$(call msg,LINK,$@)
