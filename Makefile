@@ -177,6 +177,9 @@ $(BUILD)/tests/test_pb: $(BUILD)/export/pb.o
 # --call-graph dwarf must unwind (live/dwarf); its flag comes after.
 $(BUILD)/workloads/%: CFLAGS += -fno-omit-frame-pointer
 $(BUILD)/workloads/nofp: CFLAGS += -fomit-frame-pointer
+# hops: its stacks name the thread and its work, under the causal frames
+# of its request (live/hops).
+$(BUILD)/workloads/hops: CFLAGS += -fno-omit-frame-pointer
 
 $(BUILD)/workloads/%: tests/workloads/%.c
 	$(call msg,LINK,$@)

@@ -26,9 +26,13 @@
  *   pid PID
  *   thread NAME TID                     front, middle, back
  *   request ID BEGIN END NAME...        front's begin and end, and the name
- *   hop ID THREAD T0 T1 CPU             THREAD (middle, back) worked for
+ *   hop ID THREAD T0 T1 CPU WORK        THREAD (middle, back) worked for
  *                                       request ID from T0 to T1 and ran
- *                                       CPU ns of its own in between
+ *                                       CPU ns of its own in between, WORK
+ *                                       of them in burn()
+ *
+ * Built with frame pointers (Makefile), so that a sample's stack reads
+ * burn < middle_work or back_work < middle or back.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -57,7 +61,7 @@ static uint64_t slot;
 static int closing;
 
 struct hop {
-	uint64_t t0, t1, cpu;
+	uint64_t t0, t1, cpu, work;
 };
 static struct {
 	uint64_t begin, end;
@@ -107,25 +111,39 @@ static void full_write(int fd, uint64_t v)
 
 /* The work a thread does for a request: a fixed amount of its own CPU
  * time, whatever else runs on the machine, so that 999 Hz samples land
- * on it. Not inlined: its frame names the work in a stack. */
-static __attribute__((noinline)) void burn(void)
+ * on it; the clock is read once per 50 us or so, so that the samples'
+ * leaf is this function, not the clock's syscall. Not inlined: its
+ * frame names the work in a stack. Returns the CPU time it took. */
+static __attribute__((noinline)) uint64_t burn(void)
 {
-	uint64_t until = now_ns(CLOCK_THREAD_CPUTIME_ID) + burn_ns;
+	uint64_t start = now_ns(CLOCK_THREAD_CPUTIME_ID), now = start;
 	volatile uint64_t x = 1;
 
-	while (now_ns(CLOCK_THREAD_CPUTIME_ID) < until)
-		for (int i = 0; i < 1000; i++)
+	while (now < start + burn_ns) {
+		for (int i = 0; i < 50000; i++)
 			x = x * 6364136223846793005u + 1;
+		now = now_ns(CLOCK_THREAD_CPUTIME_ID);
+	}
+	return now - start;
 }
 
-static __attribute__((noinline)) void middle_work(void)
+/* noipa: the two are the same code, which the compiler would otherwise
+ * fold into one; the barrier keeps the call a call, not a jump that would
+ * leave the frame out of the stack. */
+static __attribute__((noipa)) uint64_t middle_work(void)
 {
-	burn();
+	uint64_t cpu = burn();
+
+	__asm__ volatile("" ::: "memory");
+	return cpu;
 }
 
-static __attribute__((noinline)) void back_work(void)
+static __attribute__((noipa)) uint64_t back_work(void)
 {
-	burn();
+	uint64_t cpu = burn();
+
+	__asm__ volatile("" ::: "memory");
+	return cpu;
 }
 
 static void hop_begin(struct hop *h)
@@ -176,7 +194,7 @@ static void *middle(void *arg)
 		struct hop *h = &truth[id].hop[MIDDLE];
 
 		hop_begin(h);
-		middle_work();
+		h->work = middle_work();
 		wait_sleeping(tids[BACK]);
 		/* Signalled after the unlock, so that back never sleeps on the
 		 * mutex: its one wake is the condition variable's futex. */
@@ -215,7 +233,7 @@ static void *back(void *arg)
 
 		h = &truth[id].hop[BACK];
 		hop_begin(h);
-		back_work();
+		h->work = back_work();
 		wait_sleeping(tids[FRONT]);
 		/* Before the reply: front ends the request once it has it. */
 		hop_end(h);
@@ -268,10 +286,11 @@ int main(int argc, char **argv)
 		fprintf(out, "request %ld %llu %llu %s\n", id, (unsigned long long)truth[id].begin,
 			(unsigned long long)truth[id].end, truth[id].name);
 		for (int i = MIDDLE; i <= BACK; i++)
-			fprintf(out, "hop %ld %s %llu %llu %llu\n", id, thread_names[i],
+			fprintf(out, "hop %ld %s %llu %llu %llu %llu\n", id, thread_names[i],
 				(unsigned long long)truth[id].hop[i].t0,
 				(unsigned long long)truth[id].hop[i].t1,
-				(unsigned long long)truth[id].hop[i].cpu);
+				(unsigned long long)truth[id].hop[i].cpu,
+				(unsigned long long)truth[id].hop[i].work);
 	}
 	return fclose(out) ? 1 : 0;
 }
