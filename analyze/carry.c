@@ -94,7 +94,7 @@ void cw_carry__edge(void *ctx, struct cw_edge *e, const struct cw_obj *src, stru
 	case CW_TAKES_ALL:
 		break;
 	case CW_TAKES_SPAWN:
-		if (type != CW_EDGE_SPAWN)
+		if (type != CW_EDGE_SPAWN && !dst->takes_all)
 			return;
 		break;
 	default:

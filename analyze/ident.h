@@ -73,6 +73,10 @@ struct cw_obj {
 	uint64_t est_ns;
 	uint8_t ended;	/* its end was seen; the class decides how long it stays joinable */
 	uint8_t flags;	/* class-private */
+	/* A runtime task that is a thread of its runtime (a goroutine,
+	 * cls_go.c): every carrying handoff into it tells it whom it works
+	 * for, as for a thread (schema/nodes.def's takes, carry.c). */
+	uint8_t takes_all;
 	uint8_t retired; /* released; written between records */
 	_Alignas(8) unsigned char carry[CW_OBJ_CARRY_BYTES];
 	_Alignas(8) unsigned char state[CW_OBJ_STATE_BYTES];

@@ -118,4 +118,28 @@ static const char *const cw_shared_maps[] = { "edges", "counters", "traced", "pc
 						"ports", "scratch", "offered" };
 #endif
 
+/*
+ * The go class (bpf/go.bpf.c): what a program needs to read one Go
+ * binary's runtime, written by capture/golang.c into the go_bins map at
+ * the binary's id (the uprobe's cookie) before it attaches. The offsets
+ * and registers come from the binary's own DWARF (docs/model.md §6.2):
+ * they change between Go versions. An offset of -1 is not known: what
+ * needs it is not read.
+ */
+#define CW_GO_MAX_BINARIES 256
+#define CW_GO_NO_REG 0xff
+struct cw_go_cfg {
+	__s32 g_goid, g_m, m_curg;	 /* runtime.g.goid, .m; runtime.m.curg */
+	__s32 g_startpc;		 /* runtime.g.startpc */
+	__s32 pd_rg, pd_wg;		 /* runtime.pollDesc.rg, .wg */
+	__s32 req_method, req_url, url_path; /* net/http.Request.Method, .URL; net/url.URL.Path */
+	/* Per CW_GO_FN_*: the registers (DWARF x86-64 numbers) of what the
+	 * program reads at the probe: execute, ready, goexit0 their g;
+	 * gopark the reason; netpollready the pollDesc and the mode;
+	 * ServeHTTP the *Request; newproc1 (at its returns) the result. */
+	__u8 reg[8][2];
+	__u8 valid;
+	__u8 __pad[7];
+};
+
 #endif /* CAUSEWAY_BPF_CONFIG_H */

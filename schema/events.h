@@ -720,6 +720,80 @@ struct cw_usdt_str {
 	char str[CW_USDT_STR_LEN];
 };
 
+/*
+ * The go class (format 1.11, docs/model.md §6.2): a Go binary the capture
+ * attached uprobes to, written when the attach completed. id: the number
+ * its hits carry (cw_go.binary), unique in the trace, from 1. attached:
+ * a bit per CW_GO_FN_* whose uprobes are in place. Followed by
+ * version_len bytes of the binary's Go version ("go1.19.8"), path_len
+ * bytes of its path as mapped, and reasons_len bytes of its wait
+ * reasons, the strings of runtime.waitReasonStrings in the order of
+ * their numbers (cw_go.other of a park), each ended by a NUL; then zero
+ * padding to a multiple of 8.
+ */
+struct cw_go_binary {
+	struct cw_hdr hdr;
+	__u32 id;
+	__u32 pid;	/* 0: every process that maps the binary */
+	__u16 attached; /* 1 << CW_GO_FN_* */
+	__u16 version_len;
+	__u16 path_len;
+	__u16 reasons_len;
+};
+
+/* The runtime functions the class probes (bits of cw_go_binary.attached). */
+enum {
+	CW_GO_FN_NEWPROC1 = 0,
+	CW_GO_FN_EXECUTE = 1,
+	CW_GO_FN_GOPARK = 2,
+	CW_GO_FN_READY = 3,
+	CW_GO_FN_GOEXIT0 = 4,
+	CW_GO_FN_NETPOLLREADY = 5,
+	CW_GO_FN_SERVEHTTP = 6,
+	CW_GO_FN_MAX = 7,
+};
+
+/*
+ * A hit of a runtime uprobe, in the thread that hit it. goid: the
+ * goroutine it is about (made, executed, parked, readied, ended; the
+ * serving one for a request). other: GO_SPAWN the goroutine that ran the
+ * go statement, GO_READY the one that readied goid (0 for both: no
+ * goroutine was running, the scheduler's own work: the netpoller,
+ * timers), GO_PARK the wait reason's number; else 0. pc: GO_SPAWN the
+ * start function's address, GO_REQ_BEGIN the *http.Request; else 0.
+ * hdr.flags of GO_READY: CW_GO_NETPOLL when the netpoller readied it.
+ */
+struct cw_go {
+	struct cw_hdr hdr;
+	struct cw_task task;
+	__u64 task_start; /* witness */
+	__u64 goid;
+	__u64 other;
+	__u64 pc;
+	__u32 binary; /* cw_go_binary.id */
+	__u32 __pad;
+};
+
+#define CW_GO_NETPOLL 0x1
+#define CW_GO_FUNC_LEN 96
+#define CW_GO_REQ_LEN 128
+
+/* A goroutine made: func, the start function's name, is filled by the
+ * capture from the binary's symbol table (BPF writes it zero), cut to
+ * CW_GO_FUNC_LEN - 1 bytes; all zero when the address names no function. */
+struct cw_go_spawn {
+	struct cw_go g;
+	char func[CW_GO_FUNC_LEN];
+};
+
+/* A request begun: name, "METHOD PATH" as read from the *http.Request,
+ * cut to CW_GO_REQ_LEN - 1 bytes, zero-filled after its NUL; all zero when
+ * it could not be read. */
+struct cw_go_req {
+	struct cw_go g;
+	char name[CW_GO_REQ_LEN];
+};
+
 /* The kallsyms snapshot (metadata): len bytes of /proc/kallsyms lines
  * ("ADDR TYPE NAME[ [MODULE]]\\n", whole lines only), then zero padding to
  * a multiple of 8. Text symbols only. */
@@ -877,6 +951,12 @@ CW_ASSERT_SIZE(cw_usdt, 136);
 CW_ASSERT_OFF(cw_usdt, args, 40);
 CW_ASSERT_SIZE(cw_usdt_str, 400);
 CW_ASSERT_OFF(cw_usdt_str, str, 144);
+CW_ASSERT_SIZE(cw_go_binary, 32);
+CW_ASSERT_SIZE(cw_go, 64);
+CW_ASSERT_OFF(cw_go, goid, 32);
+CW_ASSERT_OFF(cw_go, binary, 56);
+CW_ASSERT_SIZE(cw_go_spawn, 160);
+CW_ASSERT_SIZE(cw_go_req, 192);
 CW_ASSERT_OFF(cw_mmap, build_id, 56);
 CW_ASSERT_OFF(cw_mmap, path_len, 78);
 #endif

@@ -203,7 +203,7 @@ for f in timer_wakeups uring_wake_cause uring_punt; do
 	[ "$(q "select value from meta where key = 'classes'")" = sched ] ||
 		fail "$f -e sched: meta.classes = $(q "select value from meta where key = 'classes'")"
 	[ "$(q "select value from a.meta where key = 'classes'")" = \
-	  sched,io_uring,workqueue,timer,futex,net,usdt,block ] ||
+	  sched,io_uring,workqueue,timer,futex,net,usdt,block,go ] ||
 		fail "$f: meta.classes without -e = $(q "select value from a.meta where key = 'classes'")"
 	[ "$skipped" -gt 0 ] || fail "$f -e sched: records_skipped = $skipped"
 	n=$(q "select group_concat(key || '=' || value) from meta

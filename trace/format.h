@@ -47,7 +47,7 @@ _Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
 #define CW_VERSION "0.1.0"
 
 #define CW_FORMAT_MAJOR 1
-#define CW_FORMAT_MINOR 10
+#define CW_FORMAT_MINOR 11
 #define CW_SEG_HDR_LEN 64
 
 /* Hard limits a reader enforces before it allocates anything. */
