@@ -21,6 +21,7 @@
 #include "sched.skel.h"
 #include "timer.skel.h"
 #include "usdt.skel.h"
+#include "go.skel.h"
 #include "workqueue.skel.h"
 
 /* sched_switch gained prev_state in 5.18 and sched_process_exit
@@ -192,6 +193,20 @@ static const struct cw_prog_desc usdt_progs[] = {
 };
 
 
+/* go: uprobes on a Go binary's runtime, attached per binary and function
+ * by capture/golang.c at its entry or each return instruction. */
+static const struct cw_prog_desc go_progs[] = {
+	{ .name = "go_newproc1_ret", .tp = "uprobe", .kind = CW_PROG_USDT },
+	{ .name = "go_execute", .tp = "uprobe", .kind = CW_PROG_USDT },
+	{ .name = "go_gopark", .tp = "uprobe", .kind = CW_PROG_USDT },
+	{ .name = "go_ready", .tp = "uprobe", .kind = CW_PROG_USDT },
+	{ .name = "go_goexit0", .tp = "uprobe", .kind = CW_PROG_USDT },
+	{ .name = "go_netpollready", .tp = "uprobe", .kind = CW_PROG_USDT },
+	{ .name = "go_servehttp", .tp = "uprobe", .kind = CW_PROG_USDT },
+	{ .name = "go_servehttp_ret", .tp = "uprobe", .kind = CW_PROG_USDT },
+	{ .name = NULL },
+};
+
 /* In the contract's order of -e. The ones without an object are the next
  * issues' work; listing them lets -e name them and the capture say that
  * they are missing instead of calling them unknown. */
@@ -243,6 +258,12 @@ const struct cw_class_desc cw_classes[] = {
 		.elf_bytes = block_bpf__elf_bytes,
 		.progs = block_progs,
 		.rings = 1u << CW_RING_EDGE | 1u << CW_RING_MAP,
+	},
+	{
+		.id = CW_CLASS_GO,
+		.elf_bytes = go_bpf__elf_bytes,
+		.progs = go_progs,
+		.rings = 1u << CW_RING_EDGE,
 	},
 	{
 		.id = CW_CLASS_SAMPLE,

@@ -44,9 +44,9 @@ enum cw_prog_kind {
 	/* tp: a perf event (PERFEV_SAMPLE_EVENT); the tracer opens one per
 	 * online CPU and attaches the program to each */
 	CW_PROG_PERF_EVENT,
-	/* tp: unused; a USDT program is attached per probe and per object
-	 * by capture/usdt.c, never by the tracer; the probe is for uprobe
-	 * support */
+	/* tp: unused; a uprobe program, attached per probe and per object
+	 * by capture/usdt.c (USDT) or capture/golang.c (a Go runtime's
+	 * functions), never by the tracer; the probe is for uprobe support */
 	CW_PROG_USDT,
 };
 

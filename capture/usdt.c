@@ -46,10 +46,12 @@
 #include <bpf/libbpf.h>
 
 #include "schema/adapters.h"
+#include "lib/grow.h"
 #include "schema/events.h"
 #include "capture/clock.h"
 #include "capture/log.h"
 #include "trace/writer.h"
+#include "capture/uobj.h"
 #include "capture/usdt.h"
 
 #define PAD8(n) (((n) + 7u) & ~(size_t)7u)
@@ -57,18 +59,10 @@
 /* The usdt_str_arg map's size (bpf/usdt.bpf.c): ids past it are not
  * attached. */
 #define MAX_PROBES 65536
-/* Distinct objects remembered: past it new objects are not looked at
- * (bounds a system-wide capture's memory and /proc scan). */
-#define MAX_OBJECTS 65536
 #define NOTE_STAPSDT 3
 
 /* The providers attached. */
 static const char *const providers[] = { "causeway", "postgresql" };
-
-struct obj_id {
-	dev_t dev;
-	ino_t ino;
-};
 
 /* A probe of one object: its sites share provider and name. */
 struct note_probe {
@@ -77,24 +71,15 @@ struct note_probe {
 };
 
 struct usdt {
+	struct uobj *o;
 	struct bpf_program *prog;
 	const bool *on; /* by schema/adapters.h index */
 	int str_fd;
-	pid_t self;
-	struct obj_id *objs;
-	size_t nobjs, cap_objs;
-	bool objs_full;
-	bool stopped; /* detaching: mappings reported after that are ignored */
-	pthread_t detacher;
-	bool detacher_started;
-	int detach_done; /* atomic: the detacher has finished */
-	struct bpf_link **links;
-	size_t nlinks, cap_links;
 	uint32_t next_id;
 	struct usdt_counts n;
-	uint8_t *pending; /* probe records not yet written */
-	size_t npending, cap_pending;
 };
+
+static int look(void *ctx, struct uobj *o, int fd, const char *path, const char *open_path);
 
 static bool known_provider(const char *p)
 {
@@ -145,44 +130,14 @@ struct usdt *usdt__new(struct bpf_object *obj, pid_t self, const bool *on)
 		return NULL;
 	}
 	u->str_fd = bpf_map__fd(map);
-	u->self = self;
 	u->on = on;
+	if (!(u->o = uobj__new("usdt", self, look, u))) {
+		free(u);
+		errno = ENOMEM;
+		return NULL;
+	}
 	elf_version(EV_CURRENT);
 	return u;
-}
-
-/* Grow *@v (of *@cap elements of @size) to hold @need. */
-static int grow(void *v, size_t *cap, size_t need, size_t size)
-{
-	size_t c = *cap ? *cap : 16;
-	void *p;
-
-	if (need <= *cap)
-		return 0;
-	while (c < need)
-		c *= 2;
-	p = realloc(*(void **)v, c * size);
-	if (!p)
-		return -ENOMEM;
-	*(void **)v = p;
-	*cap = c;
-	return 0;
-}
-
-/* First sight of object @id? Remembers it. */
-static bool first_sight(struct usdt *u, dev_t dev, ino_t ino)
-{
-	for (size_t i = 0; i < u->nobjs; i++)
-		if (u->objs[i].dev == dev && u->objs[i].ino == ino)
-			return false;
-	if (u->nobjs >= MAX_OBJECTS || grow(&u->objs, &u->cap_objs, u->nobjs + 1, sizeof(*u->objs))) {
-		if (!u->objs_full)
-			cw_notice("usdt: more than %d objects; later ones are not attached", MAX_OBJECTS);
-		u->objs_full = true;
-		return false;
-	}
-	u->objs[u->nobjs++] = (struct obj_id){ dev, ino };
-	return true;
 }
 
 /* Queue the record of probe @id, attached now. */
@@ -193,10 +148,8 @@ static int queue_record(struct usdt *u, uint32_t id, const struct note_probe *p,
 	size_t len = PAD8(sizeof(struct cw_usdt_probe) + pl + nl + fl);
 	struct cw_usdt_probe *r;
 
-	if (pl > 255 || nl > 255 || grow(&u->pending, &u->cap_pending, u->npending + len, 1))
+	if (pl > 255 || nl > 255 || !(r = uobj__queue(u->o, len)))
 		return -ENOMEM;
-	r = (struct cw_usdt_probe *)(u->pending + u->npending);
-	memset(r, 0, len);
 	r->hdr.type = CW_REC_META_USDT;
 	r->hdr.size = (uint16_t)len;
 	r->hdr.cpu = 0xffff;
@@ -210,7 +163,6 @@ static int queue_record(struct usdt *u, uint32_t id, const struct note_probe *p,
 	memcpy((char *)(r + 1), p->provider, pl);
 	memcpy((char *)(r + 1) + pl, p->name, nl);
 	memcpy((char *)(r + 1) + pl + nl, path, fl);
-	u->npending += len;
 	return 0;
 }
 
@@ -225,8 +177,7 @@ static void attach_probe(struct usdt *u, const struct note_probe *p, const char 
 
 	if (str != CW_USDT_NO_STR && str >= p->nargs)
 		str = CW_USDT_NO_STR;
-	if (u->next_id + 1 >= MAX_PROBES || grow(&u->links, &u->cap_links, u->nlinks + 1,
-						  sizeof(*u->links))) {
+	if (u->next_id + 1 >= MAX_PROBES) {
 		u->n.failed++;
 		return;
 	}
@@ -245,7 +196,10 @@ static void attach_probe(struct usdt *u, const struct note_probe *p, const char 
 		u->n.failed++;
 		return;
 	}
-	u->links[u->nlinks++] = link;
+	if (uobj__keep(u->o, link)) {
+		u->n.failed++;
+		return;
+	}
 	u->n.attached++;
 	if (queue_record(u, id, p, str, path))
 		cw_notice("usdt: out of memory: no record of probe %s:%s in %s", p->provider,
@@ -284,7 +238,7 @@ static int add_note(struct note_probe **probes, size_t *n, size_t *cap, const ch
 				(*probes)[i].nargs = nargs;
 			return 0;
 		}
-	if (grow(probes, cap, *n + 1, sizeof(**probes)))
+	if (cw_grow(probes, cap, *n + 1, sizeof(**probes)))
 		return -ENOMEM;
 	(*probes)[*n].provider = strdup(prov);
 	(*probes)[*n].name = strdup(name);
@@ -353,24 +307,14 @@ static void free_probes(struct note_probe *probes, long n)
  * attach the probes of known providers. @return 0 or a negative errno
  * (-ENOEXEC: not ELF).
  */
-static int add_object(struct usdt *u, const char *path, const char *open_path)
+static int look(void *ctx, struct uobj *o, int fd, const char *path, const char *open_path)
 {
+	struct usdt *u = ctx;
 	struct note_probe *probes;
-	struct stat st;
 	long n;
-	int fd;
 
-	if (u->stopped)
-		return 0;
-	fd = open(open_path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || !first_sight(u, st.st_dev, st.st_ino)) {
-		close(fd);
-		return 0;
-	}
+	(void)o;
 	n = read_probes(fd, &probes);
-	close(fd);
 	if (n < 0)
 		return (int)n;
 	u->n.objects += n > 0;
@@ -383,133 +327,36 @@ static int add_object(struct usdt *u, const char *path, const char *open_path)
 
 int usdt__add_file(struct usdt *u, const char *path, bool must)
 {
-	int err = add_object(u, path, path);
+	int err = uobj__add_file(u->o, path, path);
 
 	if (err && must)
 		cw_msg("--usdt %s: %s", path, err == -ENOEXEC ? "not an ELF object" : strerror(-err));
 	return must ? err : 0;
 }
 
-/* The path of [@start, @end) of @pid to open: @path when it is that file
- * (same device and inode as the mapping's link), else the link. */
-static void open_path_of(pid_t pid, uint64_t start, uint64_t end, const char *path, char *buf,
-			 size_t len)
-{
-	struct stat a, b;
-
-	snprintf(buf, len, "/proc/%d/map_files/%llx-%llx", pid, (unsigned long long)start,
-		 (unsigned long long)end);
-	if (!stat(buf, &a) && !stat(path, &b) && a.st_dev == b.st_dev && a.st_ino == b.st_ino)
-		snprintf(buf, len, "%s", path);
-}
-
 int usdt__add_pid(struct usdt *u, pid_t pid)
 {
-	char buf[PATH_MAX + 256], file[64], open_path[PATH_MAX + 64];
-	FILE *f;
-
-	if (pid == u->self)
-		return 0;
-	snprintf(file, sizeof(file), "/proc/%d/maps", pid);
-	f = fopen(file, "re");
-	if (!f)
-		return -ESRCH;
-	while (fgets(buf, sizeof(buf), f)) {
-		unsigned long long start, end, ino;
-		char perms[8];
-		int at = 0;
-
-		buf[strcspn(buf, "\n")] = 0;
-		if (sscanf(buf, "%llx-%llx %7s %*x %*x:%*x %llu %n", &start, &end, perms, &ino, &at) < 4 ||
-		    !at || perms[2] != 'x' || !ino || buf[at] != '/')
-			continue;
-		open_path_of(pid, start, end, buf + at, open_path, sizeof(open_path));
-		add_object(u, buf + at, open_path);
-	}
-	fclose(f);
-	return 0;
+	return uobj__add_pid(u->o, pid);
 }
 
 int usdt__add_command(struct usdt *u, const char *argv0)
 {
-	char buf[PATH_MAX], *path, *save = NULL;
-	const char *env = getenv("PATH");
-	char *copy;
-
-	if (strchr(argv0, '/'))
-		return add_object(u, argv0, argv0) == -ENOMEM ? -ENOMEM : 0;
-	/* execvp's search: PATH, or the system's default path. */
-	if (!env) {
-		size_t n = confstr(_CS_PATH, NULL, 0);
-
-		copy = n ? malloc(n) : NULL;
-		if (copy)
-			confstr(_CS_PATH, copy, n);
-	} else {
-		copy = strdup(env);
-	}
-	if (!copy)
-		return -ENOMEM;
-	for (path = strtok_r(copy, ":", &save); path; path = strtok_r(NULL, ":", &save)) {
-		struct stat st;
-
-		snprintf(buf, sizeof(buf), "%s/%s", *path ? path : ".", argv0);
-		if (!stat(buf, &st) && S_ISREG(st.st_mode) && !access(buf, X_OK)) {
-			add_object(u, buf, buf);
-			break;
-		}
-	}
-	free(copy);
-	return 0;
+	return uobj__add_command(u->o, argv0);
 }
 
 int usdt__add_system(struct usdt *u)
 {
-	DIR *d = opendir("/proc");
-	struct dirent *de;
-
-	if (!d)
-		return -errno;
-	while ((de = readdir(d)) && !u->objs_full) {
-		char *end;
-		long pid = strtol(de->d_name, &end, 10);
-
-		if (!*end && pid > 0)
-			usdt__add_pid(u, (pid_t)pid);
-	}
-	closedir(d);
-	return 0;
+	return uobj__add_system(u->o);
 }
 
 void usdt__mapped(void *ctx, uint32_t pid, uint64_t start, uint64_t end, const char *path)
 {
-	struct usdt *u = ctx;
-	char open_path[PATH_MAX + 64];
-
-	if (path[0] != '/' || (pid_t)pid == u->self)
-		return;
-	open_path_of((pid_t)pid, start, end, path, open_path, sizeof(open_path));
-	add_object(u, path, open_path);
+	uobj__mapped(((struct usdt *)ctx)->o, pid, start, end, path);
 }
 
 int usdt__flush(struct usdt *u, struct cw_writer *w)
 {
-	size_t off = 0;
-	int err = 0;
-
-	if (!u || !u->npending) /* pending is NULL before the first record */
-		return 0;
-	while (off < u->npending) {
-		const struct cw_hdr *h = (const void *)(u->pending + off);
-
-		err = cw_writer__append(w, h, h->size);
-		if (err)
-			break;
-		off += h->size;
-	}
-	memmove(u->pending, u->pending + off, u->npending - off);
-	u->npending -= off;
-	return err;
+	return u ? uobj__flush(u->o, w) : 0;
 }
 
 void usdt__counts(const struct usdt *u, struct usdt_counts *c)
@@ -532,43 +379,21 @@ void usdt__notice(const struct usdt *u, const char *when)
 		  (unsigned long long)u->n.deselected);
 }
 
-/* Only the detacher touches the links (and libbpf's USDT state) once
- * it runs: the capture's thread no longer attaches (stopped). */
-static void *detach_all(void *arg)
-{
-	struct usdt *u = arg;
-
-	while (u->nlinks)
-		bpf_link__destroy(u->links[--u->nlinks]);
-	__atomic_store_n(&u->detach_done, 1, __ATOMIC_RELEASE);
-	return NULL;
-}
-
 void usdt__detach_begin(struct usdt *u)
 {
-	if (!u || u->stopped)
-		return;
-	u->stopped = true;
-	u->detacher_started = !pthread_create(&u->detacher, NULL, detach_all, u);
-	if (!u->detacher_started)
-		detach_all(u);
+	if (u)
+		uobj__detach_begin(u->o);
 }
 
 bool usdt__detaching(struct usdt *u)
 {
-	return u && u->detacher_started && !__atomic_load_n(&u->detach_done, __ATOMIC_ACQUIRE);
+	return u && uobj__detaching(u->o);
 }
 
 void usdt__free(struct usdt *u)
 {
 	if (!u)
 		return;
-	if (u->detacher_started)
-		pthread_join(u->detacher, NULL);
-	u->stopped = true;
-	detach_all(u);
-	free(u->links);
-	free(u->objs);
-	free(u->pending);
+	uobj__free(u->o);
 	free(u);
 }
