@@ -230,7 +230,7 @@ deps:
 # and lib/ objects.
 CHECK_PROGS := $(BUILD)/causeway-analyze $(BUILD)/causeway-export $(BUILD)/causeway-eval $(TOOLS) $(TEST_PROGS)
 check: $(CHECK_PROGS)
-	$(Q)tests/run.sh $(BUILD) --no-live --only unit,fixtures,cli,eval,export,faults
+	$(Q)tests/run.sh $(BUILD) --no-live --only unit,fixtures,cli,eval,export,go,faults
 
 # make test: from nothing — packages, a clean build, every test (what
 # make check runs, the live BPF captures, the faults tests that capture,

@@ -919,8 +919,8 @@ void gobin_free(struct gobin *b)
  * never the traced program its correctness.
  *
  * The layout of an instruction (Intel SDM vol. 2, ch. 2): legacy
- * prefixes (66 67 F0 F2 F3 2E 36 3E 26 64 65), a REX prefix (40-4F, only
- * when it is the last prefix), then either a VEX (C4/C5), EVEX (62) or
+ * prefixes (66 67 F0 F2 F3 2E 36 3E 26 64 65), a REX prefix (40-4F, the
+ * last prefix: refused elsewhere), then either a VEX (C4/C5), EVEX (62) or
  * XOP (8F with ModRM.reg != 0) prefix that implies the opcode map, or the
  * opcode in the 1-byte map, 0F, 0F 38 or 0F 3A; then ModRM, SIB,
  * displacement and immediate as the opcode says.
@@ -1015,8 +1015,9 @@ static unsigned one_byte(uint8_t op)
 	return F_BAD;
 }
 
-/* The 0F map (legacy encoding). @pfx66, @pfxf2: for 0F 78. */
-static unsigned two_byte(uint8_t op, int pfx66, int pfxf2)
+/* The 0F map (legacy encoding). @pfx66, @pfxf2: for 0F 78; @pff3: 0F B8
+ * is popcnt with F3, else jmpe, which 64-bit mode does not have. */
+static unsigned two_byte(uint8_t op, int pfx66, int pfxf2, int pff3)
 {
 	if (op >= 0x10 && op <= 0x1f)
 		return F_MODRM;
@@ -1024,6 +1025,8 @@ static unsigned two_byte(uint8_t op, int pfx66, int pfxf2)
 		return F_MODRM | F_NOMOD;
 	if (op >= 0x28 && op <= 0x2f)
 		return F_MODRM;
+	if (op == 0x6c || op == 0x6d) /* punpck[lh]qdq: 66 only, no MMX form */
+		return pfx66 ? F_MODRM : F_BAD;
 	if (op >= 0x40 && op <= 0x6f)
 		return F_MODRM;
 	if (op >= 0x70 && op <= 0x73)
@@ -1033,7 +1036,7 @@ static unsigned two_byte(uint8_t op, int pfx66, int pfxf2)
 	if (op >= 0x90 && op <= 0x9f)
 		return F_MODRM;
 	if (op >= 0xb0 && op <= 0xbf)
-		return op == 0xba ? F_MODRM | F_I8 : F_MODRM;
+		return op == 0xba ? F_MODRM | F_I8 : op == 0xb8 && !pff3 ? F_BAD : F_MODRM;
 	if (op >= 0xc8 && op <= 0xcf) /* bswap */
 		return 0;
 	if (op >= 0xd0)
@@ -1070,23 +1073,61 @@ static unsigned two_byte(uint8_t op, int pfx66, int pfxf2)
 }
 
 /*
- * The 0F map under VEX or EVEX: all ModRM, the same imm8 opcodes as the
- * legacy map; vzeroupper/vzeroall (77) have no ModRM. Under VEX without a
- * 66/F2/F3 (@pp 0), only the packed-single forms and the mask
- * instructions exist: the rest are MMX opcodes, which have no VEX form
- * (bytes that look like one are data, e.g. the marker Go puts in
- * crypto/internal/boring/sig's functions).
+ * The 0F map under VEX or EVEX: which implied prefixes (pp: bit 0 none,
+ * bit 1 66, bit 2 F3, bit 3 F2) each opcode exists with, from the SDM's
+ * VEX and EVEX opcode tables (no system or integer rows of the legacy
+ * map; the mask instructions are VEX only; no MMX forms, which have no
+ * VEX encoding). Bytes that look like one outside these are data (the
+ * marker in Go's crypto/internal/boring/sig functions) or corruption.
  */
+static unsigned vex1_pps(uint8_t op, int evex)
+{
+	if (op == 0x10 || op == 0x11 || op == 0x12 || op == 0x51 || op == 0x58 || op == 0x59 ||
+	    op == 0x5a || (op >= 0x5c && op <= 0x5f) || op == 0xc2)
+		return 0xf;
+	if (op == 0x13 || op == 0x14 || op == 0x15 || op == 0x17 || op == 0x28 || op == 0x29 ||
+	    op == 0x2b || op == 0x2e || op == 0x2f || op == 0x50 || (op >= 0x54 && op <= 0x57) ||
+	    op == 0xc6)
+		return 0x3;
+	if (op == 0x16 || op == 0x5b)
+		return 0x7;
+	if (op == 0x2a || op == 0x2c || op == 0x2d)
+		return 0xc;
+	if (op == 0x52 || op == 0x53)
+		return evex ? 0 : 0x5;
+	if ((op >= 0x60 && op <= 0x6e) || (op >= 0x71 && op <= 0x76) || op == 0xc4 || op == 0xc5 ||
+	    (op >= 0xd1 && op <= 0xfe && op != 0xe6 && op != 0xf0))
+		return 0x2;
+	if (op == 0x6f || op == 0x7f)
+		return evex ? 0xe : 0x6;
+	if (op == 0x70 || op == 0xe6)
+		return 0xe;
+	if (op == 0x7e)
+		return 0x6;
+	if (evex)
+		return op == 0x78 || op == 0x79 ? 0xf : op == 0x7a || op == 0x7b ? 0xe : 0;
+	if (op == 0x41 || op == 0x42 || (op >= 0x44 && op <= 0x47) || op == 0x4a || op == 0x4b ||
+	    op == 0x90 || op == 0x91 || op == 0x98 || op == 0x99)
+		return 0x3;
+	if (op == 0x92 || op == 0x93)
+		return 0xb;
+	if (op == 0x77 || op == 0xae)
+		return 0x1;
+	if (op == 0x7c || op == 0x7d || op == 0xd0)
+		return 0xa;
+	if (op == 0xf0)
+		return 0x8;
+	return 0;
+}
+
+/* The 0F map under VEX or EVEX with implied prefix @pp: all ModRM but
+ * vzeroupper/vzeroall (77), the legacy map's imm8 opcodes. */
 static unsigned vex_map1(uint8_t op, int evex, int pp)
 {
-	if (!evex && !pp &&
-	    !((op >= 0x10 && op <= 0x17) || op == 0x28 || op == 0x29 || op == 0x2b || op == 0x2e ||
-	      op == 0x2f || (op >= 0x41 && op <= 0x47) || op == 0x4a || op == 0x4b ||
-	      (op >= 0x50 && op <= 0x5f) || op == 0x77 || (op >= 0x90 && op <= 0x93) ||
-	      op == 0x98 || op == 0x99 || op == 0xae || op == 0xc2 || op == 0xc6))
+	if (!(vex1_pps(op, evex) & (1u << pp)))
 		return F_BAD;
 	if (op == 0x77)
-		return evex ? F_BAD : 0;
+		return 0;
 	if ((op >= 0x70 && op <= 0x73) || op == 0xc2 || (op >= 0xc4 && op <= 0xc6))
 		return F_MODRM | F_I8;
 	return F_MODRM;
@@ -1133,17 +1174,23 @@ int gobin_insn_len(const uint8_t *p, size_t len, int *is_ret)
 	for (;; i++) {
 		if (i >= max)
 			return 0;
+		/* A REX prefix must be the last one: the CPU ignores one
+		 * that another prefix follows, objdump shows it as an
+		 * instruction of its own; no compiler writes that, so it is
+		 * refused. */
+		if (rex && ((p[i] & 0xf0) == 0x40 || p[i] == 0x66 || p[i] == 0x67 || p[i] == 0xf0 ||
+			    p[i] == 0xf2 || p[i] == 0xf3 || p[i] == 0x2e || p[i] == 0x36 ||
+			    p[i] == 0x3e || p[i] == 0x26 || p[i] == 0x64 || p[i] == 0x65))
+			return 0;
 		switch (p[i]) {
-		case 0x66: p66 = 1; rex = 0; rexw = 0; continue;
-		case 0x67: p67 = 1; rex = 0; rexw = 0; continue;
-		case 0xf0: plock = 1; rex = 0; rexw = 0; continue;
-		case 0xf2: pf2 = 1; rex = 0; rexw = 0; continue;
-		case 0xf3: pf3 = 1; rex = 0; rexw = 0; continue;
+		case 0x66: p66 = 1; continue;
+		case 0x67: p67 = 1; continue;
+		case 0xf0: plock = 1; continue;
+		case 0xf2: pf2 = 1; continue;
+		case 0xf3: pf3 = 1; continue;
 		case 0x2e: case 0x36: case 0x3e: case 0x26: case 0x64: case 0x65:
-			rex = 0; rexw = 0; continue;
+			continue;
 		}
-		/* A REX prefix counts only when the opcode follows it; one
-		 * followed by a legacy prefix is ignored (reset above). */
 		if ((p[i] & 0xf0) == 0x40) {
 			rex = 1;
 			rexw = (p[i] >> 3) & 1;
@@ -1152,6 +1199,14 @@ int gobin_insn_len(const uint8_t *p, size_t len, int *is_ret)
 		break;
 	}
 	op = p[i++];
+	/* fwait before an x87 instruction: one instruction, as objdump
+	 * shows it (the CPU runs them apart; a boundary left out is safe,
+	 * only an invented one is not) */
+	if (op == 0x9b && i == 1 && i < max && p[i] >= 0xd8 && p[i] <= 0xdf) {
+		int n = gobin_insn_len(p + 1, len - 1, is_ret);
+
+		return n && n < 15 ? n + 1 : 0;
+	}
 
 	if (op == 0xc4 || op == 0xc5 || op == 0x62 ||
 	    (op == 0x8f && i < max && (p[i] & 0x38) != 0)) {
@@ -1175,8 +1230,10 @@ int gobin_insn_len(const uint8_t *p, size_t len, int *is_ret)
 			/* P0 bit 3 and P1 bit 2 are fixed (0 and 1) outside APX */
 			if ((p[i] & 0x08) || !(p[i + 1] & 0x04))
 				return 0;
+			/* maps 1-3: the FP16 maps (5, 6) are left out, as
+			 * no Go code uses them */
 			map = p[i] & 7;
-			if (map == 0 || map == 4 || map == 7)
+			if (map < 1 || map > 3)
 				return 0;
 		} else {
 			map = p[i] & 0x1f;
@@ -1185,12 +1242,18 @@ int gobin_insn_len(const uint8_t *p, size_t len, int *is_ret)
 		}
 		i += (size_t)plen;
 		op = p[i++];
+		/* 0F38 and 0F3A exist with 66 only, but for VEX's BMI
+		 * rows (0F38 F2-F7, 0F3A F0 rorx) and EVEX 0F38's F3/F2 rows
+		 * (down-conversions and the like) */
+		if ((map == 2 && pp != 1 && !(op >= 0xf2 && op <= 0xf7) && !(evex && pp)) ||
+		    (map == 3 && pp != 1 && !(!evex && op == 0xf0 && pp == 3)))
+			return 0;
 		switch (map) {
 		case 1: f = vex_map1(op, evex, pp); break;
 		case 3: f = F_MODRM | F_I8; break;
 		case 8: f = F_MODRM | F_I8; break;
 		case 10: f = F_MODRM | F_I32; break;
-		default: f = F_MODRM; break; /* 0F38, EVEX map 5 and 6, XOP 9 */
+		default: f = F_MODRM; break; /* 0F38, XOP 9 */
 		}
 	} else if (op == 0x0f) {
 		if (i >= max)
@@ -1207,7 +1270,7 @@ int gobin_insn_len(const uint8_t *p, size_t len, int *is_ret)
 			i++;
 			f = F_MODRM | F_I8;
 		} else {
-			f = two_byte(op, p66, pf2);
+			f = two_byte(op, p66, pf2, pf3);
 		}
 	} else {
 		map0 = 1;
@@ -1235,7 +1298,9 @@ int gobin_insn_len(const uint8_t *p, size_t len, int *is_ret)
 
 			if (op == 0xfe && reg >= 2)
 				f |= F_BAD;
-			if (op == 0xff && reg == 7)
+			/* ff /7 does not exist, far call and jmp (/3 /5) take
+			 * memory only */
+			if (op == 0xff && (reg == 7 || ((reg == 3 || reg == 5) && mod == 3)))
 				f |= F_BAD;
 			if (op == 0x8f && reg != 0)
 				f |= F_BAD;
