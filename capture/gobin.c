@@ -9,7 +9,7 @@
  *    a stripped binary has no DWARF either, and without DWARF there are no
  *    offsets);
  *  - struct field offsets and argument locations: .debug_info through
- *    libdw, never a table of Go versions (contract 6.2). libdw inflates
+ *    libdw, never a table of Go versions (docs/model.md §6.2). libdw inflates
  *    SHF_COMPRESSED sections (Go >= 1.12 writes those; older linkers wrote
  *    .zdebug_*, which libdw reads too); their declared sizes are bounded
  *    here first, so that a hostile header cannot make libdw allocate
@@ -828,7 +828,7 @@ int gobin_open(const char *path, struct gobin **out, char *why, size_t whylen)
 	if (why && whylen)
 		why[0] = 0;
 	/* Checked before it is opened: opening a FIFO or a device does
-	 * something (contract 7). */
+	 * something (docs/model.md §7). */
 	if (stat(path, &st))
 		return fail(&c, -errno, "%s", strerror(errno));
 	if (!S_ISREG(st.st_mode))

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * What the go class (contract 6.2) needs to know of a Go binary before it
- * attaches uprobes to it, read from the file alone (no BPF, no process):
- * where the runtime functions are (.symtab), where their arguments are at
+ * What the go class (docs/model.md §6.2) needs to know of a Go binary
+ * before it attaches uprobes to it, read from the file alone (no BPF, no
+ * process): where the runtime functions are (.symtab), where their arguments are at
  * entry (DWARF location lists, or the register ABI), each return
  * instruction of the functions whose returns are probed (an x86-64 length
  * decoder: uretprobes corrupt Go stacks, so a return is a uprobe on each
