@@ -30,7 +30,7 @@ LDFLAGS += -fsanitize=address,undefined
 endif
 
 ANALYZE_LIBS = -lsqlite3 -ldw -lelf -llz4 -lz
-CAPTURE_LIBS = -lbpf -lelf -lz -llz4 -lpthread
+CAPTURE_LIBS = -lbpf -ldw -lelf -lz -llz4 -lpthread
 
 ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
 BPF_CFLAGS = -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror -Werror=undef \
@@ -60,7 +60,7 @@ CAPTURE_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(CAPTURE_SRCS))
 ANALYZE_LIB_OBJS := $(filter-out $(BUILD)/analyze/main.o,$(ANALYZE_OBJS))
 
 TEST_PROGS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/test_*.c))
-TOOLS := $(BUILD)/tests/fixturec $(BUILD)/bench/gentrace
+TOOLS := $(BUILD)/tests/fixturec $(BUILD)/bench/gentrace $(BUILD)/gobindump
 WORKLOADS := $(patsubst tests/workloads/%.c,$(BUILD)/workloads/%,$(wildcard tests/workloads/*.c)) \
 	$(patsubst tests/workloads/lib/%.c,$(BUILD)/workloads/lib%.so,$(wildcard tests/workloads/lib/*.c))
 
@@ -156,6 +156,14 @@ $(BUILD)/tests/fixturec: tests/fixturec.c $(BUILD)/analyze/text.o $(TRACE_LIB) $
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ tests/fixturec.c $(BUILD)/analyze/text.o $(TRACE_LIB) $(TRACE_LIBS)
 
+# gobindump: what capture/gobin.c finds in a Go binary (tests/go/gobin.sh).
+# It compiles gobin.c itself, not through capture/%.o, whose rule needs the
+# BPF skeletons: make check builds it with no BPF toolchain.
+$(BUILD)/gobindump: tests/tools/gobindump.c capture/gobin.c $(LIB_OBJS) $(HEADERS)
+	$(call msg,LINK,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ tests/tools/gobindump.c capture/gobin.c $(LIB_OBJS) -ldw -lelf
+
 $(BUILD)/bench/gentrace: bench/gentrace.c $(TRACE_LIB) $(HEADERS)
 	$(call msg,LINK,$@)
 	$(Q)mkdir -p $(@D)
@@ -222,7 +230,7 @@ deps:
 # and lib/ objects.
 CHECK_PROGS := $(BUILD)/causeway-analyze $(BUILD)/causeway-export $(BUILD)/causeway-eval $(TOOLS) $(TEST_PROGS)
 check: $(CHECK_PROGS)
-	$(Q)tests/run.sh $(BUILD) --no-live --only unit,fixtures,cli,eval,export,faults
+	$(Q)tests/run.sh $(BUILD) --no-live --only unit,fixtures,cli,eval,export,go,faults
 
 # make test: from nothing — packages, a clean build, every test (what
 # make check runs, the live BPF captures, the faults tests that capture,

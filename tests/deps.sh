@@ -5,7 +5,7 @@ set -eu
 PKGS="make gcc clang llvm libbpf-dev bpftool libelf-dev libdw-dev liblz4-dev
 libsqlite3-dev liburing-dev sqlite3 pkg-config zlib1g-dev linux-perf procps time strace
 systemtap-sdt-dev postgresql-15 gnuplot-nox bc python3
-golang-go protobuf-compiler graphviz chromium"
+golang-go gdb protobuf-compiler graphviz chromium"
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||

@@ -27,6 +27,9 @@
 #           full disk, hostile mapping paths (docs/model.md §7; root for the
 #           captures, which skip with 77 only where BPF cannot load);
 #           those of FAULTS_LIVE run captures, the others need no BPF
+# go:       every tests/go/*.sh: Go binaries built in the test, read by
+#           capture/gobin.c through BUILD/gobindump and held to go, objdump
+#           and gdb (no BPF); without go it says so and skips (77)
 # browser:  tests/browser/speedscope.sh, the folded export in speedscope in
 #           headless Chromium on 127.0.0.1 (npm ci once per lock file:
 #           network; 77 without Chromium, node or the registry)
@@ -38,8 +41,8 @@
 set -u
 BUILD=${1:?usage: tests/run.sh BUILD [--no-live] [--only KINDS] [--live NAMES]}
 shift
-KINDS="unit fixtures cli eval export live faults browser fuzz hostile"
-DEFAULT_KINDS="unit fixtures cli eval export live faults browser hostile"
+KINDS="unit fixtures cli eval export go live faults browser fuzz hostile"
+DEFAULT_KINDS="unit fixtures cli eval export go live faults browser hostile"
 # The faults tests that run causeway-capture (BPF programs, root): live
 # tests in all but their kind, so --no-live leaves them out too.
 FAULTS_LIVE="kill diskfull"
@@ -119,6 +122,13 @@ if want export; then
 	for t in "$top"/tests/export/*.sh; do
 		bash "$t" "$BUILD"
 		result "export/$(basename "$t" .sh)" $?
+	done
+fi
+
+if want go; then
+	for t in "$top"/tests/go/*.sh; do
+		bash "$t" "$BUILD"
+		result "go/$(basename "$t" .sh)" $?
 	done
 fi
 
