@@ -78,7 +78,7 @@ struct prof {
 	struct cw_htab strs, labels, frames, stacks, chains, edge_chains, threads, requests, aggs;
 	uint32_t next_frame_id;
 	struct agg *first, **tail;
-	sqlite3_stmt *edge, *sender, *mechanism;
+	sqlite3_stmt *edge, *sender, *mechanism, *wait;
 	bool by_thread;
 	struct stack empty;
 };
@@ -529,7 +529,7 @@ found:
 
 static const char *const sample_sql =
 	"SELECT s.id, s.kind, s.thread, s.stack, s.weight, s.stack_probability, "
-	"a.request, a.task, a.confidence, a.reason, a.carry_edge, s.wake "
+	"a.request, a.task, a.confidence, a.reason, a.carry_edge, s.wake, s.ts "
 	"FROM samples s LEFT JOIN attribution a ON a.sample = s.id "
 	"WHERE s.ts >= ?1 AND s.ts <= ?2 ORDER BY s.id";
 
@@ -537,6 +537,68 @@ static const char *const sample_sql =
  * to every sample it doubled the export's time (its own joins run for
  * the CPU samples too). */
 static const char *const mechanism_sql = "SELECT mechanism FROM sample_mechanism WHERE sample = ?1";
+
+/* The resource wait a sample of mechanism resource_wait lies in, as
+ * sample_mechanism finds it (the latest begun, should waits nest): its
+ * resource's name, its waker and why that is unknown. */
+static const char *const wait_sql =
+	"SELECT r.name, w.waker, k.type, k.name, k.key, w.reason FROM resource_waits w "
+	"JOIN nodes r ON r.id = w.resource LEFT JOIN nodes k ON k.id = w.waker "
+	"WHERE w.waiter IN (?1, ?2, ?3) AND w.start_ns <= ?4 AND (w.end_ns IS NULL OR w.end_ns > ?4) "
+	"ORDER BY w.start_ns DESC LIMIT 1";
+
+static void bind_id(sqlite3_stmt *s, int i, int64_t id)
+{
+	if (id)
+		sqlite3_bind_int64(s, i, id);
+	else
+		sqlite3_bind_null(s, i);
+}
+
+/*
+ * What ended a wait on a resource (docs/model.md §8.1): the resource by
+ * name and what let it go, "woken by: lock 1663/5/16397/0/0 released by
+ * END;" (a request by its name, cut as a root frame's; anything else by
+ * kind and name), or the wait's reason when its waker is unknown. Into
+ * @buf; 0, or -1 on a read error (@buf then says only "resource wait").
+ */
+static int wait_text(struct prof *p, sqlite3_stmt *s, sqlite3_stmt *nodes, char *buf, size_t cap)
+{
+	sqlite3_stmt *w = p->wait;
+	char res[96], by[128];
+	const char *name, *why;
+	int rc;
+
+	snprintf(buf, cap, "woken by: resource wait");
+	sqlite3_reset(w);
+	bind_id(w, 1, sqlite3_column_int64(s, 2));
+	bind_id(w, 2, sqlite3_column_int64(s, 6));
+	bind_id(w, 3, sqlite3_column_int64(s, 7));
+	sqlite3_bind_int64(w, 4, sqlite3_column_int64(s, 12));
+	if ((rc = sqlite3_step(w)) != SQLITE_ROW)
+		return rc == SQLITE_DONE ? 0 : db_error(p);
+	name = col_text(w, 0);
+	cw_esc_snprint(res, sizeof(res), name && *name ? name : "resource");
+	if (sqlite3_column_type(w, 1) == SQLITE_NULL) {
+		why = col_text(w, 5);
+		cw_esc_snprint(by, sizeof(by), why ? why : "waker unknown");
+		snprintf(buf, cap, "woken by: %s (%s)", res, by);
+		return 0;
+	}
+	if (col_text(w, 2) && !strcmp(col_text(w, 2), "request")) {
+		const char *q = node_label(p, &p->requests, nodes, sqlite3_column_int64(w, 1), true);
+
+		if (!q)
+			return oom();
+		snprintf(by, sizeof(by), "%s", q);
+	} else {
+		cw_x__node_text(by, sizeof(by), &(struct cw_xnode){ .type = col_text(w, 2),
+								     .name = col_text(w, 3),
+								     .key = sqlite3_column_int64(w, 4) });
+	}
+	snprintf(buf, cap, "woken by: %s released by %s", res, by);
+	return 0;
+}
 
 /* One sample row into its aggregate. */
 static int one(struct prof *p, sqlite3_stmt *s, sqlite3_stmt *nodes)
@@ -596,8 +658,8 @@ static int one(struct prof *p, sqlite3_stmt *s, sqlite3_stmt *nodes)
 			mech = col_text(p->mechanism, 0);
 		if (rc)
 			snprintf(text, sizeof(text), "woken by: unknown (the wake was not seen)");
-		if (mech && !strcmp(mech, "resource_wait"))
-			snprintf(text, sizeof(text), "woken by: resource wait");
+		if (mech && !strcmp(mech, "resource_wait") && wait_text(p, s, nodes, text, sizeof(text)))
+			return -1;
 		if (!(k.mech = intern(p, CW_XF_MECHANISM, text, NULL, NULL, 0, 0, false)))
 			return oom();
 	}
@@ -685,10 +747,11 @@ int cw_xprofile__each(struct cw_x *x, unsigned flags, cw_xsample_fn *fn, void *c
 				    "WHERE e.dst = ?1 AND e.type = 'submit' ORDER BY e.ts, e.id "
 				    "LIMIT 1");
 	p.mechanism = cw_x__prepare(x, mechanism_sql);
+	p.wait = cw_x__prepare(x, wait_sql);
 	nodes = cw_x__prepare(x, "SELECT type, name, key FROM nodes WHERE id = ?1");
 	s = cw_x__prepare(x, sample_sql);
 	count = cw_x__prepare(x, "SELECT count(*) FROM sample_rows WHERE ts >= ?1 AND ts <= ?2");
-	if (!p.edge || !p.sender || !p.mechanism || !nodes || !s || !count)
+	if (!p.edge || !p.sender || !p.mechanism || !p.wait || !nodes || !s || !count)
 		goto out;
 	if (load_frames(&p) || load_stacks(&p))
 		goto out;
@@ -715,6 +778,7 @@ out:
 	sqlite3_finalize(p.edge);
 	sqlite3_finalize(p.sender);
 	sqlite3_finalize(p.mechanism);
+	sqlite3_finalize(p.wait);
 	free_table(&p.aggs, offsetof(struct agg, hn), false);
 	free_table(&p.labels, offsetof(struct ilabels, hn), false);
 	free_table(&p.edge_chains, offsetof(struct idmap, hn), false);

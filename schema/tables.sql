@@ -1164,6 +1164,47 @@ CREATE VIEW request_critical AS
     LEFT JOIN edges e ON e.id = c.edge LEFT JOIN nodes s ON s.id = e.src
    GROUP BY c.request, c.kind, mechanism;
 
+-- The resource waits on each request's critical path: a segment whose
+-- edge is a wait's wake edge (resource_waits.wake_edge: the wake that
+-- ended it) is where the path left the waiter for what let it go, so the
+-- wait is named there, one row per request and wait (docs/model.md §9).
+-- A lock a query waited for is on its path as the runnable segment of
+-- that wake, and before it the segments of the context that woke it (the
+-- releasing backend); a wait ended by a wake of unknown cause is the
+-- blocked stop's too (its edge is that wake), and the row is the runnable
+-- one, the lower seq.
+--   seq, kind       the segment: the lowest seq of the request whose edge
+--                   is the wake (runnable, handoff, or the blocked stop);
+--   wait            resource_waits.id; resource_name, the resource (a
+--                   PostgreSQL lock 'lock 1663/16384/16397/0/0', an
+--                   LWLock 'lwlock LockManager'); waiter, the node that
+--                   waited (a request, task or thread) and
+--                   waiting_request its name when it is a request (the
+--                   path's own request, or another one the path went
+--                   through);
+--   waker, waker_label  resource_waits.waker and its node_labels label;
+--                   waking_request its name when it is a request (the
+--                   query that released a lock: "END;"); NULL when the
+--                   waker is unknown, and reason says why;
+--   wait_start_ns, wake_ns, wait_end_ns  the wait's begin, its wake, its
+--                   end; blocked_ns the wait's time before its wake
+--                   within the request (wake_ns - max(wait_start_ns,
+--                   the request's start_ns));
+--   confidence, reason  the wait's (resource_waits).
+CREATE VIEW critical_waits AS
+  SELECT c.request, r.name AS request_name, min(c.seq) AS seq, c.kind,
+         w.id AS wait, res.name AS resource_name, w.waiter,
+         CASE WHEN wt.type = 'request' THEN wt.name END AS waiting_request,
+         w.waker, kl.label AS waker_label,
+         CASE WHEN wk.type = 'request' THEN wk.name END AS waking_request,
+         w.start_ns AS wait_start_ns, e.ts AS wake_ns, w.end_ns AS wait_end_ns,
+         e.ts - max(w.start_ns, r.start_ns) AS blocked_ns, w.confidence, w.reason
+    FROM critical_path c JOIN resource_waits w ON w.wake_edge = c.edge
+    JOIN nodes r ON r.id = c.request JOIN edges e ON e.id = c.edge
+    JOIN nodes res ON res.id = w.resource JOIN nodes wt ON wt.id = w.waiter
+    LEFT JOIN nodes wk ON wk.id = w.waker LEFT JOIN node_labels kl ON kl.node = w.waker
+   GROUP BY c.request, w.id;
+
 -- The partial indexes that hold few rows are made before the load, and
 -- SQLite keeps them as the rows go in, at the cost of their WHERE for each
 -- row. Made after it, each cost a read of its whole table to keep a few
@@ -1237,3 +1278,6 @@ CREATE INDEX samples_thread ON sample_rows(thread, ts);
 CREATE INDEX stack_frames_frame ON stack_frames(frame);
 CREATE INDEX resource_waits_resource ON resource_waits(resource);
 CREATE INDEX resource_waits_waiter ON resource_waits(waiter, start_ns);
+-- critical_waits: a segment's edge to the wait it ended (partial: a wait
+-- with no wake has nothing to be found by).
+CREATE INDEX resource_waits_wake ON resource_waits(wake_edge) WHERE wake_edge IS NOT NULL;

@@ -45,6 +45,7 @@ orphans_by_class|*|
 coverage_by_class|*|
 causal_ancestry|*|
 request_critical|*|
+critical_waits|*|
 '
 
 # The SELECT of one reading: each column quoted; a view's columns from

@@ -175,6 +175,8 @@ static void test_query_plans(void)
 		  "resource_waits_waiter (waiter=?)" },
 		{ "SELECT * FROM offcpu_by_waker WHERE thread = ?1", "samples_thread (thread=?)" },
 		{ "SELECT * FROM causal_ancestry", "edges_dst_ts (dst=? AND ts<?)" },
+		/* one request's path to the waits it ended, not every wait */
+		{ "SELECT * FROM critical_waits WHERE request = ?1", "resource_waits_wake (wake_edge=?)" },
 	};
 	sqlite3 *h = NULL;
 

@@ -17,7 +17,8 @@ set -u
 BUILD=$(cd "${1:?usage: tests/export/cli.sh BUILD}" && pwd)
 top=$(cd "$(dirname "$0")/../.." && pwd)
 EX=$BUILD/causeway-export
-CHECK_NAME=export/cli . "$top/tests/lib/check.bash"
+CHECK_NAME=export/cli
+. "$top/tests/lib/check.bash"
 EXPECT_PROG=$EX
 . "$top/tests/lib/expect.bash"
 "$BUILD/tests/fixturec" "$top/fixtures/attribution_chain.events" "$T/a.cwt" &&

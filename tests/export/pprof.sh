@@ -20,7 +20,13 @@
 #    parentheses and brackets whole), and the other way round;
 #  - the period is the CPU samples' weight (the cpu-clock period);
 #  - pprof's File: is the executable most stacks go through (a user
-#    module not named like a shared object), else [causal].
+#    module not named like a shared object), else [causal];
+#  - an off-CPU sample in a resource wait (mechanism resource_wait) has
+#    the frame "woken by: RESOURCE released by WAKER" (the request's name,
+#    a thread's), or "woken by: RESOURCE (REASON)" when its waker is
+#    unknown, from the wait sample_mechanism finds (the latest begun):
+#    the set of such frames is the database's (fixtures critical_lock,
+#    request_summary).
 # Then on copies of fixture databases changed by SQL: the handoffs of a
 # chain made reconstructed show "(reconstructed)" in -traces, one frame per
 # reconstructed edge of the chain (edges.carried_by); an inlined frame put
@@ -35,7 +41,8 @@ set -u
 BUILD=$(cd "${1:?usage: tests/export/pprof.sh BUILD}" && pwd)
 top=$(cd "$(dirname "$0")/../.." && pwd)
 EX=$BUILD/causeway-export
-CHECK_NAME=export/pprof . "$top/tests/lib/check.bash"
+CHECK_NAME=export/pprof
+. "$top/tests/lib/check.bash"
 cd "$T" || exit 1
 
 for p in "$EX" "$BUILD/causeway-analyze" "$BUILD/tests/fixturec"; do
@@ -157,7 +164,8 @@ check_db() { # NAME DB
 	grep -qx "Period: $period" "$T/raw.txt" ||
 		fail "$name: $(grep '^Period' "$T/raw.txt"), the CPU samples' weight $period"
 
-	# values by group, each index against its SQL sum
+	# values by group, each index against its SQL sum (the last,
+	# waits, leaves its -traces in traces.txt for the waits below)
 	for idx in cpu samples offcpu waits; do
 		case $idx in
 		cpu) kind=cpu expr='weight / p' ;;
@@ -172,6 +180,36 @@ check_db() { # NAME DB
 			  FROM inc WHERE kind = '$kind' GROUP BY 1, 2, 3, 4" >"$T/want.tsv"
 		compare "$name -sample_index=$idx" "$T/want.tsv" "$T/got.tsv"
 	done
+
+	# what ended each resource wait: the resource, and who let it go
+	awk '/^-----------\+/ { rw = 0 } /^ *mechanism:  resource_wait$/ { rw = 1 }
+	     rw && /woken by: / { sub(/^.*woken by: /, "woken by: "); print }' "$T/traces.txt" |
+		sort -u >"$T/got.txt"
+	sqlite3 "$db" "WITH inc AS ($included_sql),
+		rw AS (SELECT i.id, (SELECT w.id FROM resource_waits w
+				      WHERE w.waiter IN (s.thread, a.request, a.task) AND w.start_ns <= s.ts
+				        AND (w.end_ns IS NULL OR w.end_ns > s.ts)
+				      ORDER BY w.start_ns DESC LIMIT 1) AS wait
+			 FROM inc i JOIN samples s ON s.id = i.id LEFT JOIN attribution a ON a.sample = i.id
+			 JOIN sample_mechanism m ON m.sample = i.id
+			WHERE i.kind = 'offcpu' AND m.mechanism = 'resource_wait'),
+		k AS (SELECT id, type, CASE WHEN type IN ('thread', 'process')
+					 THEN coalesce(nullif(name, ''), CASE type WHEN 'thread' THEN 'tid ' ELSE 'pid ' END || key)
+					 WHEN type = 'request' THEN coalesce(nullif(name, ''), 'request ' || key)
+					 ELSE (CASE type WHEN 'io_request' THEN 'io_uring' WHEN 'block_request' THEN 'block'
+						WHEN 'work_item' THEN 'work' WHEN 'runtime_task' THEN 'task' ELSE type END)
+					      || ' ' || coalesce(nullif(name, ''), printf('0x%x', key)) END AS name
+			FROM nodes)
+		SELECT DISTINCT 'woken by: ' || coalesce(nullif(r.name, ''), 'resource') ||
+		       CASE WHEN w.waker IS NULL THEN ' (' || coalesce(w.reason, 'waker unknown') || ')'
+			    WHEN k.type = 'request' AND length(k.name) > 60
+			    THEN ' released by ' || substr(k.name, 1, 57) || '...'
+			    ELSE ' released by ' || k.name END
+		  FROM rw JOIN resource_waits w ON w.id = rw.wait JOIN nodes r ON r.id = w.resource
+		  LEFT JOIN k ON k.id = w.waker" | sort -u >"$T/want.txt"
+	cmp -s "$T/want.txt" "$T/got.txt" ||
+		fail "$name: the frames of resource waits: pprof $(tr '\n' '|' <"$T/got.txt"), the database $(tr '\n' '|' <"$T/want.txt")"
+	rw_frames=$((rw_frames + $(wc -l <"$T/got.txt")))
 
 	# -tagfocus=confidence=observed: the observed CPU time, all of it
 	traces "$out" -sample_index=cpu -tagfocus=confidence=observed >"$T/obs.tsv" 2>/dev/null ||
@@ -221,7 +259,7 @@ check_db() { # NAME DB
 		fail "$name: File: is '$file', not one of: $(tr '\n' ' ' <"$T/mains.txt")"
 }
 
-n=0
+n=0 rw_frames=0
 for ev in "$top"/fixtures/*.events; do
 	grep -q '^sample_' "$ev" || continue # no sample record: no profile
 	name=$(basename "$ev" .events)
@@ -235,6 +273,9 @@ for ev in "$top"/fixtures/*.events; do
 	n=$((n + 1))
 done
 [ $n -ge 10 ] || fail "only $n fixture databases have samples"
+# critical_lock's two waits (a lock released by END;, an LWLock whose
+# waker is unknown) and request_summary's mutex
+[ $rw_frames -ge 3 ] || fail "only $rw_frames frames of resource waits in the fixtures' profiles"
 
 # Chains made reconstructed, with names pprof would take for C++ and cut
 # at '(' were it given them as system names: a thread "front[0]" (its

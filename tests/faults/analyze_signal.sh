@@ -14,7 +14,8 @@ AN=$BUILD/causeway-analyze
 # Under the sanitizers a run is several times slower: a third of the
 # events gives it as long.
 if ldd "$AN" 2>/dev/null | grep -q libasan; then N=${N:-1000000}; else N=${N:-3000000}; fi
-CHECK_NAME=faults/analyze_signal . "$(dirname "$0")/../lib/check.bash"
+CHECK_NAME=faults/analyze_signal
+. "$(dirname "$0")/../lib/check.bash"
 
 "$BUILD/bench/gentrace" "$T/t.cwt" "$N" >/dev/null || { echo "gentrace failed" >&2; exit 1; }
 # The run's time: the faster of two, so that the fractions below fall

@@ -21,7 +21,8 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 AN=$BUILD/causeway-analyze
 EV=$BUILD/causeway-eval
 ROUNDS=${ROUNDS:-10}
-CHECK_NAME=faults/outputs . "$(dirname "$0")/../lib/check.bash"
+CHECK_NAME=faults/outputs
+. "$(dirname "$0")/../lib/check.bash"
 cd "$T" || exit 1
 umask 022
 

@@ -103,10 +103,13 @@ wait_nonempty() { wait_for 10 nonempty "$1"; }
 
 # A capture in the background (its pid in CP), once it has started: the
 # trace appears at its name only then. Extra arguments go to the capture.
+# No CPU samples and, unless OFFCPU=1, no off-CPU waits (the critical
+# path needs them: docs/model.md §9, "Whose waits are recorded").
 start_capture() { # file [capture arguments...]
-	local f=$1
+	local f=$1 off=(--no-offcpu)
 	shift
-	"$CAP" -q -F 0 --no-offcpu -o "$f" "$@" 2>"$T/capture.err" &
+	[ "${OFFCPU:-0}" = 1 ] && off=()
+	"$CAP" -q -F 0 "${off[@]}" -o "$f" "$@" 2>"$T/capture.err" &
 	CP=$!
 	pids+=("$CP")
 	wait_for 20 nonempty "$f" && return 0

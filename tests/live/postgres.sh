@@ -10,12 +10,41 @@
 #  - lock waits (resource_waits on heavyweight locks) exist, and at least
 #    80% of them name the query the waking backend was running when it
 #    woke the waiter (its request), with the waker another backend;
+#  - the critical path through a lock (docs/model.md §9, critical_waits;
+#    the waits recorded, OFFCPU=1): of the queries that waited for a
+#    heavyweight lock another backend's query released, at least 90% have
+#    such a wait of their own on their critical path (not all need to: a
+#    later wait of the query's, on an LWLock, can take the path into
+#    another backend before it reaches the lock), at least 10 of them;
+#    each of those rows is the runnable segment of the query's own
+#    backend, its edge the wait's wake, and the segment before it runs in
+#    the releasing backend (the path follows the wake into it); and the
+#    path of each such query tiles its wall time (segments within 5% of
+#    it, from its begin to its end);
 #  - by default the buffer probes are not attached, and the database says
 #    so: no buffer hit (no buffer resource, no quiet wait), meta
 #    usdt_probes_off naming both, capture.usdt_probes_deselected 2 (the
 #    postgres binary's two); with --usdt-probes all, TXNS more
 #    transactions make buffer hits (every page a statement touches is
-#    read through the pool) and usdt_probes_off is empty.
+#    read through the pool) and usdt_probes_off is empty;
+#  - the WAL flush on the critical path: the cluster restarted with fsync
+#    and synchronous_commit on, TXNS transactions captured with
+#    -e sched,usdt,block,workqueue: at least 90% of the END; queries (each
+#    commits, and waits for its WAL record to be flushed, by its own
+#    backend or, grouped, by another's) have a handoff on a block request
+#    on their critical path, and each path tiles the query's wall time
+#    within 5%. Where the disk has a volatile cache (its queue's
+#    write_cache says "write back", or the capture holds FLUSH requests),
+#    at least 90% of them have the cache flush on it as
+#    the block layer issues it: a handoff on the FLUSH, before it a
+#    handoff on the work item that submitted it (blk_mq_requeue_work,
+#    queued by the fdatasync), before that a postgres backend. The
+#    workqueue class is needed for that: under -p the block class records
+#    the requests of the traced set and of the work items it queued, and
+#    it knows the requeue work the backend queued only from the workqueue
+#    class; without it the FLUSH's completion still wakes the backend, but
+#    as a block request whose issue is not in the trace, and the path
+#    stops there ('birth not in trace', docs/model.md §2.2).
 
 . "$(dirname "$0")/../lib/live.bash" "$@"
 . "$(dirname "$0")/../lib/pg.bash"
@@ -23,15 +52,47 @@
 CLIENTS=4 TXNS=100
 pg "$PGBIN/pgbench" -h "$PGDIR" -U postgres -i -s 1 -q postgres >"$T/init.log" 2>&1 ||
 	{ cat "$T/init.log" >&2; fail "pgbench -i failed"; }
-# pgbench under a capture of trace $1 with capture options $2...
-traced_bench() { # trace [capture arguments...]
-	start_capture "$1" -e sched,usdt -p "$PGPID" "${@:2}"
+# pgbench under a capture of trace $1 of the classes $2 with capture
+# options $3...
+traced_bench() { # trace classes [capture arguments...]
+	local c
+	start_capture "$1" -e "$2" -p "$PGPID" "${@:3}"
 	pg "$PGBIN/pgbench" -h "$PGDIR" -U postgres -n -M simple -c $CLIENTS -t $TXNS postgres >"$T/bench.log" 2>&1 ||
 		{ cat "$T/bench.log" >&2; fail "pgbench failed"; }
 	kill -INT "$CP"
 	wait "$CP" || fail "the capture exited $?"
-	need_class usdt "$1"
+	for c in ${2//,/ }; do
+		need_class "$c" "$1"
+	done
 	analyze "$1" "${1%.cwt}.db"
+}
+# traced_bench with the waits recorded, for the critical path, which a
+# coverage break stops (docs/model.md §9: a lost record could be a wait,
+# and a sample record lost in a short capture makes a break of the whole
+# capture). A capture that lost events cannot show the path: once more,
+# saying so, and a failure if that one lost events too.
+walked_bench() { # trace classes [capture arguments...]
+	local try lost
+	for try in 1 2; do
+		OFFCPU=1 traced_bench "$@"
+		lost=$(DB=${1%.cwt}.db q "select count(*) || ' breaks, ' || coalesce(sum(lost_events), 0) || ' events lost ('
+			|| coalesce(group_concat(distinct stream), '') || ')' from coverage_breaks")
+		case $lost in 0\ *) return 0 ;; esac
+		echo "live/$NAME: the capture of $(basename "$1") lost events: $lost; try $try of 2" >&2
+		rm -f "$1" "${1%.cwt}.db"
+	done
+	fail "$(basename "$1"): both captures lost events, the critical path cannot be walked: $lost"
+}
+# The requests of database $DB whose critical path does not tile their
+# wall time (segments summing to within 5% of it, from begin to end),
+# among the request ids the query $1 selects.
+untiled() { # sql
+	q "select count(*) from nodes r
+		join (select request, sum(end_ns - start_ns) as ns, min(start_ns) as s, max(end_ns) as e
+			from critical_path group by request) c on c.request = r.id
+		where r.id in ($1) and (c.ns < 0.95 * (r.end_ns - r.start_ns) or c.ns > 1.05 * (r.end_ns - r.start_ns)
+			or c.s != r.start_ns or c.e != r.end_ns)
+	  + (select count(*) from ($1) x where not exists (select 1 from critical_path c where c.request = x.id))"
 }
 # Buffer-probe hits in database $DB: a page found in the pool is a quiet
 # wait (only the buffer probes have one), a page read a buffer wait.
@@ -41,7 +102,7 @@ buffer_hits() {
 		   where r.scope like 'pid:%/buffer%')
 		+ (select count(*) from nodes where type = 'resource' and scope like 'pid:%/buffer%')"
 }
-traced_bench "$T/t.cwt"
+walked_bench "$T/t.cwt" sched,usdt
 DB=$T/t.db
 done_tx=$(sed -n 's/^number of transactions actually processed: \([0-9]*\).*/\1/p' "$T/bench.log")
 [ "$done_tx" = $((CLIENTS * TXNS)) ] || fail "pgbench processed $done_tx transactions"
@@ -60,6 +121,37 @@ read -r nw named < <(q "select count(*), sum(k.type = 'request' and k.pid != w.p
   $(q "select coalesce(k.type || ' ' || k.name, 'NULL') || ' ' || rw.confidence || ' ' || coalesce(rw.reason, '')
 	from resource_waits rw left join nodes k on k.id = rw.waker limit 5" | tr '\n' ';')"
 
+# The lock waits on the critical paths (critical_waits): of the queries
+# that waited for a lock another backend's query released, those with
+# such a wait of their own on their path.
+lockq="select distinct w.waiter as id from resource_waits w join nodes r on r.id = w.resource
+	join nodes wt on wt.id = w.waiter join nodes k on k.id = w.waker
+	where r.name like 'lock %' and wt.type = 'request' and k.type = 'request' and k.pid != wt.pid"
+onpath="select distinct cw.request as id from critical_waits cw join nodes wt on wt.id = cw.waiter
+	join nodes k on k.id = cw.waker
+	where cw.resource_name like 'lock %' and cw.waiter = cw.request and k.type = 'request' and k.pid != wt.pid"
+lq=$(q "select count(*) from ($lockq)")
+lp=$(q "select count(*) from ($onpath)")
+[ "$lp" -ge 10 ] && [ $((lp * 100)) -ge $((lq * 90)) ] ||
+	fail "$lp of $lq queries that waited for a lock another backend's query released have that wait on their critical path"
+# Each such row: the runnable segment of the query's own backend, ended
+# by the wait's wake, and before it the releasing backend.
+bad=$(q "select count(*) from critical_waits cw join nodes wt on wt.id = cw.waiter join nodes k on k.id = cw.waker
+	join resource_waits w on w.id = cw.wait
+	join critical_path c on c.request = cw.request and c.seq = cw.seq
+	left join critical_path b on b.request = cw.request and b.seq = cw.seq + 1
+	join nodes cn on cn.id = c.node left join nodes bn on bn.id = b.node
+	where cw.resource_name like 'lock %' and cw.waiter = cw.request and k.type = 'request' and k.pid != wt.pid
+	  and not (c.kind = 'runnable' and c.edge = w.wake_edge and cn.type = 'thread' and cn.key = wt.tid
+		   and bn.type = 'thread' and bn.pid = k.pid)")
+[ "$bad" = 0 ] || fail "$bad lock waits on critical paths are not the query's runnable segment after the releasing backend:
+  $(q "select cw.request, cw.seq, cw.kind, cw.waker_label from critical_waits cw limit 5" | tr '\n' ';')"
+nt=$(untiled "$onpath")
+[ "$nt" = 0 ] || fail "$nt of the $lp queries with a lock wait on their critical path have a path that does not tile their wall time"
+lock_ms=$(q "select printf('%.1f', sum(blocked_ns) / 1e6) from critical_waits where resource_name like 'lock %'")
+lock_by=$(q "select waking_request || ' ' || count(*) from critical_waits where resource_name like 'lock %'
+	group by waking_request order by count(*) desc limit 2" | tr '\n' ',')
+
 off=postgresql:buffer__read__start,postgresql:buffer__read__done
 [ "$(meta usdt_probes_off "$DB")" = $off ] || fail "default: meta usdt_probes_off '$(meta usdt_probes_off "$DB")', expected $off"
 [ "$(meta capture.usdt_probes_deselected "$DB")" = 2 ] ||
@@ -68,7 +160,7 @@ b=$(buffer_hits)
 [ "$b" = 0 ] || fail "default: $b buffer-probe hits in the database, expected none"
 hits=$(meta usdt_hits "$DB")
 
-traced_bench "$T/all.cwt" --usdt-probes all
+traced_bench "$T/all.cwt" sched,usdt --usdt-probes all
 DB=$T/all.db
 [ "$(meta usdt_probes_off "$DB")" = "" ] || fail "--usdt-probes all: meta usdt_probes_off '$(meta usdt_probes_off "$DB")'"
 [ "$(meta capture.usdt_probes_deselected "$DB")" = 0 ] || fail "--usdt-probes all: capture.usdt_probes_deselected $(meta capture.usdt_probes_deselected "$DB")"
@@ -77,5 +169,52 @@ ball=$(buffer_hits)
 [ "$ball" -ge $((CLIENTS * TXNS * 5)) ] || fail "--usdt-probes all: $ball buffer-probe hits for $((CLIENTS * TXNS)) transactions"
 hall=$(meta usdt_hits "$DB")
 [ "$hall" -gt "$hits" ] || fail "--usdt-probes all: $hall probe hits, no more than the default's $hits"
+
+# The WAL flush: fsync and synchronous_commit on.
+pg "$PGBIN/pg_ctl" -D "$PGDIR/data" -w -l "$PGDIR/log" \
+	-o "-c listen_addresses='' -c unix_socket_directories='$PGDIR' -c fsync=on -c synchronous_commit=on" \
+	restart >/dev/null || { cat "$PGDIR/log" >&2; fail "the cluster did not restart with fsync on"; }
+PGPID=$(head -1 "$PGDIR/data/postmaster.pid")
+[ "$(pg "$PGBIN/psql" -h "$PGDIR" -U postgres -Atc 'show fsync' postgres)" = on ] || fail "fsync is not on"
+walked_bench "$T/sync.cwt" sched,usdt,block,workqueue
+DB=$T/sync.db
+ends="select id from nodes where type = 'request' and name = 'END;'"
+ne=$(q "select count(*) from ($ends)")
+[ "$ne" = $((CLIENTS * TXNS)) ] || fail "fsync on: $ne END; queries for $((CLIENTS * TXNS)) transactions"
+eblock="select distinct c.request as id from critical_path c join nodes n on n.id = c.node
+	where c.kind = 'handoff' and n.type = 'block_request' and c.request in ($ends)"
+nb=$(q "select count(*) from ($eblock)")
+[ $((nb * 100)) -ge $((ne * 90)) ] ||
+	fail "fsync on: $nb of $ne END; queries have a block request on their critical path:
+  $(q "select kind, mechanism, count(*) from request_critical where request in ($ends) group by 1, 2" | tr '\n' ';')"
+nt=$(untiled "$ends")
+[ "$nt" = 0 ] || fail "fsync on: $nt of $ne END; queries have a critical path that does not tile their wall time"
+# The cache flush as the block layer issues it: FLUSH <- requeue work <- a backend.
+nflush=$(q "select count(*) from block_requests where op = 'FLUSH'")
+# The disk under the cluster (a partition's is its parent's), and its cache.
+sysdev=$(readlink -f "/sys/dev/block/$(stat -c '%Hd:%Ld' "$PGDIR/data")")
+[ -e "$sysdev/partition" ] && sysdev=${sysdev%/*}
+wcache=$(cat "$sysdev/queue/write_cache" 2>/dev/null)
+eflush="select distinct c.request as id from critical_path c join block_requests f on f.node = c.node
+	join critical_path w on w.request = c.request and w.seq = c.seq + 1 join nodes wn on wn.id = w.node
+	join critical_path t on t.request = c.request and t.seq = c.seq + 2 join nodes tn on tn.id = t.node
+	where c.kind = 'handoff' and f.op = 'FLUSH' and w.kind = 'handoff' and wn.type = 'work_item'
+	  and wn.name = 'blk_mq_requeue_work' and tn.type = 'thread' and tn.name = 'postgres'
+	  and c.request in ($ends)"
+nf=$(q "select count(*) from ($eflush)")
+if [ "$wcache" = "write back" ] || [ "$nflush" -gt 0 ]; then
+	[ $((nf * 100)) -ge $((ne * 90)) ] ||
+		fail "fsync on: $nf of $ne END; queries have FLUSH <- blk_mq_requeue_work <- postgres on their critical path ($nflush FLUSH requests; the disk's cache: ${wcache:-unknown})"
+	flush="; on $nf of them the cache flush ($(q "select printf('%.0f us FLUSH, %.0f us requeue work', avg(c.end_ns - c.start_ns) / 1e3,
+		avg(w.end_ns - w.start_ns) / 1e3) from critical_path c join block_requests f on f.node = c.node
+		join critical_path w on w.request = c.request and w.seq = c.seq + 1
+		where c.kind = 'handoff' and f.op = 'FLUSH' and c.request in ($ends)"))"
+else
+	flush="; no FLUSH request, the disk's cache: ${wcache:-unknown}"
+fi
+bshare=$(q "select printf('%.0f%%', 100.0 * sum(ns) / (select sum(end_ns - start_ns) from nodes where id in ($ends)))
+	from request_critical where request in ($ends) and mechanism = 'block'")
 echo "live/$NAME: $n statement requests for $done_tx transactions; $named of $nw lock waits name the releasing query;" \
-	"probe hits $hits by default (no buffer probe), $hall with --usdt-probes all ($ball buffer hits)"
+	"$lp of $lq queries that waited for another backend's lock have it on their critical path ($lock_ms ms; released by ${lock_by%,});" \
+	"probe hits $hits by default (no buffer probe), $hall with --usdt-probes all ($ball buffer hits);" \
+	"fsync on: $nb of $ne END; queries have block I/O on their critical path ($bshare of their wall time)$flush"
