@@ -137,11 +137,13 @@ need_built_class() { # class
 	skip "this build's causeway-capture has no $1 class (-e offers: ${list:-nothing})"
 }
 
-# go as root, offline: nothing of the user's, nothing fetched.
-gocmd() { # go arguments...
+# go as root, offline: nothing of the user's, nothing fetched; goenv runs
+# a command in that environment (a test binary that builds programs).
+goenv() { # command...
 	HOME=$T/home GOPATH=$T/gopath GOCACHE=$T/gocache GOENV=off GOPROXY=off GOFLAGS= GOTOOLCHAIN=local \
-		GOTELEMETRY=off go "$@"
+		GOTELEMETRY=off "$@"
 }
+gocmd() { goenv go "$@"; }
 
 # Truth lines starting with $1, from file $2, as SQL rows "(a, b, ...)"
 # for an INSERT: numbers as they are, anything else quoted.
