@@ -1,5 +1,5 @@
 #!/bin/bash
-# live/go: the go class (contract 6.2) on a Go program built here
+# live/go: the go class (issue 21) on a Go program built here
 # (tests/workloads/gowork/main.go, standard library only), captured with
 # -e sched,go at 999 Hz, against the program's own truth (its header says
 # why each count is a fact):
