@@ -49,7 +49,8 @@ HTTP_LEFT_OUT=TestCmdGoNoHTTPServer
 
 need_built_class go
 command -v go >/dev/null || fail "go is not installed (Debian: golang-go, which tests/deps.sh installs)"
-GOROOT=$(gocmd env GOROOT) && [ -d "$GOROOT/src/runtime" ] || fail "no Go sources under GOROOT '$GOROOT'"
+GOSRC=$(gocmd env GOROOT)/src
+[ -d "$GOSRC/runtime" ] || fail "no Go sources in $GOSRC (Debian: golang-go brings them)"
 for p in runtime sync net/http; do
 	gocmd test -c -o "$T/${p##*/}.test" "$p" 2>"$T/build.err" ||
 		fail "go test -c $p: $(head -5 "$T/build.err")"
@@ -65,13 +66,13 @@ crashes() { grep -cE "$CRASH" "$1"; }
 check() { # name package arguments...
 	local n=$1 pkg=$2 rc0 rc1 pid tests tasks bins
 	shift 2
-	(cd "$GOROOT/src/$pkg" && goenv "$T/$n.test" -test.v -test.timeout 5m "$@" >"$T/$n.plain" 2>&1)
+	(cd "$GOSRC/$pkg" && goenv "$T/$n.test" -test.v -test.timeout 5m "$@" >"$T/$n.plain" 2>&1)
 	rc0=$?
 	[ "$rc0" = 0 ] || echo "*** live/$NAME: $pkg fails untraced (exit $rc0): $(results "$T/$n.plain" |
 		grep '^FAIL' | head -5 | tr '\n' ' ')***" >&2
 	# The test binary is the shell's pid, exec'd: its output apart from
 	# the capture's messages.
-	(cd "$GOROOT/src/$pkg" && goenv "$CAP" -q -o "$T/$n.cwt" -- sh -c \
+	(cd "$GOSRC/$pkg" && goenv "$CAP" -q -o "$T/$n.cwt" -- sh -c \
 		'echo $$ >"$0"; out=$1; shift; exec "$@" >"$out" 2>&1' \
 		"$T/$n.pid" "$T/$n.traced" "$T/$n.test" -test.v -test.timeout 5m "$@" 2>"$T/capture.err")
 	rc1=$?

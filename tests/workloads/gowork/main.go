@@ -19,8 +19,7 @@
 //	          (Gosched parks nothing: the goroutine goes to the global run
 //	          queue, no ready). One P keeps the retries few: a receiver
 //	          that is not parked yet runs on that P as soon as the sender
-//	          yields it. GC is off for the phase (no allocation in it
-//	          anyway), so no assist park either.
+//	          yields it.
 //	spawn     main.spawner starts K goroutines of main.spawned and K of a
 //	          closure (main.spawner.func1), each of which records its goid
 //	          and exits; the spawner waits for them all.
@@ -40,6 +39,11 @@
 //	          monotonic clock. A client in the same process (below) issues R
 //	          requests GET /item/0 .. /item/R-1, one after the other, over
 //	          one keep-alive connection.
+//
+// GC is off from pingpong to mutex (debug.SetGCPercent(-1), which returns
+// once no GC runs): a goroutine that allocates could otherwise park for a
+// GC assist and be readied by a GC worker, a wake the counts above do not
+// hold. It is back on for http, whose checks do not count wakes.
 //
 // The client is in the server's process: one process, one pid scope and
 // one truth, and the test depends only on attaching to the program it
@@ -239,12 +243,10 @@ func pingPong(n int) {
 	ppN = n
 	ping, pong = make(chan int), make(chan int)
 	prev := runtime.GOMAXPROCS(1)
-	gc := debug.SetGCPercent(-1)
 	go pinger()
 	go ponger()
 	<-ppDone
 	<-ppDone
-	debug.SetGCPercent(gc)
 	runtime.GOMAXPROCS(prev)
 }
 
@@ -530,10 +532,12 @@ func main() {
 		f()
 		phases = append(phases, phase{name, t0, monoNs()})
 	}
+	gc := debug.SetGCPercent(-1)
 	run("pingpong", func() { pingPong(*n) })
 	run("spawn", func() { go spawner(); <-spawnDone })
 	run("sleep", func() { go sleeper(); <-sleepDone })
 	run("mutex", func() { go holder(); go waiter(); <-mutexDone })
+	debug.SetGCPercent(gc)
 	var port int
 	var reqs []reqTruth
 	run("http", func() { port, reqs = httpPhase(*r, *w) })
