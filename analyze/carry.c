@@ -110,7 +110,11 @@ void cw_carry__edge(void *ctx, struct cw_edge *e, const struct cw_obj *src, stru
 	if (k.state == CW_CARRY_UNKNOWN && k.npath < UINT8_MAX) {
 		k.npath++; /* handed on from a context whose request is unknown */
 	} else if (k.state == CW_CARRY_SET) {
-		if (src->n.type == CW_NODE_RUNTIME_TASK || (t && !observed))
+		/* A goroutine is a thread of its runtime (takes_all): its
+		 * request is the one it serves or was handed, not one it
+		 * was spawned in. */
+		if ((src->n.type == CW_NODE_RUNTIME_TASK && !src->takes_all) ||
+		    (t && !observed && !t->takes_all))
 			k.from_task = 1;
 		if (k.npath >= CW_CARRY_PATH)
 			memmove(k.path, k.path + 1, CW_CARRY_PATH - 1);

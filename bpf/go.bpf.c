@@ -47,22 +47,15 @@ struct {
 	__type(value, struct cw_go_cfg);
 } go_bins SEC(".maps");
 
-/* Register @n (DWARF x86-64 numbering) of @ctx; 0 for one not read. */
+/* Register @n (DWARF x86-64 numbering) of @ctx; 0 for one not read.
+ * The registers are copied to the stack first: the verifier refuses a
+ * context read at an offset computed at run time. */
 static __always_inline __u64 reg(const struct pt_regs *ctx, __u8 n)
 {
-	switch (n) {
-	case 0: return ctx->ax;
-	case 1: return ctx->dx;
-	case 2: return ctx->cx;
-	case 3: return ctx->bx;
-	case 4: return ctx->si;
-	case 5: return ctx->di;
-	case 8: return ctx->r8;
-	case 9: return ctx->r9;
-	case 10: return ctx->r10;
-	case 11: return ctx->r11;
-	default: return 0;
-	}
+	__u64 r[12] = { ctx->ax, ctx->dx, ctx->cx, ctx->bx, ctx->si, ctx->di, 0, 0,
+			ctx->r8, ctx->r9, ctx->r10, ctx->r11 };
+
+	return n < 12 ? r[n] : 0;
 }
 
 /* The word at @base + @off in the traced program; 0 when unreadable. */

@@ -12,7 +12,8 @@
  *   X(field, "key", when, "what it counts")
  *
  * when: CW_CNT_ALWAYS; CW_CNT_NONZERO (only when not 0); CW_CNT_SAMPLING
- * (with the sample plane); CW_CNT_USDT (with the adapter class).
+ * (with the sample plane); CW_CNT_USDT (with the adapter class); CW_CNT_GO
+ * (with the go class).
  */
 #ifndef CAUSEWAY_CAPTURE_COUNTERS_H
 #define CAUSEWAY_CAPTURE_COUNTERS_H
@@ -45,9 +46,15 @@
 	  "probes of known providers that did not attach (each named in a notice)")                \
 	X(usdt_skipped, "usdt_probes_skipped", CW_CNT_USDT, "probes of other providers, not attached") \
 	X(usdt_deselected, "usdt_probes_deselected", CW_CNT_USDT,                                  \
-	  "adapter probes found and left out by --usdt-probes (usdt_probes_off names them)")
+	  "adapter probes found and left out by --usdt-probes (usdt_probes_off names them)") \
+	X(go_binaries, "go_binaries", CW_CNT_GO, "Go binaries attached (each a go_binary record)")  \
+	X(go_refused, "go_binaries_refused", CW_CNT_GO,                                            \
+	  "Go binaries that cannot be traced as Go (stripped, no DWARF, an older ABI; each named " \
+	  "in a notice): their threads are traced as threads")                                   \
+	X(go_attached, "go_uprobes_attached", CW_CNT_GO, "uprobes attached in Go binaries")        \
+	X(go_failed, "go_attach_failed", CW_CNT_GO, "uprobes in Go binaries that did not attach")
 
-enum cw_cnt_when { CW_CNT_ALWAYS, CW_CNT_NONZERO, CW_CNT_SAMPLING, CW_CNT_USDT };
+enum cw_cnt_when { CW_CNT_ALWAYS, CW_CNT_NONZERO, CW_CNT_SAMPLING, CW_CNT_USDT, CW_CNT_GO };
 
 struct capture_counters {
 #define CW_CAPTURE_COUNTER_FIELD(field, key, when, comment) uint64_t field;

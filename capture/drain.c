@@ -65,6 +65,9 @@ struct drain {
 	uint64_t events, rejected;
 	uint64_t cutoff, after_stop; /* drain__cutoff; 0: none */
 	struct namer *namer;	     /* NULL: none */
+	drain_fill_fn fill;	     /* NULL: none */
+	void *fill_ctx;
+	uint64_t fill_buf[64];	     /* the filled copy: a record is smaller */
 	int err;		/* the writer's error that ended the call */
 	/* record type -> CW_RW_BPF or CW_RW_BPF_VAR: a type BPF writes, of a
 	 * class recorded; 0: not passed on */
@@ -178,6 +181,11 @@ static int on_edge(void *ctx, void *data, size_t size)
 		return ++r->batch >= DRAIN_BATCH ? MORE : 0;
 	}
 	account__wrote(d->acct, CW_RING_EDGE, h);
+	if (d->fill) {
+		/* ring memory is read-only here: a filled record is a copy */
+		h = d->fill(d->fill_ctx, h, d->fill_buf, sizeof(d->fill_buf));
+		data = (void *)h;
+	}
 	if (d->namer && (err = namer__see(d->namer, d->w, h))) {
 		d->err = err;
 		return err;
@@ -350,6 +358,12 @@ void drain__cutoff(struct drain *d, uint64_t ns)
 uint64_t drain__after_stop(const struct drain *d)
 {
 	return d->after_stop;
+}
+
+void drain__set_filler(struct drain *d, drain_fill_fn fill, void *ctx)
+{
+	d->fill = fill;
+	d->fill_ctx = ctx;
 }
 
 void drain__set_namer(struct drain *d, struct namer *n)

@@ -64,6 +64,13 @@ struct namer;
 void drain__set_namer(struct drain *d, struct namer *n);
 uint64_t drain__after_stop(const struct drain *d);
 
+/* A class's record filler: what the capture adds to a record BPF wrote
+ * (golang.h's names), in a copy at @buf of @cap bytes that it returns,
+ * or @h itself unchanged. */
+typedef const struct cw_hdr *(*drain_fill_fn)(void *ctx, const struct cw_hdr *h, void *buf,
+					      size_t cap);
+void drain__set_filler(struct drain *d, drain_fill_fn fill, void *ctx);
+
 void drain__free(struct drain *d);
 
 #endif /* CAUSEWAY_CAPTURE_DRAIN_H */

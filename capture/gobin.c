@@ -79,6 +79,7 @@ struct field {
 static const struct field fields[] = {
 	{ "runtime.g", "goid", offsetof(struct gobin, g_goid) },
 	{ "runtime.g", "m", offsetof(struct gobin, g_m) },
+	{ "runtime.g", "startpc", offsetof(struct gobin, g_startpc) },
 	{ "runtime.m", "curg", offsetof(struct gobin, m_curg) },
 	{ "runtime.m", "procid", offsetof(struct gobin, m_procid) },
 	{ "runtime.funcval", "fn", offsetof(struct gobin, funcval_fn) },

@@ -90,7 +90,7 @@ struct gobin {
 	int regabi;	  /* register ABI: go >= 1.17 on amd64 (always 1 when opened) */
 	struct gobin_fn_info fn[GOFN_N];
 	/* Struct field offsets from DWARF, -1 when absent. */
-	int32_t g_goid, g_m, m_curg, m_procid, funcval_fn, pd_rg, pd_wg;
+	int32_t g_goid, g_m, g_startpc, m_curg, m_procid, funcval_fn, pd_rg, pd_wg;
 	int32_t req_method, req_url, url_path;
 	/* runtime.waitReasonStrings, index = waitReason value; an entry
 	 * that could not be read is NULL, the empty reason "". */

@@ -18,6 +18,7 @@
 #include "capture/signals.h"
 #include "capture/status.h"
 #include "capture/tracer.h"
+#include "capture/golang.h"
 #include "capture/usdt.h"
 
 /* The longest the loop sleeps before looking again. The programs never
@@ -85,6 +86,7 @@ enum stop_reason loop__run(struct loop *l)
 		ret = perfev_maps__read(l->maps, l->w, l->acct);
 		/* The probes of objects just mapped are attached by now. */
 		ret = ret ?: usdt__flush(l->usdt, l->w);
+		ret = ret ?: golang__flush(l->golang, l->w);
 		if (ret < 0)
 			return write_failed(l, ret);
 		if (signals__stop())
@@ -118,7 +120,8 @@ enum stop_reason loop__drain_rest(struct loop *l, enum stop_reason stop)
 	 * meanwhile, so drain as the loop does until they are gone. */
 	do
 		ret = drain__poll(l->drain, POLL_MS);
-	while (ret >= 0 && usdt__detaching(l->usdt) && signals__count() == signals);
+	while (ret >= 0 && (usdt__detaching(l->usdt) || golang__detaching(l->golang)) &&
+	       signals__count() == signals);
 	/* Nothing produces any more, so this ends; in batches all the same,
 	 * so that a user who insists (a second signal) is heard. */
 	do
@@ -133,5 +136,7 @@ enum stop_reason loop__drain_rest(struct loop *l, enum stop_reason stop)
 		ret = perfev_maps__read(l->maps, l->w, l->acct);
 	if (ret >= 0)
 		ret = usdt__flush(l->usdt, l->w);
+	if (ret >= 0)
+		ret = golang__flush(l->golang, l->w);
 	return ret < 0 ? write_failed(l, ret) : stop;
 }

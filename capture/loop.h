@@ -36,6 +36,7 @@ struct loop {
 	struct command *cmd;  /* NULL without COMMAND */
 	struct perfev_maps *maps; /* mapping changes; NULL without samples or usdt */
 	struct usdt *usdt;    /* the adapter class's probes; NULL without it */
+	struct golang *golang; /* the go class's; NULL without it */
 	const struct env *env; /* -p, -d, -q, the output's name */
 	uint64_t start_ns;
 	bool tty;	      /* loop__run: show the status line */

@@ -53,6 +53,7 @@
 #include "schema/names.h"
 #include "capture/status.h"
 #include "capture/tracer.h"
+#include "capture/golang.h"
 #include "capture/usdt.h"
 #include "lib/outfile.h"
 
@@ -154,12 +155,8 @@ static struct ksyms_snap *read_ksyms(const struct env *env, const char **why)
 	return NULL;
 }
 
-/* The META segment's share of the adapter class: the probes attached
- * at start. */
-static int write_usdt(void *u, struct cw_writer *w)
-{
-	return usdt__flush(u, w);
-}
+struct capture;
+static int write_uprobes(void *c, struct cw_writer *w);
 
 /*
  * The adapter class's probes at start: in COMMAND's executable (its
@@ -183,6 +180,20 @@ static int attach_usdt(struct usdt *u, const struct env *env, const pid_t *trace
 	}
 	usdt__notice(u, "at start");
 	return 0;
+}
+
+/* The go class's binaries at start, found as attach_usdt finds objects. */
+static void attach_go(struct golang *g, const struct env *env, const pid_t *traced, size_t ntraced)
+{
+	if (env->command) {
+		golang__add_command(g, env->command[0]);
+	} else if (env->npids) {
+		for (size_t i = 0; i < ntraced; i++)
+			golang__add_pid(g, traced[i]);
+	} else {
+		golang__add_system(g);
+	}
+	golang__notice(g, "at start");
 }
 
 /* What the sample plane records, in one line. */
@@ -220,7 +231,7 @@ struct capture {
 	struct cw_class_sel sel;
 	char recorded[256], missing[256]; /* the classes, for the metadata */
 	unsigned features;		  /* CW_FEAT_* */
-	bool sampling, adapter;		  /* the sample and adapter classes are recorded */
+	bool sampling, adapter, gorun;	  /* the sample, adapter and go classes are recorded */
 	struct cw_outfile *out;
 	struct command *cmd;		  /* NULL without COMMAND */
 	struct tracer *tracer;
@@ -228,6 +239,7 @@ struct capture {
 	pid_t *traced;			  /* the traced set at start */
 	size_t ntraced;
 	struct usdt *usdt;
+	struct golang *golang;
 	struct ksyms_snap *ksyms;
 	const char *ksyms_why;		  /* why there is no snapshot, or NULL */
 	struct perfev_maps *maps;
@@ -261,6 +273,7 @@ static int choose(struct capture *c)
 	 * edges are recorded all the same. */
 	c->sampling = c->sel.c[CW_CLASS_SAMPLE].status == CW_CLS_OK;
 	c->adapter = c->sel.c[CW_CLASS_ADAPTER].status == CW_CLS_OK;
+	c->gorun = c->sel.c[CW_CLASS_GO].status == CW_CLS_OK;
 	if (env->nusdt && !c->adapter) {
 		cw_msg("--usdt does nothing: the usdt class cannot be recorded here");
 		return -1;
@@ -319,8 +332,21 @@ static bool filtered(const struct capture *c)
 	return c->env->npids || c->cmd;
 }
 
+/* A mapping reported while capturing: the uprobe classes attach what is
+ * mapped later. */
+static void mapped(void *ctx, uint32_t pid, uint64_t start, uint64_t end, const char *path)
+{
+	struct capture *c = ctx;
+
+	if (c->usdt)
+		usdt__mapped(c->usdt, pid, start, end, path);
+	if (c->golang)
+		golang__mapped(c->golang, pid, start, end, path);
+}
+
 /* Mapping changes: perf rings that report them, for the sample plane and
- * for the adapter class, which attaches the objects mapped later.
+ * for the uprobe classes (adapter, go), which attach the objects mapped
+ * later.
  * @return 0 or -1 after a message. */
 static int open_maps(struct capture *c)
 {
@@ -328,8 +354,8 @@ static int open_maps(struct capture *c)
 		.self = getpid(),
 		.traced = filtered(c) ? is_traced : NULL,
 		.ctx = c->tracer,
-		.mapped = c->usdt ? usdt__mapped : NULL,
-		.mapped_ctx = c->usdt,
+		.mapped = c->usdt || c->golang ? mapped : NULL,
+		.mapped_ctx = c,
 		.no_records = !c->sampling,
 	};
 
@@ -405,6 +431,8 @@ static int attach(struct capture *c)
 		if (!c->usdt)
 			return -1;
 	}
+	if (c->gorun && !(c->golang = golang__new(tracer__object(c->tracer, CW_CLASS_GO), getpid())))
+		return -1;
 	/* After loading: the snapshot then names the capture's own BPF
 	 * programs ([bpf]), where samples of the cost of tracing land; read
 	 * before, their addresses would take the name of whatever [bpf]
@@ -413,7 +441,7 @@ static int attach(struct capture *c)
 	/* Before the mapping snapshot, so that no mapping falls between
 	 * the two (one in both is harmless: a mapping replaces what it
 	 * overlaps), and before COMMAND's exec. */
-	if ((c->sampling || c->adapter) && open_maps(c))
+	if ((c->sampling || c->adapter || c->gorun) && open_maps(c))
 		return -1;
 	c->loop.start_ns = clock__now();
 	/* Snapshot after attaching: a task forked meanwhile is either in
@@ -431,7 +459,18 @@ static int attach(struct capture *c)
 			return -1;
 		c->ntraced += n;
 	}
+	if (c->golang)
+		attach_go(c->golang, c->env, c->traced, c->ntraced);
 	return c->usdt && attach_usdt(c->usdt, c->env, c->traced, c->ntraced) ? -1 : 0;
+}
+
+/* The META segment's share of the uprobe classes: the probes attached
+ * at start. */
+static int write_uprobes(void *ctx, struct cw_writer *w)
+{
+	struct capture *c = ctx;
+
+	return usdt__flush(c->usdt, w) ?: golang__flush(c->golang, w);
 }
 
 /* The writer, the drain and the accounting, and the META segment.
@@ -458,6 +497,8 @@ static int write_start(struct capture *c)
 		return -1;
 	}
 	drain__set_namer(c->drain, c->namer);
+	if (c->golang)
+		drain__set_filler(c->drain, golang__fill, c->golang);
 	ms = (struct meta_start){
 		.env = c->env,
 		.classes = c->recorded,
@@ -477,8 +518,8 @@ static int write_start(struct capture *c)
 		 * capture's, and its own come through the perf rings. */
 		.map_pids = filtered(c) ? c->traced + (c->cmd ? 1 : 0) : NULL,
 		.nmap_pids = filtered(c) ? c->ntraced - (c->cmd ? 1 : 0) : 0,
-		.write_more = c->usdt ? write_usdt : NULL,
-		.more_ctx = c->usdt,
+		.write_more = c->usdt || c->golang ? write_uprobes : NULL,
+		.more_ctx = c,
 	};
 	err = meta__write_start(c->w, &ms, c->snap);
 	if (err) {
@@ -526,6 +567,7 @@ static enum stop_reason run(struct capture *c)
 		.cmd = c->cmd,
 		.maps = c->maps,
 		.usdt = c->usdt,
+		.golang = c->golang,
 		.env = c->env,
 		.start_ns = c->loop.start_ns,
 	};
@@ -535,6 +577,7 @@ static enum stop_reason run(struct capture *c)
 	c->stop_ns = clock__now();
 	drain__cutoff(c->drain, c->stop_ns);
 	usdt__detach_begin(c->usdt);
+	golang__detach_begin(c->golang);
 	tracer__detach(c->tracer);
 	c->runs_missed_n = tracer__runs_missed(c->tracer, c->runs_missed, sizeof(c->runs_missed));
 	stop = loop__drain_rest(&c->loop, stop);
@@ -549,9 +592,11 @@ static void count(const struct capture *c, struct capture_counters *n)
 {
 	struct account_totals lost;
 	struct usdt_counts uc;
+	struct golang_counts gc;
 
 	account__totals(c->acct, &lost);
 	usdt__counts(c->usdt, &uc);
+	golang__counts(c->golang, &gc);
 	*n = (struct capture_counters){
 		.events = drain__events(c->drain),
 		.lost = lost.lost_edge + lost.lost_sample,
@@ -570,6 +615,10 @@ static void count(const struct capture *c, struct capture_counters *n)
 		.usdt_failed = uc.failed,
 		.usdt_skipped = uc.skipped,
 		.usdt_deselected = uc.deselected,
+		.go_binaries = gc.binaries,
+		.go_refused = gc.refused,
+		.go_attached = gc.attached,
+		.go_failed = gc.failed,
 	};
 }
 
@@ -589,6 +638,7 @@ static enum stop_reason close_trace(struct capture *c, enum stop_reason stop)
 	c->mf.stop_reason = stop_names[stop];
 	c->mf.sampling = c->sampling;
 	c->mf.usdt = c->adapter;
+	c->mf.go = c->gorun;
 	err = err ?: meta__write_final(c->w, &c->mf);
 	flusher__stop(c->flusher);
 	c->flusher = NULL;
@@ -645,6 +695,7 @@ static void capture__free(struct capture *c)
 	namer__free(c->namer);
 	perfev_maps__free(c->maps);
 	usdt__free(c->usdt);
+	golang__free(c->golang);
 	account__free(c->acct);
 	tracer__free(c->tracer);
 	cw_writer__free(c->w);

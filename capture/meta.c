@@ -214,7 +214,7 @@ int meta__write_final(struct cw_writer *w, const struct meta_final *f)
 		enum cw_cnt_when when = final_counters[i].when;
 
 		if ((when == CW_CNT_NONZERO && !v) || (when == CW_CNT_SAMPLING && !f->sampling) ||
-		    (when == CW_CNT_USDT && !f->usdt))
+		    (when == CW_CNT_USDT && !f->usdt) || (when == CW_CNT_GO && !f->go))
 			continue;
 		err = meta__put_kv_u64(w, ts, final_counters[i].key, v);
 	}

@@ -60,6 +60,7 @@ struct meta_final {
 	const char *stop_reason;
 	bool sampling;		    /* the sample plane was on: its counters are written */
 	bool usdt;		    /* the adapter class was recorded: its counters are written */
+	bool go;		    /* the go class was, likewise */
 	struct capture_counters c; /* capture/counters.h */
 };
 
