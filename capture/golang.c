@@ -2,7 +2,7 @@
 /*
  * The go class's probes; see golang.h.
  *
- * Which functions, and where: contract 6.2's table. execute, gopark,
+ * Which functions, and where: docs/model.md §6.2's table. execute, gopark,
  * ready, goexit0, netpollready and ServeHTTP at their entry; newproc1 and
  * ServeHTTP at each of their return instructions, never with a uretprobe
  * (it replaces the return address on the goroutine's stack, which Go's

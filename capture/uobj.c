@@ -88,7 +88,7 @@ int uobj__add_file(struct uobj *o, const char *path, const char *open_path)
 	fd = open(open_path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	/* a FIFO or device named by a mapping is never read (contract 7) */
+	/* a FIFO or device named by a mapping is never read (docs/model.md §7) */
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || !first_sight(o, st.st_dev, st.st_ino)) {
 		close(fd);
 		return 0;

@@ -176,7 +176,7 @@ gdb_off() { # STRUCT MEMBER: the offset of a top-level member, per ptype/o
 		}
 		/^ *} [^ ]+;$/ { if (--depth == 0 && name() == m) { print off; exit } }'
 }
-for f in runtime.g.goid runtime.g.m runtime.m.curg runtime.m.procid runtime.funcval.fn \
+for f in runtime.g.goid runtime.g.m runtime.g.startpc runtime.m.curg runtime.m.procid runtime.funcval.fn \
 	runtime.pollDesc.rg runtime.pollDesc.wg net/http.Request.Method net/url.URL.Path; do
 	s=${f%.*} m=${f##*.}
 	want=$(gdb_off "$s" "$m")

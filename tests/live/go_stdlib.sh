@@ -11,7 +11,7 @@
 #  - the go class attached to the test binary: the database has at least
 #    one runtime_task node in the binary's pid scope per test it ran
 #    (testing runs each test and subtest in a goroutine of its own), and
-#    the capture's metadata names the binary (GO_BINARIES_KEY, below).
+#    the trace's go_binary record names the binary.
 # The selections keep the test to a few minutes on 2 CPUs: runtime, -short,
 # the tests of channels, select, goroutines and the scheduler,
 # preemption, timers, semaphores, GC, finalizers and stacks (untraced,
@@ -27,9 +27,6 @@
 
 . "$(dirname "$0")/../lib/live.bash" "$@"
 
-# TODO(issue 21): the meta key in which the go class names the Go binaries
-# it attached to; the key is the class's to choose.
-GO_BINARIES_KEY=go_binaries
 
 RUNTIME_TESTS='^(TestChan|TestNonblockRecvRace|TestNonblockSelectRace2?|TestSelfSelect|TestSelectStress|'\
 'TestSelectFairness|TestChanSendInterface|TestPseudoRandomSend|TestMultiConsumer|'\
@@ -95,8 +92,10 @@ check() { # name package arguments...
 	tests=$(results "$T/$n.traced" | wc -l)
 	tasks=$(q "select count(*) from nodes where type = 'runtime_task' and scope = 'pid:$pid'")
 	[ "$tasks" -ge "$tests" ] || fail "$pkg: $tasks runtime_task nodes in pid:$pid for $tests tests and subtests run"
-	bins=$(meta "$GO_BINARIES_KEY" "$DB")
-	case $bins in *"$n.test"*) ;; *) fail "$pkg: meta $GO_BINARIES_KEY does not name $T/$n.test: '$bins'" ;; esac
+	# the capture attached the test binary: its go_binary record names it
+	bins=$("$AN" --dump "$T/$n.cwt" 2>/dev/null | grep '^go_binary ')
+	case $bins in *"$n.test"*) ;; *) fail "$pkg: no go_binary record names $T/$n.test: '$bins'" ;; esac
+	[ "$(meta capture.go_binaries "$DB")" -ge 1 ] || fail "$pkg: capture.go_binaries is not at least 1"
 	echo "live/$NAME: $pkg: $tests tests and subtests, the same results traced (exit $rc1), $tasks goroutines of $n.test"
 }
 

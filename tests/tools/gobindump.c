@@ -66,12 +66,12 @@ static void dump(const struct gobin *b)
 			printf(" reg %d dwarf %d abi %d\n", fi->arg_reg[i], fi->arg_dwarf[i], fi->arg_abi[i]);
 		}
 	}
-	printf("field runtime.g.goid %d\nfield runtime.g.m %d\nfield runtime.m.curg %d\n"
+	printf("field runtime.g.goid %d\nfield runtime.g.m %d\nfield runtime.g.startpc %d\nfield runtime.m.curg %d\n"
 	       "field runtime.m.procid %d\nfield runtime.funcval.fn %d\n"
 	       "field runtime.pollDesc.rg %d\nfield runtime.pollDesc.wg %d\n"
 	       "field net/http.Request.Method %d\nfield net/http.Request.URL %d\n"
 	       "field net/url.URL.Path %d\n",
-	       b->g_goid, b->g_m, b->m_curg, b->m_procid, b->funcval_fn, b->pd_rg, b->pd_wg,
+	       b->g_goid, b->g_m, b->g_startpc, b->m_curg, b->m_procid, b->funcval_fn, b->pd_rg, b->pd_wg,
 	       b->req_method, b->req_url, b->url_path);
 	printf("nreasons %u\n", b->nreasons);
 	for (uint32_t i = 0; i < b->nreasons; i++) {
