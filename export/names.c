@@ -51,6 +51,10 @@ void cw_x__node_text(char *buf, size_t cap, const struct cw_xnode *n)
 		snprintf(name, sizeof(name), "0x%" PRIx64, (uint64_t)n->key);
 	if (cw_x__is_context(n->type))
 		snprintf(buf, cap, "%s", name);
+	else if (!strcmp(n->type, "runtime_task") && n->name && *n->name)
+		/* the go class names its tasks by their start function, the
+		 * adapter's are unnamed (docs/model.md §8.1) */
+		snprintf(buf, cap, "goroutine %s", name);
 	else
 		snprintf(buf, cap, "%s %s", cw_x__kind_word(n->type), name);
 }

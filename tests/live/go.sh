@@ -182,6 +182,15 @@ stray=$(q "select count(*) from attribution a join samples s on s.id = a.sample 
 	where s.ts < r.b or s.ts > r.e")
 [ "$stray" = 0 ] || fail "$stray samples attributed to a request outside its begin and end"
 
+# The folded export (docs/model.md §8.1): each main.burn stack is rooted at
+# its request, then the worker's goroutine, then the handoff.
+"$BUILD/causeway-export" folded -q "$DB" -o "$T/t.folded" || fail "folded export failed"
+folded=$(grep -c '^GET /item/[0-9]*;goroutine main\.worker;goroutine [^;]* -> wake;.*;main\.burn' "$T/t.folded")
+burned=$(grep -c ';main\.burn' "$T/t.folded")
+# (a sample read past the reorder window is rooted at its unknown cause)
+[ "$burned" -gt 0 ] && { [ "$folded" = "$burned" ] || { [ "$late" -gt 0 ] && [ "$folded" -gt 0 ]; }; } || fail "folded: $folded of $burned stacks through main.burn are rooted 'GET /item/N;goroutine main.worker;goroutine ... -> wake':
+  $(grep ';main\.burn' "$T/t.folded" | grep -v '^GET /item/[0-9]*;goroutine main\.worker;' | head -3)"
+
 echo "live/$NAME: $((2 * K)) spawns from main.spawner, $((2 * N)) ping-pong wakes, $S sleeps, $M Lock handoffs," \
 	"$R requests (GET /item/0..$((R - 1))) handed to their workers; $named/$inside CPU samples in main.burn" \
 	"carry their request ($late read late), none a wrong one"
