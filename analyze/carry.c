@@ -13,7 +13,7 @@ static int carries(uint8_t type)
 	return type < CW_EDGE_NTYPES && cw_edge_type_carries[type];
 }
 
-static void set_origin(struct cw_carry *k, const struct cw_obj *req)
+void cw_carry__origin(struct cw_carry *k, const struct cw_obj *req)
 {
 	memset(k, 0, sizeof(*k));
 	/* A request's scope is its process ('pid:N', docs/model.md §6), and
@@ -58,7 +58,7 @@ void cw_carry__of(struct cw_cls *c, struct cw_obj *o, const struct cw_hdr *h,
 		*task = t;
 	if (req) {
 		*observed_req = o->n.type == CW_NODE_THREAD;
-		set_origin(out, req);
+		cw_carry__origin(out, req);
 		return;
 	}
 	/* a polled task: the request it was spawned in */

@@ -67,6 +67,10 @@ void cw_carry__edge(void *ctx, struct cw_edge *e, const struct cw_obj *src, stru
 void cw_carry__of(struct cw_cls *c, struct cw_obj *o, const struct cw_hdr *h,
 		  struct cw_carry *out, struct cw_obj **task, int *observed_req);
 
+/* @k is in the request @req itself (no handoff): what a context working
+ * on a request hands on. Unset when @req has no process to find it by. */
+void cw_carry__origin(struct cw_carry *k, const struct cw_obj *req);
+
 /* @o's further handoffs are of an unknown request: a multishot io_request
  * after its first completion, whose next completions come from data sent
  * by whoever sent it, not from the context that armed it long before. */

@@ -95,6 +95,8 @@ CW_OBJ_STATE_OF(gstate_of, struct gstate, state)
 	X(hits, "go_hits", "runtime probe hits joined")                                            \
 	X(unknown_binary, "go_hits_unknown_binary", "hits of a binary no record declared")         \
 	X(not_readied, "go_parks_not_readied", "parks ended by an execute with no ready seen")     \
+	X(unreadable, "go_hits_unreadable",                                                        \
+	  "hits naming goroutine 0: its g could not be read, nothing joined")                     \
 	X(unpaired, "go_unpaired_ends", "request ends with no request open on the goroutine")      \
 	X(dropped, "go_state_dropped", "threads whose goroutine was not followed: the bound")
 
@@ -386,8 +388,6 @@ static int do_park(struct cw_cls *c, const struct hit *x)
 	struct cw_obj *t;
 	int err;
 
-	if (!x->r->goid)
-		return 0; /* parked on the scheduler's stack: cannot be */
 	if (!(t = named(c, x, CW_NODE_RUNTIME_TASK, x->r->goid, &err)))
 		return err;
 	gstate_of(t)->parked = x->r->other < x->b->nreasons ? x->b->reasons[x->r->other] :
@@ -450,11 +450,7 @@ static int do_request(struct cw_cls *c, const struct hit *x)
 			s->req_key = q->n.key;
 			/* what it hands on while it serves q is q's */
 			k = cw_carry__get(t);
-			memset(k, 0, sizeof(*k));
-			k->state = CW_CARRY_SET;
-			k->req = q->n.id;
-			k->req_key = q->n.key;
-			k->req_pid = r->g.task.pid;
+			cw_carry__origin(k, q);
 			k->since = x->h->ts;
 		}
 		return edge(c, x, CW_EDGE_BEGIN, t, q, CW_SRC_APPLICATION, CW_CONF_OBSERVED, NULL);
@@ -493,6 +489,15 @@ static int on_go(struct cw_cls *c, const struct cw_hdr *h)
 	if (!(x.scope = cw_ident__scope(c->id, sname)))
 		return -ENOMEM;
 	stats_of(c)->hits++;
+	/* Goroutine 0 is no goroutine: its g could not be read (BPF writes
+	 * only execute so; a request's serving goroutine may be none, the
+	 * thread then). An execute still says the one before stopped. */
+	if (!x.r->goid && h->type != CW_REC_GO_REQ_BEGIN && h->type != CW_REC_GO_REQ_END) {
+		stats_of(c)->unreadable++;
+		if (h->type == CW_REC_GO_EXECUTE)
+			thr_leave(c->state, x.thread, 0);
+		return 0;
+	}
 	switch (h->type) {
 	case CW_REC_GO_SPAWN:
 		return do_spawn(c, &x);

@@ -123,24 +123,29 @@ int go_newproc1_ret(struct pt_regs *ctx)
 {
 	const struct cw_go_cfg *b;
 	struct cw_go_spawn *e;
-	__u64 newg;
+	__u64 newg, goid;
 	__u32 id;
 
 	if (!(b = cfg(ctx, &id)))
 		return 0;
 	newg = reg(ctx, b->reg[CW_GO_FN_NEWPROC1][0]);
+	/* an unreadable g names no goroutine: nothing to write */
+	if (!(goid = word(newg, b->g_goid)))
+		return 0;
 	e = cw_reserve(sizeof(*e), CW_REC_GO_SPAWN, CW_CTX_TASK);
 	if (!e)
 		return 0;
 	/* newproc1 runs on the scheduler's stack: m.curg is the goroutine
 	 * of the go statement (none for the main goroutine's). */
-	fill(&e->g, id, word(newg, b->g_goid), running_goid(ctx, b), word(newg, b->g_startpc));
+	fill(&e->g, id, goid, running_goid(ctx, b), word(newg, b->g_startpc));
 	/* user space names the function; ring memory holds older bytes */
 	__builtin_memset(e->func, 0, sizeof(e->func));
 	cw_submit(e);
 	return 0;
 }
 
+/* Written even when the goroutine cannot be read (goid 0): the thread no
+ * longer runs the one before. */
 SEC("uprobe")
 int go_execute(struct pt_regs *ctx)
 {
@@ -169,23 +174,24 @@ SEC("uprobe")
 int go_ready(struct pt_regs *ctx)
 {
 	const struct cw_go_cfg *b;
+	__u64 goid;
 	__u32 id;
 
-	if (!(b = cfg(ctx, &id)))
+	if (!(b = cfg(ctx, &id)) || !(goid = arg_goid(ctx, b, CW_GO_FN_READY)))
 		return 0;
-	return emit(CW_REC_GO_READY, 0, id, arg_goid(ctx, b, CW_GO_FN_READY), running_goid(ctx, b),
-		    0);
+	return emit(CW_REC_GO_READY, 0, id, goid, running_goid(ctx, b), 0);
 }
 
 SEC("uprobe")
 int go_goexit0(struct pt_regs *ctx)
 {
 	const struct cw_go_cfg *b;
+	__u64 goid;
 	__u32 id;
 
-	if (!(b = cfg(ctx, &id)))
+	if (!(b = cfg(ctx, &id)) || !(goid = arg_goid(ctx, b, CW_GO_FN_GOEXIT0)))
 		return 0;
-	return emit(CW_REC_GO_EXIT, 0, id, arg_goid(ctx, b, CW_GO_FN_GOEXIT0), 0, 0);
+	return emit(CW_REC_GO_EXIT, 0, id, goid, 0, 0);
 }
 
 /* pdReady and pdWait: what a pollDesc's rg or wg holds when no goroutine
@@ -211,13 +217,13 @@ int go_netpollready(struct pt_regs *ctx)
 	mode = reg(ctx, b->reg[CW_GO_FN_NETPOLLREADY][1]) & 0xffffffff;
 	if (mode == 'r' || mode == 'r' + 'w') {
 		g = word(pd, b->pd_rg);
-		if (g > GO_PD_WAIT)
-			emit(CW_REC_GO_READY, CW_GO_NETPOLL, id, word(g, b->g_goid), 0, 0);
+		if (g > GO_PD_WAIT && (g = word(g, b->g_goid)))
+			emit(CW_REC_GO_READY, CW_GO_NETPOLL, id, g, 0, 0);
 	}
 	if (mode == 'w' || mode == 'r' + 'w') {
 		g = word(pd, b->pd_wg);
-		if (g > GO_PD_WAIT)
-			emit(CW_REC_GO_READY, CW_GO_NETPOLL, id, word(g, b->g_goid), 0, 0);
+		if (g > GO_PD_WAIT && (g = word(g, b->g_goid)))
+			emit(CW_REC_GO_READY, CW_GO_NETPOLL, id, g, 0, 0);
 	}
 	return 0;
 }

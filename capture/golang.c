@@ -42,8 +42,11 @@ enum prog {
 	P_READY,
 	P_GOEXIT0,
 	P_NETPOLLREADY,
-	P_SERVEHTTP,
+	/* before its entry: a begin whose end cannot be seen would leave
+	 * every request open, so the entry is attached only after every
+	 * return was */
 	P_SERVEHTTP_RET,
+	P_SERVEHTTP,
 	P_N,
 };
 
@@ -59,8 +62,8 @@ static const struct {
 	[P_READY] = { "go_ready", GOFN_READY, false, CW_GO_FN_READY },
 	[P_GOEXIT0] = { "go_goexit0", GOFN_GOEXIT0, false, CW_GO_FN_GOEXIT0 },
 	[P_NETPOLLREADY] = { "go_netpollready", GOFN_NETPOLLREADY, false, CW_GO_FN_NETPOLLREADY },
-	[P_SERVEHTTP] = { "go_servehttp", GOFN_SERVEHTTP, false, CW_GO_FN_SERVEHTTP },
 	[P_SERVEHTTP_RET] = { "go_servehttp_ret", GOFN_SERVEHTTP, true, CW_GO_FN_SERVEHTTP },
+	[P_SERVEHTTP] = { "go_servehttp", GOFN_SERVEHTTP, false, CW_GO_FN_SERVEHTTP },
 };
 
 struct golang {
@@ -74,7 +77,7 @@ struct golang {
 
 static int look(void *ctx, struct uobj *o, int fd, const char *path, const char *open_path);
 
-struct golang *golang__new(struct bpf_object *obj, pid_t self)
+struct golang *golang__new(struct bpf_object *obj, struct uobj *o)
 {
 	struct golang *g = calloc(1, sizeof(*g));
 	struct bpf_map *map = obj ? bpf_object__find_map_by_name(obj, "go_bins") : NULL;
@@ -91,9 +94,10 @@ struct golang *golang__new(struct bpf_object *obj, pid_t self)
 		return NULL;
 	}
 	g->bins_fd = bpf_map__fd(map);
-	if (!(g->o = uobj__new("go", self, look, g))) {
+	g->o = o;
+	if (uobj__watch(o, look, g)) {
 		free(g);
-		errno = ENOMEM;
+		errno = ENOSPC;
 		return NULL;
 	}
 	return g;
@@ -158,9 +162,7 @@ static bool usable(const struct gobin *b, const struct cw_go_cfg *c, int p)
 		       c->reg[CW_GO_FN_NETPOLLREADY][0] != CW_GO_NO_REG &&
 		       c->reg[CW_GO_FN_NETPOLLREADY][1] != CW_GO_NO_REG;
 	case P_SERVEHTTP:
-		/* a begin whose end cannot be seen would leave requests open */
-		return b->fn[GOFN_SERVEHTTP].ret_ok && b->g_m >= 0 && b->m_curg >= 0 &&
-		       c->reg[CW_GO_FN_SERVEHTTP][0] != CW_GO_NO_REG;
+		return b->g_m >= 0 && b->m_curg >= 0 && c->reg[CW_GO_FN_SERVEHTTP][0] != CW_GO_NO_REG;
 	default:
 		return c->reg[progs[p].bit][0] != CW_GO_NO_REG;
 	}
@@ -277,45 +279,21 @@ static int look(void *ctx, struct uobj *o, int fd, const char *path, const char 
 	if (*why)
 		cw_verbose("go: %s: %s", path, why);
 	for (int p = 0; p < P_N; p++) {
-		if (!usable(b, &cfg, p)) {
+		bool ends = p != P_SERVEHTTP || (attached & 1u << CW_GO_FN_SERVEHTTP);
+
+		/* the bit says the returns are in place, until the entry is */
+		if (p == P_SERVEHTTP)
+			attached &= (uint16_t)~(1u << CW_GO_FN_SERVEHTTP);
+		if (!ends || !usable(b, &cfg, p)) {
 			cw_verbose("go: %s: %s not attached", path, progs[p].name);
 			continue;
 		}
-		if (attach_prog(g, p, b, open_path, path, id) &&
-		    (!progs[p].at_returns || progs[p].fn != GOFN_SERVEHTTP ||
-		     (attached & 1u << CW_GO_FN_SERVEHTTP)))
+		if (attach_prog(g, p, b, open_path, path, id))
 			attached |= (uint16_t)(1u << progs[p].bit);
-		else if (progs[p].fn == GOFN_SERVEHTTP)
-			attached &= (uint16_t)~(1u << CW_GO_FN_SERVEHTTP);
 	}
 	g->n.binaries++;
 	queue_record(g, id, attached, b, path);
 	return 0;
-}
-
-int golang__add_pid(struct golang *g, pid_t pid)
-{
-	return uobj__add_pid(g->o, pid);
-}
-
-int golang__add_command(struct golang *g, const char *argv0)
-{
-	return uobj__add_command(g->o, argv0);
-}
-
-int golang__add_system(struct golang *g)
-{
-	return uobj__add_system(g->o);
-}
-
-void golang__mapped(void *ctx, uint32_t pid, uint64_t start, uint64_t end, const char *path)
-{
-	uobj__mapped(((struct golang *)ctx)->o, pid, start, end, path);
-}
-
-int golang__flush(struct golang *g, struct cw_writer *w)
-{
-	return g ? uobj__flush(g->o, w) : 0;
 }
 
 const struct cw_hdr *golang__fill(void *ctx, const struct cw_hdr *h, void *buf, size_t cap)
@@ -350,22 +328,10 @@ void golang__notice(const struct golang *g, const char *when)
 	    (unsigned long long)g->n.failed, (unsigned long long)g->n.refused);
 }
 
-void golang__detach_begin(struct golang *g)
-{
-	if (g)
-		uobj__detach_begin(g->o);
-}
-
-bool golang__detaching(struct golang *g)
-{
-	return g && uobj__detaching(g->o);
-}
-
 void golang__free(struct golang *g)
 {
 	if (!g)
 		return;
-	uobj__free(g->o);
 	for (uint32_t i = 0; i < g->nbins; i++)
 		gobin_free(g->bins[i]);
 	free(g);

@@ -19,22 +19,14 @@
 
 struct bpf_object;
 struct cw_hdr;
-struct cw_writer;
 struct golang;
 
-/* For the go class's loaded object @obj; @self: the capture. NULL after
- * a message, errno set. */
-struct golang *golang__new(struct bpf_object *obj, pid_t self);
+struct uobj;
 
-/* As uobj.h's: the objects of a process, COMMAND's executable, every
- * process, a mapping reported while capturing. */
-int golang__add_pid(struct golang *g, pid_t pid);
-int golang__add_command(struct golang *g, const char *argv0);
-int golang__add_system(struct golang *g);
-void golang__mapped(void *g, uint32_t pid, uint64_t start, uint64_t end, const char *path);
-
-/* Write the binary records of the attaches made since the last call. */
-int golang__flush(struct golang *g, struct cw_writer *w);
+/* For the go class's loaded object @obj: it watches the objects of @o
+ * (capture/uobj.h), which attaches, queues the records and detaches for
+ * it. NULL after a message, errno set. */
+struct golang *golang__new(struct bpf_object *obj, struct uobj *o);
 
 /*
  * The drain's record filler (drain__set_filler): a CW_REC_GO_SPAWN gets
@@ -54,9 +46,7 @@ void golang__counts(const struct golang *g, struct golang_counts *c);
 /* One notice with the counts so far ("at start"). */
 void golang__notice(const struct golang *g, const char *when);
 
-/* As usdt.h's: detach in a thread of its own, wait for it, free. NULL ok. */
-void golang__detach_begin(struct golang *g);
-bool golang__detaching(struct golang *g);
+/* NULL ok; the probes are the uobj set's to detach. */
 void golang__free(struct golang *g);
 
 #endif /* CAUSEWAY_CAPTURE_GOLANG_H */

@@ -18,8 +18,7 @@
 #include "capture/signals.h"
 #include "capture/status.h"
 #include "capture/tracer.h"
-#include "capture/golang.h"
-#include "capture/usdt.h"
+#include "capture/uobj.h"
 
 /* The longest the loop sleeps before looking again. The programs never
  * wake it (bpf/causeway.bpf.h cw_submit): it looks this often, which an
@@ -85,8 +84,7 @@ enum stop_reason loop__run(struct loop *l)
 		more = ret > 0;
 		ret = perfev_maps__read(l->maps, l->w, l->acct);
 		/* The probes of objects just mapped are attached by now. */
-		ret = ret ?: usdt__flush(l->usdt, l->w);
-		ret = ret ?: golang__flush(l->golang, l->w);
+		ret = ret ?: uobj__flush(l->uobj, l->w);
 		if (ret < 0)
 			return write_failed(l, ret);
 		if (signals__stop())
@@ -116,12 +114,11 @@ enum stop_reason loop__drain_rest(struct loop *l, enum stop_reason stop)
 
 	if (stop == STOP_MAX_SIZE || stop == STOP_ERROR)
 		return stop;
-	/* USDT probes take a while to detach (usdt.h): they still produce
+	/* Uprobes take a while to detach (uobj.h): they still produce
 	 * meanwhile, so drain as the loop does until they are gone. */
 	do
 		ret = drain__poll(l->drain, POLL_MS);
-	while (ret >= 0 && (usdt__detaching(l->usdt) || golang__detaching(l->golang)) &&
-	       signals__count() == signals);
+	while (ret >= 0 && uobj__detaching(l->uobj) && signals__count() == signals);
 	/* Nothing produces any more, so this ends; in batches all the same,
 	 * so that a user who insists (a second signal) is heard. */
 	do
@@ -135,8 +132,6 @@ enum stop_reason loop__drain_rest(struct loop *l, enum stop_reason stop)
 	if (ret >= 0)
 		ret = perfev_maps__read(l->maps, l->w, l->acct);
 	if (ret >= 0)
-		ret = usdt__flush(l->usdt, l->w);
-	if (ret >= 0)
-		ret = golang__flush(l->golang, l->w);
+		ret = uobj__flush(l->uobj, l->w);
 	return ret < 0 ? write_failed(l, ret) : stop;
 }

@@ -34,9 +34,8 @@ struct loop {
 	struct flusher *flusher;
 	struct tracer *tracer;
 	struct command *cmd;  /* NULL without COMMAND */
-	struct perfev_maps *maps; /* mapping changes; NULL without samples or usdt */
-	struct usdt *usdt;    /* the adapter class's probes; NULL without it */
-	struct golang *golang; /* the go class's; NULL without it */
+	struct perfev_maps *maps; /* mapping changes; NULL without samples or uprobes */
+	struct uobj *uobj;    /* the uprobe classes' objects; NULL without them */
 	const struct env *env; /* -p, -d, -q, the output's name */
 	uint64_t start_ns;
 	bool tty;	      /* loop__run: show the status line */

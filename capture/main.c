@@ -54,6 +54,7 @@
 #include "capture/status.h"
 #include "capture/tracer.h"
 #include "capture/golang.h"
+#include "capture/uobj.h"
 #include "capture/usdt.h"
 #include "lib/outfile.h"
 
@@ -155,46 +156,7 @@ static struct ksyms_snap *read_ksyms(const struct env *env, const char **why)
 	return NULL;
 }
 
-struct capture;
-static int write_uprobes(void *c, struct cw_writer *w);
-
-/*
- * The adapter class's probes at start: in COMMAND's executable (its
- * libraries come through the mapping reports once it runs), in what the
- * -p processes and their descendants map, or system-wide in what every
- * process maps and the --usdt files. @return 0, or -1 after a message
- * (a --usdt file that is no ELF object).
- */
-static int attach_usdt(struct usdt *u, const struct env *env, const pid_t *traced, size_t ntraced)
-{
-	if (env->command) {
-		usdt__add_command(u, env->command[0]);
-	} else if (env->npids) {
-		for (size_t i = 0; i < ntraced; i++)
-			usdt__add_pid(u, traced[i]);
-	} else {
-		for (size_t i = 0; i < env->nusdt; i++)
-			if (usdt__add_file(u, env->usdt_paths[i], true))
-				return -1;
-		usdt__add_system(u);
-	}
-	usdt__notice(u, "at start");
-	return 0;
-}
-
-/* The go class's binaries at start, found as attach_usdt finds objects. */
-static void attach_go(struct golang *g, const struct env *env, const pid_t *traced, size_t ntraced)
-{
-	if (env->command) {
-		golang__add_command(g, env->command[0]);
-	} else if (env->npids) {
-		for (size_t i = 0; i < ntraced; i++)
-			golang__add_pid(g, traced[i]);
-	} else {
-		golang__add_system(g);
-	}
-	golang__notice(g, "at start");
-}
+static int write_uprobes(void *uobj, struct cw_writer *w);
 
 /* What the sample plane records, in one line. */
 static void notice_sampling(const struct env *env)
@@ -238,6 +200,7 @@ struct capture {
 	int ctx;			  /* CW_CTXM_* */
 	pid_t *traced;			  /* the traced set at start */
 	size_t ntraced;
+	struct uobj *uobj; /* the uprobe classes' objects; NULL without them */
 	struct usdt *usdt;
 	struct golang *golang;
 	struct ksyms_snap *ksyms;
@@ -332,18 +295,6 @@ static bool filtered(const struct capture *c)
 	return c->env->npids || c->cmd;
 }
 
-/* A mapping reported while capturing: the uprobe classes attach what is
- * mapped later. */
-static void mapped(void *ctx, uint32_t pid, uint64_t start, uint64_t end, const char *path)
-{
-	struct capture *c = ctx;
-
-	if (c->usdt)
-		usdt__mapped(c->usdt, pid, start, end, path);
-	if (c->golang)
-		golang__mapped(c->golang, pid, start, end, path);
-}
-
 /* Mapping changes: perf rings that report them, for the sample plane and
  * for the uprobe classes (adapter, go), which attach the objects mapped
  * later.
@@ -354,8 +305,8 @@ static int open_maps(struct capture *c)
 		.self = getpid(),
 		.traced = filtered(c) ? is_traced : NULL,
 		.ctx = c->tracer,
-		.mapped = c->usdt || c->golang ? mapped : NULL,
-		.mapped_ctx = c,
+		.mapped = c->uobj ? uobj__mapped : NULL,
+		.mapped_ctx = c->uobj,
 		.no_records = !c->sampling,
 	};
 
@@ -406,6 +357,35 @@ static void say_missing(const struct capture *c, const struct account_totals *t)
 }
 
 /*
+ * The uprobe classes' objects at start (adapter, go): COMMAND's
+ * executable (its libraries come through the mapping reports once it
+ * runs), what the -p processes and their descendants map, or system-wide
+ * what every process maps and the --usdt files. @return 0, or -1 after a
+ * message (a --usdt file that is no ELF object).
+ */
+static int attach_uprobes(struct capture *c)
+{
+	const struct env *env = c->env;
+
+	if (env->command) {
+		uobj__add_command(c->uobj, env->command[0]);
+	} else if (env->npids) {
+		for (size_t i = 0; i < c->ntraced; i++)
+			uobj__add_pid(c->uobj, c->traced[i]);
+	} else {
+		for (size_t i = 0; c->usdt && i < env->nusdt; i++)
+			if (usdt__add_file(c->usdt, env->usdt_paths[i], true))
+				return -1;
+		uobj__add_system(c->uobj);
+	}
+	if (c->usdt)
+		usdt__notice(c->usdt, "at start");
+	if (c->golang)
+		golang__notice(c->golang, "at start");
+	return 0;
+}
+
+/*
  * The traced set at start (COMMAND, or the -p processes and the
  * descendants they already have: traced_pids in the metadata), the
  * programs attached, the kallsyms and /proc snapshots and the adapter
@@ -425,13 +405,14 @@ static int attach(struct capture *c)
 	if (trace_pids(c->tracer, c->traced, 0, c->ntraced) || tracer__attach(c->tracer))
 		return -1;
 	say_missing(c, NULL);
-	if (c->adapter) {
-		c->usdt = usdt__new(tracer__object(c->tracer, CW_CLASS_ADAPTER), getpid(),
-				    c->env->usdt_probe_on);
-		if (!c->usdt)
-			return -1;
+	if ((c->adapter || c->gorun) && !(c->uobj = uobj__new(getpid()))) {
+		cw_msg("out of memory");
+		return -1;
 	}
-	if (c->gorun && !(c->golang = golang__new(tracer__object(c->tracer, CW_CLASS_GO), getpid())))
+	if (c->adapter && !(c->usdt = usdt__new(tracer__object(c->tracer, CW_CLASS_ADAPTER),
+						 c->uobj, c->env->usdt_probe_on)))
+		return -1;
+	if (c->gorun && !(c->golang = golang__new(tracer__object(c->tracer, CW_CLASS_GO), c->uobj)))
 		return -1;
 	/* After loading: the snapshot then names the capture's own BPF
 	 * programs ([bpf]), where samples of the cost of tracing land; read
@@ -441,7 +422,7 @@ static int attach(struct capture *c)
 	/* Before the mapping snapshot, so that no mapping falls between
 	 * the two (one in both is harmless: a mapping replaces what it
 	 * overlaps), and before COMMAND's exec. */
-	if ((c->sampling || c->adapter || c->gorun) && open_maps(c))
+	if ((c->sampling || c->uobj) && open_maps(c))
 		return -1;
 	c->loop.start_ns = clock__now();
 	/* Snapshot after attaching: a task forked meanwhile is either in
@@ -459,18 +440,14 @@ static int attach(struct capture *c)
 			return -1;
 		c->ntraced += n;
 	}
-	if (c->golang)
-		attach_go(c->golang, c->env, c->traced, c->ntraced);
-	return c->usdt && attach_usdt(c->usdt, c->env, c->traced, c->ntraced) ? -1 : 0;
+	return c->uobj ? attach_uprobes(c) : 0;
 }
 
 /* The META segment's share of the uprobe classes: the probes attached
  * at start. */
-static int write_uprobes(void *ctx, struct cw_writer *w)
+static int write_uprobes(void *uobj, struct cw_writer *w)
 {
-	struct capture *c = ctx;
-
-	return usdt__flush(c->usdt, w) ?: golang__flush(c->golang, w);
+	return uobj__flush(uobj, w);
 }
 
 /* The writer, the drain and the accounting, and the META segment.
@@ -518,8 +495,8 @@ static int write_start(struct capture *c)
 		 * capture's, and its own come through the perf rings. */
 		.map_pids = filtered(c) ? c->traced + (c->cmd ? 1 : 0) : NULL,
 		.nmap_pids = filtered(c) ? c->ntraced - (c->cmd ? 1 : 0) : 0,
-		.write_more = c->usdt || c->golang ? write_uprobes : NULL,
-		.more_ctx = c,
+		.write_more = c->uobj ? write_uprobes : NULL,
+		.more_ctx = c->uobj,
 	};
 	err = meta__write_start(c->w, &ms, c->snap);
 	if (err) {
@@ -566,8 +543,7 @@ static enum stop_reason run(struct capture *c)
 		.tracer = c->tracer,
 		.cmd = c->cmd,
 		.maps = c->maps,
-		.usdt = c->usdt,
-		.golang = c->golang,
+		.uobj = c->uobj,
 		.env = c->env,
 		.start_ns = c->loop.start_ns,
 	};
@@ -576,8 +552,7 @@ static enum stop_reason run(struct capture *c)
 	 * what the programs write while they are detached is not kept. */
 	c->stop_ns = clock__now();
 	drain__cutoff(c->drain, c->stop_ns);
-	usdt__detach_begin(c->usdt);
-	golang__detach_begin(c->golang);
+	uobj__detach_begin(c->uobj);
 	tracer__detach(c->tracer);
 	c->runs_missed_n = tracer__runs_missed(c->tracer, c->runs_missed, sizeof(c->runs_missed));
 	stop = loop__drain_rest(&c->loop, stop);
@@ -694,6 +669,7 @@ static void capture__free(struct capture *c)
 	drain__free(c->drain);
 	namer__free(c->namer);
 	perfev_maps__free(c->maps);
+	uobj__free(c->uobj);
 	usdt__free(c->usdt);
 	golang__free(c->golang);
 	account__free(c->acct);

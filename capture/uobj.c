@@ -31,10 +31,12 @@ struct obj_id {
 };
 
 struct uobj {
-	const char *what;
 	pid_t self;
-	uobj_look_fn look;
-	void *ctx;
+	struct {
+		uobj_look_fn look;
+		void *ctx;
+	} watch[UOBJ_MAX_WATCHERS];
+	unsigned nwatch;
 	struct obj_id *objs;
 	size_t nobjs, cap_objs;
 	bool objs_full;
@@ -48,17 +50,22 @@ struct uobj {
 	size_t npending, cap_pending;
 };
 
-struct uobj *uobj__new(const char *what, pid_t self, uobj_look_fn look, void *ctx)
+struct uobj *uobj__new(pid_t self)
 {
 	struct uobj *o = calloc(1, sizeof(*o));
 
-	if (!o)
-		return NULL;
-	o->what = what;
-	o->self = self;
-	o->look = look;
-	o->ctx = ctx;
+	if (o)
+		o->self = self;
 	return o;
+}
+
+int uobj__watch(struct uobj *o, uobj_look_fn look, void *ctx)
+{
+	if (o->nwatch == UOBJ_MAX_WATCHERS)
+		return -ENOSPC;
+	o->watch[o->nwatch].look = look;
+	o->watch[o->nwatch++].ctx = ctx;
+	return 0;
 }
 
 /* First sight of the object? Remembers it. */
@@ -69,7 +76,7 @@ static bool first_sight(struct uobj *o, dev_t dev, ino_t ino)
 			return false;
 	if (o->nobjs >= MAX_OBJECTS || cw_grow(&o->objs, &o->cap_objs, o->nobjs + 1, sizeof(*o->objs))) {
 		if (!o->objs_full)
-			cw_notice("%s: more than %d objects; later ones are not attached", o->what,
+			cw_notice("uprobes: more than %d objects; later ones are not attached",
 				  MAX_OBJECTS);
 		o->objs_full = true;
 		return false;
@@ -81,7 +88,7 @@ static bool first_sight(struct uobj *o, dev_t dev, ino_t ino)
 int uobj__add_file(struct uobj *o, const char *path, const char *open_path)
 {
 	struct stat st;
-	int fd, err;
+	int fd, err = 0;
 
 	if (o->stopped)
 		return 0;
@@ -93,7 +100,11 @@ int uobj__add_file(struct uobj *o, const char *path, const char *open_path)
 		close(fd);
 		return 0;
 	}
-	err = o->look(o->ctx, o, fd, path, open_path);
+	for (unsigned i = 0; i < o->nwatch; i++) {
+		int e = o->watch[i].look(o->watch[i].ctx, o, fd, path, open_path);
+
+		err = err ?: e;
+	}
 	close(fd);
 	return err;
 }

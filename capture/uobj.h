@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The ELF objects a class attaches uprobes to (capture/usdt.c: USDT
+ * The ELF objects the uprobe classes attach to (capture/usdt.c: USDT
  * probes; capture/golang.c: a Go runtime's functions), found as the
  * traced processes map them: at start from /proc/PID/maps, while
  * capturing from the mapping reports of capture/perfev.c. Each object is
- * looked at once (by device and inode), its probes are attached for every
+ * looked at once (by device and inode) by every class that watches (a
+ * Go binary may also have USDT notes), its probes are attached for every
  * process that maps it (the BPF programs keep the traced set's hits), and
- * the records that describe them are queued for the trace.
+ * the records that describe them are queued for the trace. One set serves
+ * all the classes: one scan of /proc, one detach.
  *
  * Detaching takes a grace period per probe (about 0.1 s here), during
  * which the rings must still be drained: it runs in a thread of its own.
@@ -32,12 +34,17 @@ struct uobj;
 typedef int (*uobj_look_fn)(void *ctx, struct uobj *o, int fd, const char *path,
 			    const char *open_path);
 
-/* @what names the objects in notices ("usdt"); @self is the capture,
- * whose own mappings are never looked at. NULL on ENOMEM. */
-struct uobj *uobj__new(const char *what, pid_t self, uobj_look_fn look, void *ctx);
+/* @self is the capture, whose own mappings are never looked at. NULL on
+ * ENOMEM. */
+struct uobj *uobj__new(pid_t self);
+
+/* A class looks at every object from now on. -ENOSPC past
+ * UOBJ_MAX_WATCHERS. */
+#define UOBJ_MAX_WATCHERS 4
+int uobj__watch(struct uobj *o, uobj_look_fn look, void *ctx);
 
 /* The file at @path (@open_path), looked at unless seen. @return 0 or a
- * negative errno (open, or the look's). */
+ * negative errno (open, or the first look's that failed). */
 int uobj__add_file(struct uobj *o, const char *path, const char *open_path);
 
 /* Every executable file process @pid maps. -ESRCH: it is gone. */

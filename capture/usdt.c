@@ -115,7 +115,7 @@ static uint8_t string_arg(const char *provider, const char *name)
 	return p ? p->str_arg : CW_USDT_NO_STR;
 }
 
-struct usdt *usdt__new(struct bpf_object *obj, pid_t self, const bool *on)
+struct usdt *usdt__new(struct bpf_object *obj, struct uobj *o, const bool *on)
 {
 	struct usdt *u = calloc(1, sizeof(*u));
 	struct bpf_map *map = obj ? bpf_object__find_map_by_name(obj, "usdt_str_arg") : NULL;
@@ -131,9 +131,10 @@ struct usdt *usdt__new(struct bpf_object *obj, pid_t self, const bool *on)
 	}
 	u->str_fd = bpf_map__fd(map);
 	u->on = on;
-	if (!(u->o = uobj__new("usdt", self, look, u))) {
+	u->o = o;
+	if (uobj__watch(o, look, u)) {
 		free(u);
-		errno = ENOMEM;
+		errno = ENOSPC;
 		return NULL;
 	}
 	elf_version(EV_CURRENT);
@@ -334,31 +335,6 @@ int usdt__add_file(struct usdt *u, const char *path, bool must)
 	return must ? err : 0;
 }
 
-int usdt__add_pid(struct usdt *u, pid_t pid)
-{
-	return uobj__add_pid(u->o, pid);
-}
-
-int usdt__add_command(struct usdt *u, const char *argv0)
-{
-	return uobj__add_command(u->o, argv0);
-}
-
-int usdt__add_system(struct usdt *u)
-{
-	return uobj__add_system(u->o);
-}
-
-void usdt__mapped(void *ctx, uint32_t pid, uint64_t start, uint64_t end, const char *path)
-{
-	uobj__mapped(((struct usdt *)ctx)->o, pid, start, end, path);
-}
-
-int usdt__flush(struct usdt *u, struct cw_writer *w)
-{
-	return u ? uobj__flush(u->o, w) : 0;
-}
-
 void usdt__counts(const struct usdt *u, struct usdt_counts *c)
 {
 	*c = u ? u->n : (struct usdt_counts){ 0 };
@@ -379,21 +355,7 @@ void usdt__notice(const struct usdt *u, const char *when)
 		  (unsigned long long)u->n.deselected);
 }
 
-void usdt__detach_begin(struct usdt *u)
-{
-	if (u)
-		uobj__detach_begin(u->o);
-}
-
-bool usdt__detaching(struct usdt *u)
-{
-	return u && uobj__detaching(u->o);
-}
-
 void usdt__free(struct usdt *u)
 {
-	if (!u)
-		return;
-	uobj__free(u->o);
 	free(u);
 }

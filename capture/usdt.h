@@ -23,19 +23,16 @@ struct bpf_object;
 struct cw_writer;
 struct usdt;
 
-/*
- * For the adapter class's loaded object @obj (tracer__object()). @self:
- * the capture, whose own mappings are never looked at. @on: which of
- * schema/adapters.h's probes to attach, by index (--usdt-probes; read
- * while attaching, so it must outlive the struct). @return NULL after
- * a message with errno set.
- */
-struct usdt *usdt__new(struct bpf_object *obj, pid_t self, const bool *on);
+struct uobj;
 
-/* Attach the probes of every executable file that process @pid maps.
- * @return 0, or -ESRCH when the process is gone (not an error to stop
- * for). */
-int usdt__add_pid(struct usdt *u, pid_t pid);
+/*
+ * For the adapter class's loaded object @obj (tracer__object()): it
+ * watches the objects of @o (capture/uobj.h), which attaches, queues the
+ * records and detaches for it. @on: which of schema/adapters.h's probes
+ * to attach, by index (--usdt-probes; read while attaching, so it must
+ * outlive the struct). @return NULL after a message with errno set.
+ */
+struct usdt *usdt__new(struct bpf_object *obj, struct uobj *o, const bool *on);
 
 /*
  * Attach the probes of the ELF file at @path. With @must, a file that is
@@ -44,22 +41,6 @@ int usdt__add_pid(struct usdt *u, pid_t pid);
  */
 int usdt__add_file(struct usdt *u, const char *path, bool must);
 
-/* The file @argv0 names as execvp(3) would find it (PATH), attached;
- * one not found is left to the exec to complain about. */
-int usdt__add_command(struct usdt *u, const char *argv0);
-
-/* System-wide: the objects of every running process (/proc once). */
-int usdt__add_system(struct usdt *u);
-
-/*
- * A mapping reported while capturing (perfev_maps_opts.mapped): process
- * @pid mapped [@start, @end) of @path executable.
- */
-void usdt__mapped(void *u, uint32_t pid, uint64_t start, uint64_t end, const char *path);
-
-/* Write the probe records of the attaches made since the last call.
- * @return 0 or the writer's negative errno (the records stay queued). */
-int usdt__flush(struct usdt *u, struct cw_writer *w);
 
 struct usdt_counts {
 	uint64_t objects;  /* ELF objects with USDT notes, of any provider */
@@ -74,19 +55,7 @@ void usdt__counts(const struct usdt *u, struct usdt_counts *c);
 /* One notice with the counts so far ("at start"). */
 void usdt__notice(const struct usdt *u, const char *when);
 
-/*
- * The capture is stopping: detach every probe, in a thread of its own.
- * Each detach waits for the kernel's grace period (about 0.1 s a probe
- * here, seconds for PostgreSQL's 55), during which the rings must still
- * be drained. Mappings reported from now on are ignored. NULL ok.
- */
-void usdt__detach_begin(struct usdt *u);
-
-/* Is that detach still going? false for NULL. */
-bool usdt__detaching(struct usdt *u);
-
-/* Wait for the detach (or detach now, when it was never begun) and free.
- * NULL ok. */
+/* NULL ok; the probes are the uobj set's to detach. */
 void usdt__free(struct usdt *u);
 
 #endif /* CAUSEWAY_CAPTURE_USDT_H */
