@@ -127,12 +127,13 @@ static uint64_t room(const struct walk *w, uint8_t *why)
 }
 
 /* A stretch in which a wait could hide: a break of the edges (a switch)
- * or of the samples (a sample record's wait) overlaps it. */
+ * overlaps it, or one of the samples where a wait was a sample record. */
 static int broken(const struct walk *w, uint64_t from, uint64_t to)
 {
 	const struct cw_breaks *b = w->o->breaks;
 
-	return b && (cw_breaks__overlap(b, from, to) || cw_breaks__overlap_samples(b, from, to));
+	return b && (cw_breaks__overlap(b, from, to) ||
+		     (w->o->waits_in_samples && cw_breaks__overlap_samples(b, from, to)));
 }
 
 static int pick_spawn(void *ctx, const struct cw_db_edge *e)

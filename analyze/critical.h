@@ -36,6 +36,10 @@ struct cw_critical_opts {
 	 * row each: cw_critical__waits_recorded); 0: no stretch between
 	 * waits can be said to be running. */
 	int waits_recorded;
+	/* 1 when a wait is a record of the sample ring (format 1.8), so
+	 * that ring's losses can hide one; from 1.9 a wait is its switch
+	 * record, on the edge ring, and a lost sample loses a stack only. */
+	int waits_in_samples;
 	/* The bound on all walks' rows; 0: CW_CRIT_ROWS_PER_ROW per row
 	 * written, plus CW_CRIT_ROWS. */
 	uint64_t budget;

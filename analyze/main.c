@@ -475,6 +475,7 @@ static int critical_paths(struct run *r)
 		.waits_recorded = cw_critical__waits_recorded(
 			r->meta.offcpu, r->scan.minor,
 			!r->env->classes || (r->env->classes >> CW_CLASS_SCHED & 1)),
+		.waits_in_samples = r->scan.minor < 9,
 	};
 
 	return cw_critical__run(r->db, &o, &r->crit);

@@ -431,11 +431,66 @@ static void test_codes(void)
 	printf("ok codes\n");
 }
 
+/*
+ * A break of the sample stream over a stretch that would be running: in
+ * a trace whose waits are sample records (format 1.8) a wait could hide
+ * in it, so the walk stops ('coverage break'); from 1.9 a wait is its
+ * switch, on the edge ring, so the stretch ran. A break of the edges
+ * stops it either way.
+ */
+static void test_sample_breaks(void)
+{
+	static const struct {
+		const char *stream;
+		int in_samples;
+		const char *want;
+	} cases[] = {
+		{ CW_BREAK_STREAM_SAMPLE, 1, "blocked/unknown/coverage break" },
+		/* reconstructed: the thread's first moment is its first record */
+		{ CW_BREAK_STREAM_SAMPLE, 0, "running/reconstructed/NULL" },
+		{ "edge", 0, "blocked/unknown/coverage break" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct cw_break b = { .start_ns = 400, .end_ns = 500, .cpu = -1,
+				      .stream = cases[i].stream, .class = CW_BREAK_NO_CLASS,
+				      .lost = 3 };
+		struct cw_breaks *br = cw_breaks__new();
+		struct cw_critical_opts o = { .waits_recorded = 1, .breaks = br,
+					      .waits_in_samples = cases[i].in_samples };
+		struct cw_critical_stats st;
+		sqlite3 *h = NULL;
+		const char *got;
+		uint64_t t;
+		struct g g;
+
+		CHECK(br && cw_breaks__add(br, &b) == 0, "break");
+		cw_breaks__finish(br);
+		CHECK(g_open(&g) == 0, "open");
+		t = node(&g, CW_NODE_THREAD, -1, 0, 1);
+		edge(&g, CW_EDGE_SPAWN, 0, t, 10, CW_CONF_UNKNOWN);
+		request(&g, t, t, 100, 900);
+		CHECK(g_walk(&g, &o, &st) == 0, "walk");
+		CHECK(sqlite3_open(path, &h) == SQLITE_OK, "open");
+		got = one(h, "SELECT group_concat(kind || '/' || confidence || '/' ||"
+			     " coalesce(reason, 'NULL'), ' ') FROM (SELECT * FROM critical_path"
+			     " ORDER BY seq)");
+		CHECK(!strcmp(got, cases[i].want), "a %s break, waits in samples %d: %s, not %s",
+		      cases[i].stream, cases[i].in_samples, got, cases[i].want);
+		sqlite3_close(h);
+		cw_breaks__free(br);
+		unlink(path);
+	}
+	passes++;
+	printf("ok sample breaks\n");
+}
+
 int main(void)
 {
 	test_codes();
 	test_random();
 	test_bounds();
+	test_sample_breaks();
 	printf("test_critical: %d passed, %d failed\n", passes, failures);
 	return failures != 0;
 }
