@@ -1238,7 +1238,8 @@ static void tl_start(struct pf *p, struct timeline *tl, struct pnode *t)
 /*
  * The next edge into the thread, where it arrives: the "runnable" slice
  * [its ts, @end] if it is the wake that ended the wait @sample (0: none),
- * else an instant. Its flow, if it has one, ends there.
+ * else an instant. Its flow, if it has one, ends there. An edge with no
+ * src has its instant in either case.
  */
 static void tl_arrive(struct pf *p, struct timeline *tl, int64_t sample_wake, int64_t end)
 {
@@ -1247,16 +1248,24 @@ static void tl_arrive(struct pf *p, struct timeline *tl, int64_t sample_wake, in
 	struct pnode *src = node_col(p, s, 1);
 	struct cw_xhop h = hop(p, s, 3, src, tl->t);
 	struct ev more = { .edge = id, .reason = h.reason };
+	uint64_t track = UUID_NODE(tl->t->id);
+	bool runnable = sample_wake && id == sample_wake;
 	char name[320];
 
 	if (has_flow(p, id, ts, src, tl->t))
 		more.term = (uint64_t)id;
-	if (sample_wake && id == sample_wake) {
-		put_slice(p, ts, end, UUID_NODE(tl->t->id), "runnable", &more);
-	} else {
+	if (runnable)
+		put_at(p, TYPE_SLICE_BEGIN, ts, track, "runnable", &more);
+	/* A wake from no thread (an interrupt's: a disk's completion ending
+	 * a page fault) begins no flow, so only an instant can say what it
+	 * was (docs/model.md §8.3, "Unknown causes"), also where it ended a
+	 * wait: written after the runnable slice's begin, it nests in it. */
+	if (!runnable || !src) {
 		cw_x__hop_text(name, sizeof(name), &h);
-		put_instant(p, ts, UUID_NODE(tl->t->id), name, &more);
+		put_instant(p, ts, track, name, &more);
 	}
+	if (runnable)
+		put_end(p, end, track);
 	tl_next_edge(p, tl);
 }
 

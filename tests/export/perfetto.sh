@@ -81,9 +81,11 @@ check() {
 # Whole databases: threads, waits and their wakes (sample_*), requests and
 # tasks (adapter_*, attribution_chain), and objects of every class on
 # lanes: io_uring, block, workqueue, timers (a reused tid in timer_fire),
-# packets; interrupt wakes with no cause (irq_wakeups).
+# packets; interrupt wakes with no cause (irq_wakeups), one of them the
+# wake that ended a wait (sample_irq_wake).
 for f in attribution_chain adapter_requests adapter_tasks uring_punt uring_wake_cause \
-	block_requests sample_wake sample_wait wq_wake timer_fire net_loopback irq_wakeups; do
+	block_requests sample_wake sample_wait wq_wake timer_fire net_loopback irq_wakeups \
+	sample_irq_wake; do
 	check "$f"
 done
 # Windows: a wait, an object or a task cut by an end of the window.

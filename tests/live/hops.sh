@@ -269,8 +269,8 @@ check_perfetto() {
 	protoc --decode_raw <"$T/t.perfetto-trace" >/dev/null || { fail "perfetto: protoc --decode_raw cannot read it"; return; }
 	protoc --decode=perfetto.protos.Trace -I "$top/tests/export" "$top/tests/export/perfetto_trace.proto" \
 		<"$T/t.perfetto-trace" >"$T/pf.txt" || { fail "perfetto: protoc cannot decode it as a Trace"; return; }
-	python3 "$top/tests/export/perfetto.py" "$DB" "$T/pf.txt" >"$T/pf.check" ||
-		fail "perfetto: the trace and its database differ: $(tail -3 "$T/pf.check")"
+	python3 "$top/tests/export/perfetto.py" "$DB" "$T/pf.txt" >"$T/pf.check" 2>"$T/pf.err" ||
+		fail "perfetto: the trace and its database differ: $(head -3 "$T/pf.err" | tr '\n' ';')"
 	# every handoff of every request begins a flow and ends one
 	grep -o 'flow_ids: [0-9]*' "$T/pf.txt" | awk '{ print $2 }' | sort -u >"$T/flows"
 	grep -o 'terminating_flow_ids: [0-9]*' "$T/pf.txt" | awk '{ print $2 }' | sort -u >"$T/terms"
