@@ -87,7 +87,7 @@ void cw_carry__edge(void *ctx, struct cw_edge *e, const struct cw_obj *src, stru
 	struct cw_obj *t;
 	int observed;
 
-	if (!carries(type))
+	if (!carries(type) || e->keeps)
 		return;
 	/* schema/nodes.def says which handoffs tell a node whom it works for */
 	switch (cw_node_type_takes[dst->n.type]) {

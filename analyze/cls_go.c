@@ -62,6 +62,8 @@ static const char R_ORPHAN_BEGIN_BREAK[] = "orphan: request begun in a coverage 
 static const char R_NOT_READIED[] = "readied by an unobserved path";
 static const char R_UNKNOWN_REASON[] = "wait reason unknown";
 static const char R_ACROSS_BREAK[] = "join across coverage break";
+/* waitReasonSleep's string in every Go version (runtime/runtime2.go) */
+#define GO_REASON_SLEEP "sleep"
 
 /* A binary the capture attached: its wait reasons, by number. */
 struct gbin {
@@ -288,13 +290,20 @@ static uint8_t weaker(uint8_t a, uint8_t b)
 	return a > b ? a : b;
 }
 
-static int edge(struct cw_cls *c, const struct hit *x, uint8_t type, const struct cw_obj *src,
-		const struct cw_obj *dst, uint8_t source, uint8_t conf, const char *reason)
+static int edge_x(struct cw_cls *c, const struct hit *x, uint8_t type, const struct cw_obj *src,
+		  const struct cw_obj *dst, uint8_t source, uint8_t conf, const char *reason,
+		  const struct cw_edge_extra *extra)
 {
 	conf = weaker(conf, x->tconf);
 	if (conf == CW_CONF_RECONSTRUCTED && !reason)
 		reason = R_ACROSS_BREAK;
-	return cw_ident__edge(c->id, type, src, dst, x->h, source, conf, reason);
+	return cw_ident__edge_x(c->id, type, src, dst, x->h, source, conf, reason, extra);
+}
+
+static int edge(struct cw_cls *c, const struct hit *x, uint8_t type, const struct cw_obj *src,
+		const struct cw_obj *dst, uint8_t source, uint8_t conf, const char *reason)
+{
+	return edge_x(c, x, type, src, dst, source, conf, reason, NULL);
 }
 
 /*
@@ -398,6 +407,7 @@ static int do_park(struct cw_cls *c, const struct hit *x)
 
 static int do_ready(struct cw_cls *c, const struct hit *x)
 {
+	struct cw_edge_extra extra = { .interrupted = -1 };
 	struct cw_obj *t, *src;
 	const char *reason;
 	int err;
@@ -409,7 +419,13 @@ static int do_ready(struct cw_cls *c, const struct hit *x)
 		return err;
 	reason = gstate_of(t)->parked;
 	gstate_of(t)->parked = NULL;
-	return edge(c, x, CW_EDGE_WAKE, src, t, CW_SRC_RUNTIME, CW_CONF_OBSERVED, reason);
+	/* A time.Sleep is ended by the goroutine's own timer (resetForSleep
+	 * arms g.timer), which the scheduler runs on g0 of whichever thread
+	 * finds it due: the thread only ran it, and hands the goroutine none
+	 * of what it was handed itself; the goroutine works on for what it
+	 * slept in (docs/model.md §6.2). */
+	extra.keeps = src == x->thread && reason && !strcmp(reason, GO_REASON_SLEEP);
+	return edge_x(c, x, CW_EDGE_WAKE, src, t, CW_SRC_RUNTIME, CW_CONF_OBSERVED, reason, &extra);
 }
 
 static int do_exit(struct cw_cls *c, const struct hit *x)

@@ -487,6 +487,7 @@ int cw_ident__edge_x(struct cw_ident *id, uint8_t type, const struct cw_obj *src
 		.reason = reason,
 		.interrupted = x ? x->interrupted : -1,
 		.addr = x ? x->addr : 0,
+		.keeps = x ? x->keeps : 0,
 	};
 
 	id->st->edges[type][conf]++;

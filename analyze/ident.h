@@ -183,6 +183,7 @@ int cw_ident__edge(struct cw_ident *id, uint8_t type, const struct cw_obj *src,
 struct cw_edge_extra {
 	int64_t interrupted; /* tid, or -1 */
 	uint64_t addr;	     /* 0: none */
+	uint8_t keeps;	     /* the dst keeps what it works for (struct cw_edge) */
 };
 
 /* Called for every edge, before it is written: what the dst learns from

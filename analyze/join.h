@@ -58,6 +58,11 @@ struct cw_edge {
 	/* The edge that carried the request this one hands on to its src
 	 * (carry.h); 0: none, or the src was in the request itself. */
 	uint64_t carried_by;
+	/* The dst keeps the request it works for: the edge ends a wait on
+	 * the dst's own object, which the src only ran (a goroutine's
+	 * time.Sleep timer, run by the scheduler on some thread: docs/model.md
+	 * §6.2), as a thread's own timer hands it back its own (arm > fire). */
+	uint8_t keeps;
 };
 
 /* The context plane (docs/model.md §4): a frame, a stack (the sequence of

@@ -22,8 +22,7 @@ static int origin(struct cw_cls *c, const struct cw_hdr *h, const struct cw_task
 	o->src = NULL;
 	o->conf = CW_CONF_UNKNOWN;
 	o->reason = NULL;
-	o->x.interrupted = -1;
-	o->x.addr = 0;
+	o->x = (struct cw_edge_extra){ .interrupted = -1 };
 	o->pid = o->tid = -1;
 	if (h->ctx != CW_CTX_TASK)
 		o->x.interrupted = t->tid; /* context, never the cause */

@@ -82,7 +82,9 @@ struct hop {
 	int mech; /* index into truth.mechs */
 	enum rule rule;
 	int64_t src_tid;
+	int has_src_tid; /* 0: '-', a thread of the pid line's process the program cannot name */
 	int has_task, has_req, has_key, has_a, has_dst, has_c;
+	int into_node; /* RULE direct into the OBJ_TYPE node of OBJ_KEY, not DST_TID's thread */
 	int64_t src_task, src_req, obj_key;
 	char cause[TYPE_LEN], obj_type[TYPE_LEN], effect[TYPE_LEN];
 	const char *obj_name; /* in truth.names; NULL: not given */

@@ -312,8 +312,8 @@ void edb_close(struct edb *db)
 /* --- nodes and contexts ------------------------------------------------ */
 
 struct node {
-	int64_t id, key, tid, start, end;
-	int has_start, has_end, has_tid, start_seen;
+	int64_t id, key, tid, pid, start, end;
+	int has_start, has_end, has_tid, has_pid, start_seen;
 	char type[TYPE_LEN];
 	char scope[128];
 };
@@ -323,7 +323,7 @@ struct node {
 struct ctx {
 	struct edb *db;
 	const struct truth *t;
-	sqlite3_stmt *node, *threads, *into, *cause, *from, *effwin, *orph, *waits_key, *waits_any,
+	sqlite3_stmt *node, *threads, *objs, *into, *cause, *from, *effwin, *orph, *waits_key, *waits_any,
 		*resume;
 	struct node *cache; /* direct-mapped by id */
 	int failed;
@@ -383,6 +383,7 @@ static int node_get(struct ctx *c, int64_t id, struct node *out)
 	n->end = col_i64(s, 4, &n->has_end);
 	n->start_seen = (int)col_i64(s, 5, NULL);
 	n->tid = col_i64(s, 6, &n->has_tid);
+	n->pid = col_i64(s, 7, &n->has_pid);
 	sqlite3_reset(s);
 	*out = *n;
 	return 1;
@@ -412,6 +413,12 @@ static int in_context(const struct truth *t, const struct node *n, const struct 
 {
 	int live = alive(n, ts);
 
+	/* SRC_TID '-': the runtime's own work on a thread of the workload
+	 * that the program cannot name (a Go timer run by the scheduler),
+	 * any of them, and no task or request. */
+	if (!h->has_src_tid)
+		return is_type(n, "thread") && n->has_pid && n->pid == t->pid && live ? CTX_IN
+										   : CTX_NO;
 	if (is_type(n, "thread") && n->key == h->src_tid)
 		return live ? CTX_IN : CTX_GEN;
 	if (is_type(n, "runtime_task") && h->has_task && n->key == h->src_task && in_scope(t, n))
@@ -481,33 +488,51 @@ static int is_observed(sqlite3_stmt *st, int col)
 	return p && !strcmp((const char *)p, "observed");
 }
 
-/* The thread nodes (every generation) of a tid. */
-static int thread_nodes(struct ctx *c, int64_t tid, int64_t **ids, size_t *n, size_t *cap)
+/* The node ids statement @st (bound) yields, into *ids. */
+static int node_ids(struct ctx *c, sqlite3_stmt *st, int64_t **ids, size_t *n, size_t *cap)
 {
 	*n = 0;
-	sqlite3_bind_int64(c->threads, 1, tid);
-	while (step_row(c, c->threads)) {
+	while (step_row(c, st)) {
 		if (*n == *cap) {
 			size_t ncap = *cap ? *cap * 2 : 16;
 			int64_t *p = realloc(*ids, ncap * sizeof(*p));
 
 			if (!p) {
-				sqlite3_reset(c->threads);
+				sqlite3_reset(st);
 				fprintf(stderr, "causeway-eval: out of memory\n");
 				return -1;
 			}
 			*ids = p;
 			*cap = ncap;
 		}
-		(*ids)[(*n)++] = sqlite3_column_int64(c->threads, 0);
+		(*ids)[(*n)++] = sqlite3_column_int64(st, 0);
 	}
-	sqlite3_reset(c->threads);
+	sqlite3_reset(st);
 	return c->failed ? -1 : 0;
 }
 
+/* The nodes (every generation) a hop's effect goes into: DST_TID's
+ * threads, or for a direct hop into a goroutine or a request the nodes of
+ * OBJ_TYPE and OBJ_KEY in the workload's scope. */
+static int dst_nodes(struct ctx *c, const struct hop *h, int64_t **ids, size_t *n, size_t *cap)
+{
+	if (!h->into_node) {
+		sqlite3_bind_int64(c->threads, 1, h->dst_tid);
+		return node_ids(c, c->threads, ids, n, cap);
+	}
+	sqlite3_bind_text(c->objs, 1, h->obj_type, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(c->objs, 2, h->obj_key);
+	if (c->t->has_pid)
+		sqlite3_bind_text(c->objs, 3, c->t->pid_scope, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(c->objs, 3);
+	return node_ids(c, c->objs, ids, n, cap);
+}
+
 /*
- * The EFFECT edges into DST_TID's thread in [C0, C1]: calls fn for each
- * with a src, and notes an orphan effect (src NULL).
+ * The EFFECT edges into DST_TID's thread in [C0, C1] (into the OBJ_TYPE
+ * node of OBJ_KEY for a direct hop into a goroutine or a request): calls
+ * fn for each with a src, and notes an orphan effect (src NULL).
  */
 typedef int (*into_fn)(struct scorer *s, size_t i, int64_t edge, const struct node *src,
 		       int64_t dst, int64_t ts, int observed);
@@ -518,7 +543,7 @@ static int edges_into(struct scorer *s, size_t i, into_fn fn)
 	sqlite3_stmt *st = s->c.into;
 	size_t n;
 
-	if (thread_nodes(&s->c, h->dst_tid, &s->tids, &n, &s->captids))
+	if (dst_nodes(&s->c, h, &s->tids, &n, &s->captids))
 		return -1;
 	for (size_t g = 0; g < n; g++) {
 		int64_t tid_node = s->tids[g];
@@ -979,9 +1004,11 @@ int score_edges(struct edb *db, const struct truth *t, struct system_score *out)
 		fprintf(stderr, "causeway-eval: out of memory\n");
 		goto out;
 	}
-	if (edb_prepare(db, "SELECT type, scope, key, start_ns, end_ns, start_seen, tid FROM nodes"
+	if (edb_prepare(db, "SELECT type, scope, key, start_ns, end_ns, start_seen, tid, pid FROM nodes"
 			    " WHERE id = ?", &c->node) ||
 	    edb_prepare(db, "SELECT id FROM nodes WHERE type = 'thread' AND key = ?", &c->threads) ||
+	    edb_prepare(db, "SELECT id FROM nodes WHERE type = ?1 AND key = ?2"
+			    " AND (?3 IS NULL OR scope = ?3)", &c->objs) ||
 	    edb_prepare(db, "SELECT id, src, ts, confidence FROM edges"
 			    " WHERE dst = ?1 AND type = ?2 AND ts BETWEEN ?3 AND ?4", &c->into) ||
 	    edb_prepare(db, "SELECT c.id, c.ts, c.conf, c.src, c.dst FROM cw_cause c"
@@ -1011,7 +1038,7 @@ int score_edges(struct edb *db, const struct truth *t, struct system_score *out)
 
 		switch (h->rule) {
 		case RULE_DIRECT:
-			if (h->has_c && h->has_dst && h->effect[0])
+			if (h->has_c && (h->has_dst || h->into_node) && h->effect[0])
 				r = edges_into(&s, i, direct_edge);
 			break;
 		case RULE_OBJECT:
@@ -1072,6 +1099,7 @@ int score_edges(struct edb *db, const struct truth *t, struct system_score *out)
 out:
 	sqlite3_finalize(c->node);
 	sqlite3_finalize(c->threads);
+	sqlite3_finalize(c->objs);
 	sqlite3_finalize(c->into);
 	sqlite3_finalize(c->cause);
 	sqlite3_finalize(c->from);

@@ -25,7 +25,9 @@ static const char *const node_types[] = { "process", "thread", "runtime_task", "
 /* The mechanisms FORMAT.md lists, in the order the reports show them. */
 static const char *const known_mechs[] = { "futex",     "io_uring", "io_uring_multishot",
 					   "io_uring_link", "workqueue", "timer",
-					   "timerfd",   "task",     "resource_wait", NULL };
+					   "timerfd",   "task",     "resource_wait",
+					   "go_http",   "go_chan",  "go_spawn",
+					   "go_mutex",  "go_timer", NULL };
 
 struct rd {
 	const char *path;
@@ -314,7 +316,7 @@ static int parse_hop(struct truth *t, struct caps *c, const struct rd *r, char *
 		h.rule = RULE_WAIT;
 	else
 		return bad(r, "RULE: '%s' is not direct, object or wait", esc_msg(f[4]));
-	if (get_int(r, "SRC_TID", f[5], &h.src_tid) ||
+	if (get_opt_int(r, "SRC_TID", f[5], &h.has_src_tid, &h.src_tid) ||
 	    get_opt_int(r, "SRC_TASK", f[6], &h.has_task, &h.src_task) ||
 	    get_opt_int(r, "SRC_REQ", f[7], &h.has_req, &h.src_req))
 		return -1;
@@ -335,8 +337,15 @@ static int parse_hop(struct truth *t, struct caps *c, const struct rd *r, char *
 		return -1;
 	if (!cancelled && !h.has_c)
 		return bad(r, "C0 C1: the effect window is required (the hop is not cancelled)");
-	if (!cancelled && !h.has_dst && h.rule != RULE_OBJECT)
-		return bad(r, "DST_TID is required for RULE %s", f[4]);
+	/* A direct handoff into a goroutine or a request: its claims are
+	 * the edges into that node (FORMAT.md, RULE direct). */
+	h.into_node = h.rule == RULE_DIRECT && h.has_key &&
+		      (!strcmp(h.obj_type, "runtime_task") || !strcmp(h.obj_type, "request"));
+	if (!cancelled && !h.has_dst && h.rule != RULE_OBJECT && !h.into_node)
+		return bad(r, "DST_TID is required for RULE %s (but a direct hop into a runtime_task or"
+			      " request of OBJ_KEY)", f[4]);
+	if (!h.has_src_tid && !t->has_pid)
+		return bad(r, "SRC_TID '-' (a thread of the workload) needs the 'pid' line before it");
 	if (h.rule == RULE_WAIT && h.has_c && h.c1 < h.a0)
 		return bad(r, "the wait window [A0, C1] ends before it begins");
 	if (!is_empty(f[11]) && !(h.obj_name = intern(t, c, r, f[11])))
