@@ -62,8 +62,17 @@ static const char R_ORPHAN_BEGIN_BREAK[] = "orphan: request begun in a coverage 
 static const char R_NOT_READIED[] = "readied by an unobserved path";
 static const char R_UNKNOWN_REASON[] = "wait reason unknown";
 static const char R_ACROSS_BREAK[] = "join across coverage break";
-/* waitReasonSleep's string in every Go version (runtime/runtime2.go) */
-#define GO_REASON_SLEEP "sleep"
+/*
+ * Wait reasons (runtime/runtime2.go's waitReasonStrings) whose ending
+ * hands the goroutine no work: a lock it waited for (go1.19 parks every
+ * sync.Mutex, RWMutex and WaitGroup waiter as "semacquire"; later
+ * versions name each), or its own time.Sleep timer.
+ */
+static const char *const keeps_reasons[] = {
+	"semacquire",	     "sync.Mutex.Lock", "sync.RWMutex.Lock", "sync.RWMutex.RLock",
+	"sync.WaitGroup.Wait", "sleep",
+};
+
 
 /* A binary the capture attached: its wait reasons, by number. */
 struct gbin {
@@ -405,6 +414,24 @@ static int do_park(struct cw_cls *c, const struct hit *x)
 	return 0;
 }
 
+/*
+ * Does a wake from @src into a goroutine parked for @reason leave it the
+ * request it works for (docs/model.md §6.2)? When no goroutine readied
+ * it: the thread only ran the runtime's own work (a timer, the netpoller,
+ * an injected list) on g0, and what the thread was handed is no evidence
+ * of what the goroutine was. When it waited for a lock: the releaser hands
+ * over the lock, not work.
+ */
+static int wake_keeps(const struct hit *x, const struct cw_obj *src, const char *reason)
+{
+	if (src == x->thread)
+		return 1;
+	for (size_t i = 0; reason && i < sizeof(keeps_reasons) / sizeof(keeps_reasons[0]); i++)
+		if (!strcmp(reason, keeps_reasons[i]))
+			return 1;
+	return 0;
+}
+
 static int do_ready(struct cw_cls *c, const struct hit *x)
 {
 	struct cw_edge_extra extra = { .interrupted = -1 };
@@ -419,12 +446,7 @@ static int do_ready(struct cw_cls *c, const struct hit *x)
 		return err;
 	reason = gstate_of(t)->parked;
 	gstate_of(t)->parked = NULL;
-	/* A time.Sleep is ended by the goroutine's own timer (resetForSleep
-	 * arms g.timer), which the scheduler runs on g0 of whichever thread
-	 * finds it due: the thread only ran it, and hands the goroutine none
-	 * of what it was handed itself; the goroutine works on for what it
-	 * slept in (docs/model.md §6.2). */
-	extra.keeps = src == x->thread && reason && !strcmp(reason, GO_REASON_SLEEP);
+	extra.keeps = (uint8_t)wake_keeps(x, src, reason);
 	return edge_x(c, x, CW_EDGE_WAKE, src, t, CW_SRC_RUNTIME, CW_CONF_OBSERVED, reason, &extra);
 }
 
