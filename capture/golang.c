@@ -199,7 +199,7 @@ static bool attach_prog(struct golang *g, int p, const struct gobin *b, const ch
 	uint32_t n = progs[p].at_returns ? f->nret : 1;
 
 	for (uint32_t i = 0; i < n; i++) {
-		uint64_t off = progs[p].at_returns ? f->ret_off[i] : f->off;
+		uint64_t off = progs[p].at_returns ? f->ret_off[i] : f->probe_off;
 		struct bpf_link *l = attach_at(g, p, open_path, off, id);
 
 		if (!l) {
