@@ -274,7 +274,8 @@ bench: all bench-tools
 # capture/classes.c), its io_uring and net workloads, and cpurun (a
 # command's CPU time).
 bench-tools: $(BUILD)/bench/floor $(BUILD)/bench/uring_storm $(BUILD)/bench/tcp_pingpong \
-	$(BUILD)/bench/cpurun $(BUILD)/bench/usdt_cost $(BUILD)/bench/blk_sync
+	$(BUILD)/bench/cpurun $(BUILD)/bench/usdt_cost $(BUILD)/bench/blk_sync \
+	$(BUILD)/bench/uprobe_cost
 
 $(BUILD)/bench/floor.bpf.c: bench/floor-gen.sh capture/classes.c
 	$(call msg,GEN,$@)
@@ -356,3 +357,9 @@ $(BUILD)/fuzz_reader: $(FUZZ_SRCS) $(HEADERS)
 clean:
 	$(call msg,CLEAN,build build-san)
 	$(Q)rm -rf build build-san
+
+# uprobe_cost: the targets of bench/uprobe-cost (what one uprobe hit costs).
+$(BUILD)/bench/uprobe_cost: bench/uprobe_cost.c
+	$(call msg,LINK,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $<

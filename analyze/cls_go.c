@@ -36,6 +36,16 @@
  * is written with an unknown cause, so that what it carried before the
  * park is not taken for what it works for now.
  *
+ * What was not probed. With --go-probes requests (the binary's record
+ * says so, and so do its attached bits) there are no execute, park or
+ * ready hits: no thread is known to run a goroutine, so samples stay on
+ * their threads and no request is the running node of any; there is no
+ * resume or wake edge, and none is written with an unknown cause either,
+ * for no park was seen to end. A request then has its begin and end
+ * edges with the serving goroutine, and so its latency. The begin's
+ * thread ran that goroutine at that instant only: it is not taken as
+ * running it after, since the goroutine may park and move.
+ *
  * Attribution. Goroutines are threads of the Go runtime: every carrying
  * handoff into one tells it whom it works for (cw_obj.takes_all; carry.c),
  * as for a thread, where an adapter task keeps the request it was spawned
@@ -102,6 +112,8 @@ CW_OBJ_STATE_OF(gstate_of, struct gstate, state)
 
 #define CW_GO_COUNTERS(X)                                                                          \
 	X(binaries, "go_binaries", "Go binaries the capture attached")                             \
+	X(binaries_requests, "go_binaries_requests",                                               \
+	  "of them, attached with --go-probes requests: no handoff probed")                        \
 	X(binaries_dropped, "go_binaries_dropped", "binary records past the bound, or malformed")  \
 	X(hits, "go_hits", "runtime probe hits joined")                                            \
 	X(unknown_binary, "go_hits_unknown_binary", "hits of a binary no record declared")         \
@@ -172,6 +184,8 @@ static int on_binary(struct cw_cls *c, const struct cw_hdr *h)
 		s += n + 1;
 	}
 	stats_of(c)->binaries++;
+	if (h->flags & CW_GO_REQUESTS_ONLY)
+		stats_of(c)->binaries_requests++;
 	return 0;
 }
 

@@ -2,6 +2,7 @@
 /* The meta table and the summary (analyze/report.h). */
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "breaks_scan.h"
 #include "critical.h"
@@ -69,6 +70,15 @@ static int put_trace(struct cw_db *db, const struct report *r)
 	return err;
 }
 
+/* The go class's probe mode (--go-probes), or NULL with no Go binary. */
+static const char *go_probes(const struct cw_join_stats *js)
+{
+	uint64_t n = cw_join_stats__get(js, "go_binaries");
+	uint64_t req = cw_join_stats__get(js, "go_binaries_requests");
+
+	return !n ? NULL : req == n ? "requests" : req ? "mixed" : "all";
+}
+
 int report__meta(struct cw_db *db, const struct report *r)
 {
 	const struct cw_join_stats *js = r->js;
@@ -98,6 +108,9 @@ int report__meta(struct cw_db *db, const struct report *r)
 	 * does not say: no buffer resource in the database then reads as
 	 * "not recorded", not as "no buffer was read". */
 	err = err ?: cw_db__meta(db, "usdt_probes_off", r->usdt_probes_off);
+	/* From the go class's binary records, what the join saw: NULL when
+	 * no Go binary was attached (the trace does not say). */
+	err = err ?: cw_db__meta(db, "go_probes", go_probes(js));
 	/* the context plane */
 	err = err ?: cw_db__meta(db, "symbols", r->env->no_symbols ? "none" : "libdw");
 	err = err ?: put_trace(db, r);
@@ -196,6 +209,15 @@ void report__summary(const struct report *r)
 		else
 			printf(", objects opened %" PRIu64 ", refused %" PRIu64 "\n",
 			       K("symbol_objects_opened"), K("symbol_objects_refused"));
+	}
+	if (K("go_binaries")) {
+		const char *mode = go_probes(js);
+
+		printf("  go: %" PRIu64 " binaries, %" PRIu64 " runtime probe hits, probes %s%s\n",
+		       K("go_binaries"), K("go_hits"), mode,
+		       strcmp(mode, "all") ? " (--go-probes requests: goroutines made and ended, "
+					     "and requests; no handoff probed, no wake or resume "
+					     "edge, samples left on their threads)" : "");
 	}
 #undef K
 	if (r->crit && r->crit->requests) {

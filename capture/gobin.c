@@ -753,6 +753,42 @@ out:
 	free(code);
 }
 
+/* ---- where an entry probe goes ---- */
+
+/* The stack check of gobin.h's probe_off, as the Go assembler writes it
+ * (cmd/internal/obj/x86 stacksplit) for a frame below StackBig. */
+static size_t stack_check_len(const uint8_t *p, size_t len)
+{
+	static const uint8_t cmp_sp[] = { 0x49, 0x3b, 0x66, 0x10 };  /* CMPQ 16(R14), SP */
+	static const uint8_t cmp_r12[] = { 0x4d, 0x3b, 0x66, 0x10 }; /* CMPQ 16(R14), R12 */
+	size_t at = 0;
+
+	/* LEAQ -N(SP), R12: disp8 or disp32 */
+	if (len >= 5 && p[0] == 0x4c && p[1] == 0x8d && p[2] == 0x64 && p[3] == 0x24)
+		at = 5;
+	else if (len >= 8 && p[0] == 0x4c && p[1] == 0x8d && p[2] == 0xa4 && p[3] == 0x24)
+		at = 8;
+	if (len < at + sizeof(cmp_sp) || memcmp(p + at, at ? cmp_r12 : cmp_sp, sizeof(cmp_sp)))
+		return 0;
+	at += sizeof(cmp_sp);
+	/* JBE rel8 | JBE rel32 */
+	if (len >= at + 2 && p[at] == 0x76)
+		return at;
+	if (len >= at + 6 && p[at] == 0x0f && p[at + 1] == 0x86)
+		return at;
+	return 0;
+}
+
+static void find_probe_point(struct ctx *c, struct gobin_fn_info *fi)
+{
+	uint8_t code[16];
+	size_t len = fi->size < sizeof(code) ? (size_t)fi->size : sizeof(code);
+
+	fi->probe_off = fi->off;
+	if (len && !read_vaddr(c, fi->addr, code, len))
+		fi->probe_off += stack_check_len(code, len);
+}
+
 /* ---- the whole ---- */
 
 static int inspect(struct ctx *c)
@@ -812,6 +848,7 @@ static int inspect(struct ctx *c)
 			continue;
 		for (int i = 0; i < GOBIN_MAX_ARGS; i++)
 			fi->arg_reg[i] = fi->arg_dwarf[i] >= 0 ? fi->arg_dwarf[i] : fi->arg_abi[i];
+		find_probe_point(c, fi);
 		if (wants_returns(f))
 			find_returns(c, fi, fn_names[f]);
 	}

@@ -44,6 +44,21 @@ struct gobin_fn_info {
 	uint64_t addr, size;	/* symbol vaddr and size */
 	uint64_t off;		/* file offset of the entry, as a uprobe wants it */
 	/*
+	 * The file offset an entry probe goes at: the conditional jump of
+	 * the stack check the Go assembler opens the function with (CMPQ
+	 * 16(R14), SP, or LEAQ -N(SP), R12 and CMPQ 16(R14), R12; then JBE
+	 * to morestack), when the function opens with exactly that; else
+	 * off. x86-64's uprobes emulate a conditional jump but run a compare
+	 * out of line under single-step, a second trap, which costs some
+	 * twenty times the first in a guest that exits to its hypervisor
+	 * on each (bench/README.md, "What a uprobe costs"). Every call runs
+	 * the check straight from the entry and nothing else jumps into it
+	 * (morestack returns to the entry), so the jump is hit once for each
+	 * hit of the entry, and it changes no register: the arguments are
+	 * where they were at the entry.
+	 */
+	uint64_t probe_off;
+	/*
 	 * Return instructions (RET, RET imm16), computed for NEWPROC1 and
 	 * SERVEHTTP only. ret_ok: the decoder walked the whole function and
 	 * landed exactly on its end, and found at most GOBIN_MAX_RET returns;

@@ -11,6 +11,15 @@
  * probed at its returns: no spawns (newproc1), or no requests at all
  * (ServeHTTP: a begin without its end would leave every request open).
  *
+ * --go-probes requests attaches newproc1, goexit0 and ServeHTTP only:
+ * goroutines made and ended, and requests, each hit once per goroutine or
+ * request, where the scheduler's functions (execute, gopark, ready,
+ * netpollready) hit on every handoff, several times a request. goexit0
+ * is kept, for a goroutine without its end would stay live in the
+ * analyzer for the rest of the trace, and it costs what the spawn does.
+ * The binary's record says the mode (CW_GO_REQUESTS_ONLY), so that what
+ * was not probed is read as not known, never as not done.
+ *
  * Binaries are told apart by the uprobe's cookie, their id, which is
  * also their go_bins slot: what differs between Go versions (offsets,
  * registers) is written there before the first probe is attached.
@@ -72,12 +81,16 @@ struct golang {
 	int bins_fd;
 	struct gobin *bins[CW_GO_MAX_BINARIES]; /* by id - 1 */
 	uint32_t nbins;
+	uint16_t fns; /* 1 << CW_GO_FN_*: the functions the mode probes */
 	struct golang_counts n;
 };
 
+/* The functions --go-probes requests probes. */
+#define REQUESTS_FNS (1u << CW_GO_FN_NEWPROC1 | 1u << CW_GO_FN_GOEXIT0 | 1u << CW_GO_FN_SERVEHTTP)
+
 static int look(void *ctx, struct uobj *o, int fd, const char *path, const char *open_path);
 
-struct golang *golang__new(struct bpf_object *obj, struct uobj *o)
+struct golang *golang__new(struct bpf_object *obj, struct uobj *o, bool requests_only)
 {
 	struct golang *g = calloc(1, sizeof(*g));
 	struct bpf_map *map = obj ? bpf_object__find_map_by_name(obj, "go_bins") : NULL;
@@ -95,6 +108,7 @@ struct golang *golang__new(struct bpf_object *obj, struct uobj *o)
 	}
 	g->bins_fd = bpf_map__fd(map);
 	g->o = o;
+	g->fns = requests_only ? REQUESTS_FNS : (1u << CW_GO_FN_MAX) - 1;
 	if (uobj__watch(o, look, g)) {
 		free(g);
 		errno = ENOSPC;
@@ -185,7 +199,7 @@ static bool attach_prog(struct golang *g, int p, const struct gobin *b, const ch
 	uint32_t n = progs[p].at_returns ? f->nret : 1;
 
 	for (uint32_t i = 0; i < n; i++) {
-		uint64_t off = progs[p].at_returns ? f->ret_off[i] : f->off;
+		uint64_t off = progs[p].at_returns ? f->ret_off[i] : f->probe_off;
 		struct bpf_link *l = attach_at(g, p, open_path, off, id);
 
 		if (!l) {
@@ -220,6 +234,7 @@ static void queue_record(struct golang *g, uint32_t id, uint16_t attached, const
 	}
 	r->hdr.type = CW_REC_META_GO;
 	r->hdr.size = (uint16_t)len;
+	r->hdr.flags = g->fns == REQUESTS_FNS ? CW_GO_REQUESTS_ONLY : 0;
 	r->hdr.cpu = 0xffff;
 	r->hdr.ts = clock__now();
 	r->id = id;
@@ -284,6 +299,8 @@ static int look(void *ctx, struct uobj *o, int fd, const char *path, const char 
 		/* the bit says the returns are in place, until the entry is */
 		if (p == P_SERVEHTTP)
 			attached &= (uint16_t)~(1u << CW_GO_FN_SERVEHTTP);
+		if (!(g->fns & 1u << progs[p].bit))
+			continue;
 		if (!ends || !usable(b, &cfg, p)) {
 			cw_verbose("go: %s: %s not attached", path, progs[p].name);
 			continue;

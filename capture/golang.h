@@ -25,8 +25,9 @@ struct uobj;
 
 /* For the go class's loaded object @obj: it watches the objects of @o
  * (capture/uobj.h), which attaches, queues the records and detaches for
- * it. NULL after a message, errno set. */
-struct golang *golang__new(struct bpf_object *obj, struct uobj *o);
+ * it; @requests_only: --go-probes requests (golang.c says which probes).
+ * NULL after a message, errno set. */
+struct golang *golang__new(struct bpf_object *obj, struct uobj *o, bool requests_only);
 
 /*
  * The drain's record filler (drain__set_filler): a CW_REC_GO_SPAWN gets

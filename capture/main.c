@@ -412,7 +412,8 @@ static int attach(struct capture *c)
 	if (c->adapter && !(c->usdt = usdt__new(tracer__object(c->tracer, CW_CLASS_ADAPTER),
 						 c->uobj, c->env->usdt_probe_on)))
 		return -1;
-	if (c->gorun && !(c->golang = golang__new(tracer__object(c->tracer, CW_CLASS_GO), c->uobj)))
+	if (c->gorun && !(c->golang = golang__new(tracer__object(c->tracer, CW_CLASS_GO), c->uobj,
+							  c->env->go_requests_only)))
 		return -1;
 	/* After loading: the snapshot then names the capture's own BPF
 	 * programs ([bpf]), where samples of the cost of tracing land; read
@@ -482,6 +483,7 @@ static int write_start(struct capture *c)
 		.classes_missing = c->missing,
 		.records_missing = tracer__records_missing(c->tracer),
 		.usdt_probes_off = c->adapter ? options__usdt_off(c->env, off, sizeof(off)) : NULL,
+		.go_probes = c->gorun ? options__go_probes(c->env) : NULL,
 		.context_method = cw_ctx_method_names[c->ctx],
 		.filtered = filtered(c),
 		.traced = c->traced,

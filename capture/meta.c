@@ -171,6 +171,8 @@ int meta__write_start(struct cw_writer *w, const struct meta_start *m, const str
 	err = err ?: meta__put_kv(w, ts, "records_missing", m->records_missing ? m->records_missing : "");
 	if (m->usdt_probes_off)
 		err = err ?: meta__put_kv(w, ts, "usdt_probes_off", m->usdt_probes_off);
+	if (m->go_probes)
+		err = err ?: meta__put_kv(w, ts, "go_probes", m->go_probes);
 	err = err ?: meta__put_kv(w, ts, "context_method", m->context_method);
 	if (m->filtered)
 		err = err ?: put_traced(w, ts, m->traced, m->ntraced);

@@ -31,6 +31,7 @@ struct meta_start {
 	const char *classes_missing; /* requested, not recorded: "name:why,..." */
 	const char *records_missing; /* of recorded classes, not given: "name:why,..." */
 	const char *usdt_probes_off; /* with the adapter class: "provider:probe,...", else NULL */
+	const char *go_probes;	     /* with the go class: --go-probes' mode, else NULL */
 	const char *context_method;  /* cw_ctx_method_names */
 	bool filtered;		     /* -p or COMMAND: traced_pids is written */
 	const pid_t *traced;	     /* the initial traced set (tgids) */

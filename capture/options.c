@@ -65,6 +65,12 @@ static void usage(FILE *f)
 		"                        '-' in a name reads '__', as in probes.d), -ITEM to\n"
 		"                        leave out (first: from default). Default: default;\n"
 		"                        those left out are named in metadata usdt_probes_off\n"
+		"      --go-probes MODE  the go class's uprobes on a Go runtime: all (default):\n"
+		"                        goroutines made, run, parked, readied and ended, and\n"
+		"                        net/http requests; requests: goroutines made and\n"
+		"                        ended, and requests, not the scheduler's handoffs\n"
+		"                        (no wake or resume edges, samples stay on threads),\n"
+		"                        for less cost; in metadata go_probes\n"
 		"  -q, --quiet           no status line, no notices, no summary\n"
 		"  -v, --verbose         also the notices that say nothing is lost: the context\n"
 		"                        method, optional programs the kernel refused while\n"
@@ -306,6 +312,7 @@ int options__parse(struct env *env, int argc, char **argv)
 		OPT_EDGE_RING,
 		OPT_USDT,
 		OPT_USDT_PROBES,
+		OPT_GO_PROBES,
 		OPT_VERSION
 	};
 	static const struct option opts[] = {
@@ -325,6 +332,7 @@ int options__parse(struct env *env, int argc, char **argv)
 		{ "edge-ring", required_argument, NULL, OPT_EDGE_RING },
 		{ "usdt", required_argument, NULL, OPT_USDT },
 		{ "usdt-probes", required_argument, NULL, OPT_USDT_PROBES },
+		{ "go-probes", required_argument, NULL, OPT_GO_PROBES },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -459,6 +467,15 @@ int options__parse(struct env *env, int argc, char **argv)
 				return 2;
 			env->usdt_probes = optarg;
 			break;
+		case OPT_GO_PROBES:
+			if (strcmp(optarg, "all") && strcmp(optarg, "requests")) {
+				cw_msg("--go-probes: '%s' is not all or requests (-e without go "
+				       "attaches none)", optarg);
+				return 2;
+			}
+			env->go_requests_only = optarg[0] == 'r';
+			env->go_probes_given = true;
+			break;
 		case 'q':
 			env->quiet = true;
 			break;
@@ -494,6 +511,10 @@ int options__parse(struct env *env, int argc, char **argv)
 	if ((env->nusdt || env->usdt_probes) && !env->events[CW_CLASS_ADAPTER]) {
 		cw_msg("%s does nothing without the usdt class (-e ...,usdt)",
 		       env->nusdt ? "--usdt" : "--usdt-probes");
+		return 2;
+	}
+	if (env->go_probes_given && !env->events[CW_CLASS_GO]) {
+		cw_msg("--go-probes does nothing without the go class (-e ...,go)");
 		return 2;
 	}
 	/* Not an -e class: the sample plane is on by -F and --no-offcpu. */
@@ -532,6 +553,8 @@ void options__string(const struct env *env, const char *classes, char *buf, size
 	if (off < len && env->events[CW_CLASS_ADAPTER])
 		off += snprintf(buf + off, len - off, " usdt_probes=%s",
 				env->usdt_probes ? env->usdt_probes : "default");
+	if (off < len && env->events[CW_CLASS_GO])
+		off += snprintf(buf + off, len - off, " go_probes=%s", options__go_probes(env));
 	if (off < len && ENV_SAMPLING(env))
 		snprintf(buf + off, len - off,
 			 " call_graph=%s dwarf_stack_size=%" PRIu32 " sample_budget=%" PRIu64
@@ -550,4 +573,9 @@ const char *options__usdt_off(const struct env *env, char *buf, size_t len)
 			off += snprintf(buf + off, len - off, "%s%s:%s", off ? "," : "",
 					cw_adapter_probes[i].provider, cw_adapter_probes[i].name);
 	return buf;
+}
+
+const char *options__go_probes(const struct env *env)
+{
+	return env->go_requests_only ? "requests" : "all";
 }

@@ -45,6 +45,10 @@ struct env {
 	 * its index; usdt_probes the list as given, NULL for the default. */
 	bool usdt_probe_on[CW_ADAPTER_NPROBES];
 	const char *usdt_probes;
+	/* --go-probes requests: of the go class's probes only spawns, ends
+	 * and net/http requests (capture/golang.c says which) */
+	bool go_requests_only;
+	bool go_probes_given;
 	bool quiet;
 	bool verbose;
 	int argc;
@@ -86,5 +90,8 @@ void options__string(const struct env *env, const char *classes, char *buf, size
 /* The adapter probes --usdt-probes leaves out, "provider:probe,..." for
  * the metadata key usdt_probes_off; "" when none. @return @buf. */
 const char *options__usdt_off(const struct env *env, char *buf, size_t len);
+
+/* --go-probes' mode, "all" or "requests", for the metadata key go_probes. */
+const char *options__go_probes(const struct env *env);
 
 #endif /* CAUSEWAY_CAPTURE_OPTIONS_H */

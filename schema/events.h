@@ -729,7 +729,10 @@ struct cw_usdt_str {
  * bytes of its path as mapped, and reasons_len bytes of its wait
  * reasons, the strings of runtime.waitReasonStrings in the order of
  * their numbers (cw_go.other of a park), each ended by a NUL; then zero
- * padding to a multiple of 8.
+ * padding to a multiple of 8. hdr.flags: CW_GO_REQUESTS_ONLY when the
+ * capture left the scheduler's functions (execute, gopark, ready,
+ * netpollready) out by choice (--go-probes requests), not because it
+ * could not attach them: attached then says so too.
  */
 struct cw_go_binary {
 	struct cw_hdr hdr;
@@ -775,6 +778,7 @@ struct cw_go {
 };
 
 #define CW_GO_NETPOLL 0x1
+#define CW_GO_REQUESTS_ONLY 0x1 /* hdr.flags of cw_go_binary */
 #define CW_GO_FUNC_LEN 96
 #define CW_GO_REQ_LEN 128
 

@@ -8,6 +8,9 @@
 #      and the other way round; the same over every function of .symtab
 #      (--check-all): each function the decoder walks whole has objdump's
 #      starts exactly, and each one it refuses has a "(bad)" in objdump;
+#  (a') the entry probes of execute, gopark, ready, goexit0 and ServeHTTP
+#      sit on the JBE of their stack check, as objdump lists it, and
+#      netpollready's (no stack check) on its entry;
 #  (b) net/http.Request.Method and .URL and net/url.URL.Path are what the
 #      program prints with unsafe.Offsetof;
 #  (c) runtime.g.goid, .m, runtime.m.curg, .procid, runtime.funcval.fn,
@@ -127,6 +130,28 @@ for fn in runtime.newproc1 net/http.serverHandler.ServeHTTP; do
 	done
 	echo "go/gobin: $fn: $(wc -l < my.starts) instructions, returns at $(echo $(cat my.rets)), as objdump"
 done
+
+# (a') where an entry probe goes (gobin.h's probe_off): in the functions
+# that open with the assembler's stack check, the JBE objdump lists right
+# after its compare, at most 13 bytes in; netpollready opens with none
+# (its entry then)
+for fn in runtime.execute runtime.gopark runtime.ready runtime.goexit0 net/http.serverHandler.ServeHTTP \
+	runtime.netpollready; do
+	cp facts out
+	addr=$(get fn $fn addr) probe=$(get probe $fn vaddr)
+	off=$(awk -v n=$fn '$1 == "probe" && $2 == n { print $3 }' out)
+	objdump -d --no-show-raw-insn --start-address=$((addr)) --stop-address=$((addr + 16)) prog |
+		awk '/^ +[0-9a-f]+:\t/ { a = $1; sub(":", "", a); print "0x" a, $2, $3 }' > od.head
+	if [ $fn = runtime.netpollready ]; then
+		want=$addr
+	else
+		want=$(awk '$2 ~ /^cmp/ && $3 ~ /0x10\(%r14\)/ { c = 1; next } c && $2 == "jbe" { print $1; exit } { c = 0 }' od.head)
+	fi
+	[ -n "$want" ] && [ $((probe)) = $((want)) ] && [ $((probe - addr)) -le 13 ] ||
+		fail "$fn: entry probe at $probe, expected ${want:-a JBE after the stack check}: $(tr '\n' ';' < od.head)"
+	[ "$off" = "$(fileoff "$probe")" ] || fail "$fn: probe file offset $off, readelf says $(fileoff "$probe")"
+done
+echo "go/gobin: entry probes on the stack check's JBE (execute, gopark, ready, goexit0, ServeHTTP), netpollready's at its entry"
 
 # (a) every function
 dump --check-all prog

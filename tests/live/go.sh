@@ -30,6 +30,19 @@
 #    window (docs/model.md §6.1, as live/hops allows); at least 90% carry
 #    the request, none a wrong one, and no sample is charged to a request
 #    outside its begin and end.
+# Then --go-probes requests (docs/model.md §6.2), on the program again,
+# against its new truth:
+#  - the trace and the database say the mode (go_probes requests, the
+#    binary's record counted in go_binaries_requests);
+#  - the same 2K spawn edges from the spawner, and every one of those
+#    goroutines ended (goexit0 is probed);
+#  - the same R requests named GET /item/I, each one begin from and one
+#    end to its serving goroutine, inside the client's call;
+#  - no resume or wake edge into or out of a goroutine (the scheduler was
+#    not probed: none is invented, not even with an unknown cause), no
+#    sample whose node is a goroutine or a request, none attributed to a
+#    request;
+#  - --go-probes with a bad mode, or without the go class: exit 2.
 # A build whose capture has no go class (issue 21 not merged) skips, and
 # says so.
 
@@ -194,3 +207,47 @@ burned=$(grep -c ';main\.burn' "$T/t.folded")
 echo "live/$NAME: $((2 * K)) spawns from main.spawner, $((2 * N)) ping-pong wakes, $S sleeps, $M Lock handoffs," \
 	"$R requests (GET /item/0..$((R - 1))) handed to their workers; $named/$inside CPU samples in main.burn" \
 	"carry their request ($late read late), none a wrong one"
+
+# --go-probes requests: goroutines made and ended, and requests; nothing
+# of the scheduler.
+capture -q -F 999 -e sched,go --go-probes requests -o "$T/r.cwt" -- "$T/gowork" -truth "$T/rtruth" \
+	-n $N -k $K -s $S -m $M -r $R -w $W -burn 20ms
+DB=$T/r.db
+analyze "$T/r.cwt" "$DB"
+P=$(awk '$1 == "pid" { print $2 }' "$T/rtruth")
+got="$(kv go_probes "$T/r.cwt") $(meta go_probes "$DB") $(meta go_binaries_requests "$DB")"
+[ "$got" = "requests requests 1" ] || fail "--go-probes requests: go_probes in the trace, in meta, go_binaries_requests: $got"
+q "create table tspawn(parent, role, goid, fn);
+   insert into tspawn values $(truth_rows spawn "$T/rtruth");
+   create table treq(i, method, path, t0, t1, handler, worker, b0, b1, retries);
+   insert into treq values $(truth_rows request "$T/rtruth");
+   create table ttask(role, goid, fn);
+   insert into ttask values $(truth_rows task "$T/rtruth");" >/dev/null
+G="from nodes n where n.type = 'runtime_task' and n.scope = 'pid:$P'"
+SPAWNER=$(q "select max(n.id) $G and n.key = (select goid from ttask where role = 'spawner')")
+[ -n "$SPAWNER" ] || fail "--go-probes requests: no node for main.spawner"
+bad=$(q "select count(*) from tspawn t where (select count(*) $G and n.key = t.goid and n.name = t.fn
+	and n.end_ns is not null and (select count(*) from edges e where e.type = 'spawn' and e.dst = n.id) = 1
+	and exists (select 1 from edges e where e.type = 'spawn' and e.dst = n.id and e.src = $SPAWNER)) != 1")
+[ "$bad" = 0 ] || fail "--go-probes requests: $bad of $((2 * K)) spawned goroutines not one node named by its function, spawned by main.spawner, ended"
+q "alter table treq add column hnode; update treq set hnode = (select max(n.id) $G and n.key = handler)" >/dev/null
+bad=$(q "select count(*) from treq r where (select count(*) from nodes n where n.type = 'request' and n.scope = 'pid:$P'
+	and n.name = r.method || ' ' || r.path and (select count(*) from edges e where e.dst = n.id and e.type = 'begin'
+	and e.ts > r.t0 and e.src = r.hnode) = 1 and (select count(*) from edges e
+	where e.src = n.id and e.type = 'end' and e.ts < r.t1 and e.dst = r.hnode) = 1) != 1")
+n=$(q "select count(*) from nodes where type = 'request' and scope = 'pid:$P'")
+[ "$bad" = 0 ] && [ "$n" = $R ] || fail "--go-probes requests: $n request nodes, $bad of $R requests without their node, one begin from and one end to the serving goroutine inside the client's call"
+got=$(q "select (select count(*) from edges e where e.type in ('wake', 'resume') and (e.src in (select id from nodes
+	where type = 'runtime_task') or e.dst in (select id from nodes where type = 'runtime_task'))) || ' ' ||
+	(select count(*) from samples s join nodes n on n.id = s.node where n.type in ('runtime_task', 'request')) || ' ' ||
+	(select count(*) from attribution where request is not null) || ' ' || (select count(*) from samples)")
+read -r handoffs ongo attributed nsamples <<<"$got"
+[ "$handoffs $ongo $attributed" = "0 0 0" ] && [ "$nsamples" -gt 0 ] || fail "--go-probes requests: wake or resume edges of goroutines, samples on a goroutine or request, samples attributed to a request, samples: $got, expected 0 0 0 and some samples"
+expect_rc 2 "'handoffs' is not all or requests" "--go-probes, a bad mode" -- \
+	"$CAP" -o "$T/x.cwt" -e sched,go --go-probes handoffs -- true
+expect_rc 2 "--go-probes does nothing without the go class" "--go-probes without -e go" -- \
+	"$CAP" -o "$T/x.cwt" -e sched --go-probes requests -- true
+[ ! -e "$T/x.cwt" ] || fail "a refused --go-probes capture left $T/x.cwt"
+echo "live/$NAME: --go-probes requests: $((2 * K)) spawns from main.spawner, each goroutine ended, $R requests" \
+	"with their begin and end; no wake or resume edge of a goroutine, $nsamples samples left on threads;" \
+	"a bad mode and no go class: exit 2"

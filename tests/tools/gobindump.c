@@ -55,6 +55,8 @@ static void dump(const struct gobin *b)
 		       (unsigned long long)fi->off);
 		if (!fi->found)
 			continue;
+		printf("probe %s 0x%llx vaddr 0x%llx\n", n, (unsigned long long)fi->probe_off,
+		       (unsigned long long)(fi->probe_off - fi->off + fi->addr));
 		printf("ret %s ok %d n %u\n", n, fi->ret_ok, fi->nret);
 		for (uint32_t i = 0; i < fi->nret; i++)
 			printf("retoff %s 0x%llx vaddr 0x%llx\n", n, (unsigned long long)fi->ret_off[i],
