@@ -127,6 +127,15 @@ static const char *const cw_shared_maps[] = { "edges", "counters", "traced", "pc
  * needs it is not read.
  */
 #define CW_GO_MAX_BINARIES 256
+/*
+ * Set in a uprobe's cookie (above the binary's id) when the probe sits on
+ * the JBE of the function's stack check rather than its first byte
+ * (capture/gobin.h, probe_off): the hit then sees the compare's flags,
+ * and a jump about to be taken (CF or ZF: the stack must grow) runs
+ * morestack, which starts the function again and hits the probe once
+ * more. That first hit records nothing: a function is entered once.
+ */
+#define CW_GO_AT_STACK_CHECK (1ull << 32)
 #define CW_GO_NO_REG 0xff
 struct cw_go_cfg {
 	__s32 g_goid, g_m, m_curg;	 /* runtime.g.goid, .m; runtime.m.curg */

@@ -69,14 +69,21 @@ static __always_inline __u64 word(__u64 base, __s32 off)
 	return v;
 }
 
+/* EFLAGS' carry and zero flags: a JBE jumps on either. */
+#define GO_FLAGS_BE (0x1 | 0x40)
+
 /* The traced program's binary, or NULL when this hit records nothing. */
 static __always_inline const struct cw_go_cfg *cfg(struct pt_regs *ctx, __u32 *id)
 {
+	__u64 cookie = bpf_get_attach_cookie(ctx);
 	const struct cw_go_cfg *b;
 
+	/* the stack must grow first: the entry is hit again after it */
+	if ((cookie & CW_GO_AT_STACK_CHECK) && (ctx->flags & GO_FLAGS_BE))
+		return NULL;
 	if (!cw_tgid_traced(bpf_get_current_pid_tgid() >> 32))
 		return NULL;
-	*id = (__u32)bpf_get_attach_cookie(ctx);
+	*id = (__u32)cookie;
 	b = bpf_map_lookup_elem(&go_bins, id);
 	return b && b->valid ? b : NULL;
 }

@@ -183,9 +183,9 @@ static bool usable(const struct gobin *b, const struct cw_go_cfg *c, int p)
 }
 
 static struct bpf_link *attach_at(struct golang *g, int p, const char *open_path, uint64_t off,
-				  uint32_t id)
+				  uint64_t cookie)
 {
-	LIBBPF_OPTS(bpf_uprobe_opts, opts, .bpf_cookie = id);
+	LIBBPF_OPTS(bpf_uprobe_opts, opts, .bpf_cookie = cookie);
 
 	return bpf_program__attach_uprobe_opts(g->prog[p], -1, open_path, (size_t)off, &opts);
 }
@@ -200,7 +200,9 @@ static bool attach_prog(struct golang *g, int p, const struct gobin *b, const ch
 
 	for (uint32_t i = 0; i < n; i++) {
 		uint64_t off = progs[p].at_returns ? f->ret_off[i] : f->probe_off;
-		struct bpf_link *l = attach_at(g, p, open_path, off, id);
+		struct bpf_link *l = attach_at(g, p, open_path, off,
+					       id | (off != f->off && !progs[p].at_returns ?
+							     CW_GO_AT_STACK_CHECK : 0));
 
 		if (!l) {
 			cw_notice("go: cannot attach %s to %s in %s: %s", progs[p].name,
