@@ -75,6 +75,8 @@ static const struct {
 	[P_SERVEHTTP] = { "go_servehttp", GOFN_SERVEHTTP, false, CW_GO_FN_SERVEHTTP },
 };
 
+#define GO_REFUSED_NAMED 8
+
 struct golang {
 	struct uobj *o;
 	struct bpf_program *prog[P_N];
@@ -83,6 +85,9 @@ struct golang {
 	uint32_t nbins;
 	uint16_t fns; /* 1 << CW_GO_FN_*: the functions the mode probes */
 	struct golang_counts n;
+	/* The first refused binaries, named again in the summary: a notice
+	 * at attach time scrolls away under a long capture's status line. */
+	char *refused[GO_REFUSED_NAMED];
 };
 
 /* The functions --go-probes requests probes. */
@@ -256,6 +261,17 @@ static void queue_record(struct golang *g, uint32_t id, uint16_t attached, const
 	}
 }
 
+/* Binary @path is traced as threads, for reason @why. */
+static void refuse(struct golang *g, const char *path, const char *why)
+{
+	char *named;
+
+	cw_notice("go: %s is traced as threads, not as Go: %s", path, why);
+	if (g->n.refused < GO_REFUSED_NAMED && asprintf(&named, "%s (%s)", path, why) >= 0)
+		g->refused[g->n.refused] = named;
+	g->n.refused++;
+}
+
 static int look(void *ctx, struct uobj *o, int fd, const char *path, const char *open_path)
 {
 	struct golang *g = ctx;
@@ -272,14 +288,12 @@ static int look(void *ctx, struct uobj *o, int fd, const char *path, const char 
 	if (err == -ENOENT)
 		return 0; /* not Go */
 	if (err) {
-		cw_notice("go: %s is traced as threads, not as Go: %s", path, why);
-		g->n.refused++;
+		refuse(g, path, why);
 		return 0;
 	}
 	if (g->nbins == CW_GO_MAX_BINARIES) {
-		cw_notice("go: more than %d Go binaries; %s is traced as threads", CW_GO_MAX_BINARIES,
-			  path);
-		g->n.refused++;
+		snprintf(why, sizeof(why), "more than %d Go binaries", CW_GO_MAX_BINARIES);
+		refuse(g, path, why);
 		gobin_free(b);
 		return 0;
 	}
@@ -287,8 +301,8 @@ static int look(void *ctx, struct uobj *o, int fd, const char *path, const char 
 	config_of(b, &cfg);
 	/* Before the attach: the first hit may come at once. */
 	if (bpf_map_update_elem(g->bins_fd, &id, &cfg, BPF_ANY)) {
-		cw_notice("go: %s: cannot write its offsets: %s", path, strerror(errno));
-		g->n.refused++;
+		snprintf(why, sizeof(why), "cannot write its offsets: %s", strerror(errno));
+		refuse(g, path, why);
 		gobin_free(b);
 		return 0;
 	}
@@ -347,10 +361,27 @@ void golang__notice(const struct golang *g, const char *when)
 	    (unsigned long long)g->n.failed, (unsigned long long)g->n.refused);
 }
 
+void golang__summary(const struct golang *g)
+{
+	uint64_t named = g->n.refused < GO_REFUSED_NAMED ? g->n.refused : GO_REFUSED_NAMED;
+
+	if (!g->n.refused)
+		return;
+	cw_notice("go: %llu Go binaries traced as threads, not as Go (docs/model.md §6.2):",
+		  (unsigned long long)g->n.refused);
+	for (uint64_t i = 0; i < named; i++)
+		cw_notice("  %s", g->refused[i] ? g->refused[i] : "(no memory for its name)");
+	if (g->n.refused > named)
+		cw_notice("  and %llu more, named in the notices above",
+			  (unsigned long long)(g->n.refused - named));
+}
+
 void golang__free(struct golang *g)
 {
 	if (!g)
 		return;
+	for (int i = 0; i < GO_REFUSED_NAMED; i++)
+		free(g->refused[i]);
 	for (uint32_t i = 0; i < g->nbins; i++)
 		gobin_free(g->bins[i]);
 	free(g);

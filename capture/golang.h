@@ -7,7 +7,8 @@
  * DWARF), hand bpf/go.bpf.c what it reads them with, attach its programs
  * and describe each binary as a CW_REC_META_GO record. A Go binary that
  * cannot be traced (stripped, no DWARF, the stack ABI) is named in a
- * notice and counted: its threads are traced as threads.
+ * notice and in the summary, and counted: its threads are traced as
+ * threads.
  */
 #ifndef CAUSEWAY_CAPTURE_GOLANG_H
 #define CAUSEWAY_CAPTURE_GOLANG_H
@@ -46,6 +47,10 @@ void golang__counts(const struct golang *g, struct golang_counts *c);
 
 /* One notice with the counts so far ("at start"). */
 void golang__notice(const struct golang *g, const char *when);
+
+/* For the summary: the binaries traced as threads, the first few by name
+ * and reason; nothing when there is none. */
+void golang__summary(const struct golang *g);
 
 /* NULL ok; the probes are the uobj set's to detach. */
 void golang__free(struct golang *g);

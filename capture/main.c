@@ -649,6 +649,8 @@ static void summarize(const struct capture *c, enum stop_reason stop)
 	sum.stop_detail = stop == STOP_SIGNAL || stop == STOP_TARGETS ? stop_detail : NULL;
 	sum.command = c->cmd ? command__describe(c->cmd, cmd_status, sizeof(cmd_status)) : NULL;
 	status__summary(c->w, &sum);
+	if (c->golang)
+		golang__summary(c->golang);
 	/* Detaching uprobes takes the kernel's grace period each (about
 	 * 0.1 s a probe): say where the wall time went. */
 	if (c->detached_ns > c->stop_ns + NS_PER_SEC / 2)

@@ -43,6 +43,13 @@
 #    sample whose node is a goroutine or a request, none attributed to a
 #    request;
 #  - --go-probes with a bad mode, or without the go class: exit 2.
+# Then the program stripped (-ldflags='-s -w': no symbol table, no DWARF),
+# which the go class refuses (docs/model.md §6.2):
+#  - the capture's summary names it, with why, under the count of Go
+#    binaries traced as threads; the trace counts it in
+#    go_binaries_refused and attaches none;
+#  - the database has no goroutine and no request of it, and its threads
+#    are there with their sched edges: traced as threads.
 # A build whose capture has no go class (issue 21 not merged) skips, and
 # says so.
 
@@ -251,3 +258,24 @@ expect_rc 2 "--go-probes does nothing without the go class" "--go-probes without
 echo "live/$NAME: --go-probes requests: $((2 * K)) spawns from main.spawner, each goroutine ended, $R requests" \
 	"with their begin and end; no wake or resume edge of a goroutine, $nsamples samples left on threads;" \
 	"a bad mode and no go class: exit 2"
+
+# A stripped Go binary: refused by name, traced as threads.
+gocmd build -ldflags='-s -w' -o "$T/gostrip" "$top/tests/workloads/gowork/main.go" || fail "go build -ldflags='-s -w' failed"
+"$CAP" -F 999 -e sched,go -o "$T/s.cwt" -- "$T/gostrip" -truth "$T/struth" -n 200 -k 2 -s 1 -m 1 -r 4 -w 2 \
+	>/dev/null 2>"$T/s.err"
+check_capture_rc $? "$T/s.err"
+grep -q "^causeway-capture: go: 1 Go binaries traced as threads" "$T/s.err" &&
+	grep -qF "  $T/gostrip (" "$T/s.err" || fail "the summary does not name the stripped binary:
+  $(tail -5 "$T/s.err")"
+got="$(kv go_binaries_refused "$T/s.cwt") $(kv go_binaries "$T/s.cwt")"
+[ "$got" = "1 0" ] || fail "stripped: go_binaries_refused and go_binaries in the trace: $got, not 1 0"
+DB=$T/s.db
+analyze "$T/s.cwt" "$DB"
+P=$(awk '$1 == "pid" { print $2 }' "$T/struth")
+got=$(q "select (select count(*) from nodes where type in ('runtime_task', 'request') and scope = 'pid:$P') || ' ' ||
+	(select count(*) from nodes where type = 'thread' and pid = $P) || ' ' ||
+	(select count(*) from edges e join nodes d on d.id = e.dst where d.type = 'thread' and d.pid = $P
+	and e.type in ('wake', 'resume'))")
+read -r gos threads sched <<<"$got"
+[ "$gos" = 0 ] && [ "$threads" -ge 2 ] && [ "$sched" -gt 0 ] || fail "stripped: goroutine and request nodes, threads of $P, their wake and resume edges: $got, expected 0, at least 2, some"
+echo "live/$NAME: stripped: named in the summary ($(grep -F "  $T/gostrip (" "$T/s.err" | sed "s|.*$T/gostrip ||")), go_binaries_refused 1, no goroutine, $threads threads with $sched wakes and resumes"
