@@ -15,9 +15,11 @@
  *   uc_ret  is a ret, also single-stepped: the go class's return probes;
  *   uc_jcc  begins with a conditional jump (after a cmp, at uc_jcc_at),
  *           which the kernel emulates: the int3 alone; where the go class
- *           puts its entry probes (capture/gobin.h, probe_off).
+ *           puts its entry probes (capture/gobin.h, probe_off);
+ *   uc_nop  begins with a one-byte nop, a USDT probe's site (sys/sdt.h):
+ *           what each of PostgreSQL's probes costs its backend.
  *
- *   uprobe_cost cmp|ret|jcc [N [REPS]]   prints "NAME: X.XX ns per call"
+ *   uprobe_cost cmp|ret|jcc|nop [N [REPS]]   prints "NAME: X.XX ns per call"
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -28,6 +30,7 @@
 void uc_cmp(void);
 void uc_ret(void);
 void uc_jcc(void);
+void uc_nop(void);
 
 /* r14 is Go's g register; here it points at a word the compare reads.
  * uc_jcc's jump goes where it falls through: no branch taken either way. */
@@ -41,7 +44,10 @@ __asm__(".text\n"
 	".globl uc_jcc\n.type uc_jcc,@function\n"
 	"uc_jcc:\n\tcmp 16(%r14), %rsp\n"
 	".globl uc_jcc_at\nuc_jcc_at:\n\tjbe 1f\n1:\tret\n"
-	".size uc_jcc, .-uc_jcc\n");
+	".size uc_jcc, .-uc_jcc\n"
+	".globl uc_nop\n.type uc_nop,@function\n"
+	"uc_nop:\n\tnop\n\tret\n"
+	".size uc_nop, .-uc_nop\n");
 
 static uint64_t gword[4];
 
@@ -68,11 +74,12 @@ int main(int argc, char **argv)
 	int reps = argc > 3 ? atoi(argv[3]) : 5;
 	void (*fn)(void) = !strcmp(which, "cmp") ? uc_cmp :
 			   !strcmp(which, "ret") ? uc_ret :
-			   !strcmp(which, "jcc") ? uc_jcc : NULL;
+			   !strcmp(which, "jcc") ? uc_jcc :
+			   !strcmp(which, "nop") ? uc_nop : NULL;
 	double min = 1e300;
 
 	if (!fn || !n || reps <= 0) {
-		fprintf(stderr, "usage: uprobe_cost cmp|ret|jcc [N [REPS]]\n");
+		fprintf(stderr, "usage: uprobe_cost cmp|ret|jcc|nop [N [REPS]]\n");
 		return 2;
 	}
 	loop(fn, n / 10); /* warm up */
