@@ -40,9 +40,9 @@ enum rule { RULE_DIRECT, RULE_OBJECT, RULE_WAIT };
 /* Records (lines other than comments and blank lines): the arrays grow
  * with them. 10M hops with a request and a cpu line for every hop fit. */
 #define TRUTH_RECORDS_MAX (1ul << 25)
-/* config lines: the knobs of a run (truthload writes 16). */
+/* config lines: the knobs of a run (truthload writes 18). */
 #define TRUTH_CONFIG_MAX 1024
-/* Distinct MECH names: a row of every report each (FORMAT.md lists 9). */
+/* Distinct MECH names: a row of every report each (FORMAT.md lists 14). */
 #define TRUTH_MECHS_MAX 64
 /* Bytes of the distinct thread roles and object names, each kept once
  * (truthload has a dozen, under 200 bytes). */

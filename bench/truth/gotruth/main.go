@@ -134,9 +134,12 @@ func (s stretch) end(q *request) {
 type use struct{ cpu, wall int64 }
 
 type hop struct {
-	mech            string
-	srcTid, srcTask int64 // srcTid 0: a thread the program cannot name
-	srcReq          bool  // the request was open in the source's context
+	mech string
+	// srcTid: the thread the source ran on during the call that made
+	// the hop (locked to it), read before the source parks; 0: a thread
+	// the program cannot name.
+	srcTid, srcTask int64
+	srcReq          bool // the request was open in the source's context
 	effect, objType string
 	objKey, c0, c1  int64
 	// The wakee's return from the wait the hop ended: C1 is at most
@@ -280,13 +283,17 @@ func worker() {
 		c0 := nanotime()
 		go child(q, &mu, me, &kid)
 		c1 := nanotime()
+		// The spawn's thread is this stretch's: the hop is written
+		// after the Lock (kid is known then), which parks the worker,
+		// and it may resume on another thread.
+		spawner := s.tid
 		burn(workNs)
 		s.end(q)
 		mu.Lock() // parks until the child's Unlock readies it
 		q.lockTaken = nanotime()
 		s = begin()
 		mu.Unlock()
-		q.add(hop{"go_spawn", s.tid, me, true, "spawn", "runtime_task", kid, c0, c1, nil})
+		q.add(hop{"go_spawn", spawner, me, true, "spawn", "runtime_task", kid, c0, c1, nil})
 		s.end(q)
 		c0 = nanotime()
 		time.Sleep(time.Duration(sleepNs))
@@ -325,12 +332,17 @@ func handle(w http.ResponseWriter, r *http.Request) {
 		select {
 		case jobs <- j:
 			c1 := nanotime()
+			// The send's thread is this stretch's: the hop is
+			// written after the reply (j.worker is known then),
+			// which parks the handler, and it may resume on
+			// another thread.
+			sender := s.tid
 			s.end(q)
 			<-j.reply
 			q.replyTaken = nanotime()
 			s = begin()
 			// j.worker was set before the reply: the channel orders it
-			q.add(hop{"go_chan", s.tid, me, true, "wake", "runtime_task", j.worker, c0, c1, &q.jobTaken})
+			q.add(hop{"go_chan", sender, me, true, "wake", "runtime_task", j.worker, c0, c1, &q.jobTaken})
 			fmt.Fprintf(w, "%d\n", n)
 			q.lastTid = s.tid
 			s.end(q)
