@@ -125,9 +125,10 @@ for fn in runtime.newproc1 net/http.serverHandler.ServeHTTP; do
 	[ -s od.rets ] || fail "$fn: objdump lists no ret"
 	cmp -s my.rets od.rets || fail "$fn: returns $(echo $(cat my.rets)), objdump's $(echo $(cat od.rets))"
 	[ "$(get ret $fn n)" = "$(wc -l < od.rets)" ] || fail "$fn: ret n $(get ret $fn n), objdump $(wc -l < od.rets)"
-	awk -v n=$fn '$1 == "retoff" && $2 == n { print $3, $5 }' out | while read -r o v; do
+	# (not a pipe: fail must set failed in this shell)
+	while read -r o v; do
 		[ "$o" = "$(fileoff "$v")" ] || fail "$fn: return at $v has file offset $o, readelf says $(fileoff "$v")"
-	done
+	done < <(awk -v n=$fn '$1 == "retoff" && $2 == n { print $3, $5 }' out)
 	echo "go/gobin: $fn: $(wc -l < my.starts) instructions, returns at $(echo $(cat my.rets)), as objdump"
 done
 
@@ -328,10 +329,10 @@ for seed in $(seq $SEED $((SEED + 29))); do
 	len=$((8 + $(rnd $seed 24)))
 	scribble hurt $((np_off + $(rnd $((seed + 7)) $((np_size - len))))) $len $seed
 	try hurt
-	awk '$1 == "retoff" && $2 == "runtime.newproc1" { print $3 }' out | while read -r o; do
+	while read -r o; do
 		b=$(od -An -tx1 -j $((o)) -N1 hurt | tr -d ' ')
 		[ "$b" = c3 ] || [ "$b" = c2 ] || fail "seed $seed: a return of newproc1 at $o is the byte $b"
-	done
+	done < <(awk '$1 == "retoff" && $2 == "runtime.newproc1" { print $3 }' out)
 	dump --bounds runtime.newproc1 hurt
 	grep -qx 'end ok' out || continue
 	whole=$((whole + 1))
