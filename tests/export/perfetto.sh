@@ -5,8 +5,10 @@
 # packet there), decoded with perfetto's field numbers
 # (tests/export/perfetto_trace.proto) and checked against its database by
 # tests/export/perfetto.py: a track per thread, process, request and task,
-# a blocked slice per off-CPU sample named by what ended it, a flow per
-# edge, an instant per unknown cause; whole, in windows (--since,
+# a blocked slice per off-CPU sample named by what ended it (in a wait on
+# a resource: the resource and what let it go, with the wait's
+# arguments), a flow per edge, an instant per unknown cause; whole, in
+# windows (--since,
 # --until) and for one request (--request, by id and by name).
 # Skipped (77), loudly, where protoc (protobuf-compiler) or python3 is
 # missing. trace_processor itself is not packaged for Debian: it is not
@@ -82,12 +84,30 @@ check() {
 # tasks (adapter_*, attribution_chain), and objects of every class on
 # lanes: io_uring, block, workqueue, timers (a reused tid in timer_fire),
 # packets; interrupt wakes with no cause (irq_wakeups), one of them the
-# wake that ended a wait (sample_irq_wake).
+# wake that ended a wait (sample_irq_wake); waits on resources, named by
+# the resource and what let it go, with the wait's arguments
+# (critical_lock, request_summary).
 for f in attribution_chain adapter_requests adapter_tasks uring_punt uring_wake_cause \
 	block_requests sample_wake sample_wait wq_wake timer_fire net_loopback irq_wakeups \
-	sample_irq_wake; do
+	sample_irq_wake critical_lock request_summary; do
 	check "$f"
 done
+# The names fixtures/critical_lock.events says, each on a blocked slice
+# (perfetto.py held every slice to the database above): the release by
+# the query that let the lock go, an unknown waker, a timer that ended a
+# wait, and a sleep in a wait that the postmaster's wake ended.
+printf '%s\n' 'lock 735/0/0/0/4 released by END;' 'lwlock BufferMapping (waker unknown)' \
+	'lock 735/0/0/0/5 ended by timer hrtimer_wakeup' 'wake from postgres, in lock 735/0/0/0/5' \
+	>"$tmp/want.txt"
+"$BUILD/causeway-export" perfetto "$tmp/critical_lock.db" -q --force -o "$tmp/cl.perfetto-trace" &&
+	protoc --decode=perfetto.protos.Trace -I "$top/tests/export" "$top/tests/export/perfetto_trace.proto" \
+		<"$tmp/cl.perfetto-trace" >"$tmp/cl.txt" &&
+	python3 "$top/tests/export/perfetto.py" "$tmp/critical_lock.db" "$tmp/cl.txt" >"$tmp/cl.out" ||
+	fail "critical_lock: the export or its check failed"
+awk -F'\t' '$1 == "blocked" { print $3 }' "$tmp/cl.out" | sort >"$tmp/got.txt"
+sort "$tmp/want.txt" | cmp -s - "$tmp/got.txt" ||
+	fail "critical_lock: blocked slices $(tr '\n' '|' <"$tmp/got.txt"), want $(tr '\n' '|' <"$tmp/want.txt")"
+grep -q ', 4 in resource waits$' "$tmp/cl.out" || fail "critical_lock: $(head -1 "$tmp/cl.out")"
 # Windows: a wait, an object or a task cut by an end of the window.
 check attribution_chain --since 1200 --until 2100
 check attribution_chain --since 1500
@@ -100,6 +120,7 @@ check attribution_chain --request 3
 check attribution_chain --request 9
 check adapter_requests --request 'GET /a'
 check adapter_requests --request 3 --request 12
+check critical_lock --request 'UPDATE t SET v = 3 WHERE id = 2'
 
 # A database made by hand, with what no analyzer writes: a negative weight,
 # a wait inside another, a weight that overflows ts, a wake and a thread
