@@ -19,48 +19,134 @@
  * label line: the length profile.c and perfetto.c cut them to. */
 #define REQUEST_NAME_MAX 60
 
+/* An outer wait whose end was not seen (below). */
+struct open_wait {
+	int64_t waiter, start, id;
+};
+
 struct cw_xwaits {
 	struct cw_x *x;
-	sqlite3_stmt *at, *ended_by;
+	sqlite3_stmt *latest, *outer, *by_id, *ended_by;
 	bool any; /* the database has a resource wait */
+	/* the longest outer wait that ended (-1: none), and those that did
+	 * not, by waiter and start */
+	int64_t outer_max;
+	struct open_wait *open;
+	size_t nopen;
 };
 
 /* The columns every lookup reads, in the order row() takes them. */
 #define WAIT_COLUMNS                                                                           \
-	"SELECT w.id, w.wake_edge, w.start_ns, w.end_ns, e.ts, r.name, r.scope, w.waker, "     \
+	"SELECT w.id, w.wake_edge, w.start_ns, w.end_ns, e.ts, r.name, r.scope, w.waker, "    \
 	"k.type, k.name, k.key, wt.type, wt.name, w.confidence, w.reason "                     \
 	"FROM resource_waits w LEFT JOIN nodes r ON r.id = w.resource "                        \
 	"LEFT JOIN nodes wt ON wt.id = w.waiter LEFT JOIN nodes k ON k.id = w.waker "          \
 	"LEFT JOIN edges e ON e.id = w.wake_edge "
 
-/* The latest begun: the innermost, should waits nest (a deadlock check
- * inside a lock wait waits for an LWLock); the id for a stable answer. */
-static const char *const at_sql =
-	WAIT_COLUMNS "WHERE w.waiter IN (?1, ?2, ?3) AND w.start_ns <= ?4 "
-		     "AND (w.end_ns IS NULL OR w.end_ns > ?4) ORDER BY w.start_ns DESC, w.id DESC LIMIT 1";
+/*
+ * The wait a sample lies in is the latest begun of those that hold its
+ * time: the innermost, should waits nest (a backend granted a lock waits
+ * for the lock manager's LWLock inside its lock wait), as
+ * sample_mechanism finds it; the id orders equal starts. Asked as a query
+ * (waiter IN (...) AND start_ns <= ts AND end_ns > ts, latest first), it
+ * reads every earlier wait of the waiter for a sample in none: a thread's
+ * ten thousand mutex waits and as many sleeps outside them made the
+ * Perfetto export quadratic. So, per waiter: the latest begun at or
+ * before the time, one seek of resource_waits(waiter, start_ns); if it
+ * does not hold the time, only a wait that holds its begin can (an outer
+ * wait), and an outer wait that ended is at most outer_max long: a scan
+ * of that span before the time. An outer wait whose end was not seen is
+ * in the open list, read once.
+ */
+static const char *const latest_sql =
+	"SELECT id, start_ns, end_ns FROM resource_waits WHERE waiter = ?1 AND start_ns <= ?2 "
+	"ORDER BY start_ns DESC, id DESC LIMIT 1";
+static const char *const outer_sql =
+	"SELECT id, start_ns FROM resource_waits WHERE waiter = ?1 AND start_ns >= ?2 "
+	"AND start_ns <= ?3 AND (start_ns < ?3 OR id < ?4) AND end_ns > ?5 "
+	"ORDER BY start_ns DESC, id DESC LIMIT 1";
+/* A wait holds the begin of another of its waiter's, begun after it
+ * (before @end: the end's bound is a bound of the index's range, so that
+ * each wait reads only the waits begun in it). */
+#define HOLDS_ANOTHER(end)                                                                     \
+	"EXISTS (SELECT 1 FROM resource_waits i WHERE i.waiter = o.waiter "                    \
+	"AND i.start_ns >= o.start_ns AND (i.start_ns > o.start_ns OR i.id > o.id)" end ")"
+static const char *const outer_max_sql =
+	"SELECT max(o.end_ns - o.start_ns) FROM resource_waits o "
+	"WHERE o.end_ns IS NOT NULL AND " HOLDS_ANOTHER(" AND i.start_ns < o.end_ns");
+static const char *const open_sql =
+	"SELECT o.waiter, o.start_ns, o.id FROM resource_waits o "
+	"WHERE o.end_ns IS NULL AND " HOLDS_ANOTHER("") " ORDER BY o.waiter, o.start_ns, o.id";
+static const char *const by_id_sql = WAIT_COLUMNS "WHERE w.id = ?1";
 static const char *const ended_by_sql =
 	WAIT_COLUMNS "WHERE w.wake_edge = ?1 ORDER BY w.start_ns DESC, w.id DESC LIMIT 1";
+
+static int db_error(struct cw_xwaits *w)
+{
+	cw_x__err("the database cannot be read: %s", sqlite3_errmsg(w->x->db));
+	return -1;
+}
+
+/* What open() reads once: whether there are waits, outer_max, the open
+ * list. */
+static int load(struct cw_xwaits *w)
+{
+	sqlite3_stmt *s = cw_x__prepare(w->x, "SELECT EXISTS (SELECT 1 FROM resource_waits)");
+	size_t cap = 0;
+	int rc;
+
+	if (!s)
+		return -1;
+	w->any = sqlite3_step(s) == SQLITE_ROW && sqlite3_column_int(s, 0);
+	sqlite3_finalize(s);
+	w->outer_max = -1;
+	if (!w->any)
+		return 0;
+	if (!(s = cw_x__prepare(w->x, outer_max_sql)))
+		return -1;
+	if ((rc = sqlite3_step(s)) == SQLITE_ROW && sqlite3_column_type(s, 0) != SQLITE_NULL)
+		w->outer_max = sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return db_error(w);
+	if (!(s = cw_x__prepare(w->x, open_sql)))
+		return -1;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		if (w->nopen == cap) {
+			struct open_wait *m = realloc(w->open, (cap = cap ? cap * 2 : 64) * sizeof(*m));
+
+			if (!m) {
+				sqlite3_finalize(s);
+				cw_x__err("out of memory");
+				return -1;
+			}
+			w->open = m;
+		}
+		w->open[w->nopen++] = (struct open_wait){ .waiter = sqlite3_column_int64(s, 0),
+							  .start = sqlite3_column_int64(s, 1),
+							  .id = sqlite3_column_int64(s, 2) };
+	}
+	sqlite3_finalize(s);
+	return rc == SQLITE_DONE ? 0 : db_error(w);
+}
 
 struct cw_xwaits *cw_xwaits__open(struct cw_x *x)
 {
 	struct cw_xwaits *w = calloc(1, sizeof(*w));
-	sqlite3_stmt *any;
 
 	if (!w) {
 		cw_x__err("out of memory");
 		return NULL;
 	}
 	w->x = x;
-	w->at = cw_x__prepare(x, at_sql);
+	w->latest = cw_x__prepare(x, latest_sql);
+	w->outer = cw_x__prepare(x, outer_sql);
+	w->by_id = cw_x__prepare(x, by_id_sql);
 	w->ended_by = cw_x__prepare(x, ended_by_sql);
-	any = cw_x__prepare(x, "SELECT EXISTS (SELECT 1 FROM resource_waits)");
-	if (!w->at || !w->ended_by || !any) {
-		sqlite3_finalize(any);
+	if (!w->latest || !w->outer || !w->by_id || !w->ended_by || load(w)) {
 		cw_xwaits__free(w);
 		return NULL;
 	}
-	w->any = sqlite3_step(any) == SQLITE_ROW && sqlite3_column_int(any, 0);
-	sqlite3_finalize(any);
 	return w;
 }
 
@@ -68,8 +154,11 @@ void cw_xwaits__free(struct cw_xwaits *w)
 {
 	if (!w)
 		return;
-	sqlite3_finalize(w->at);
+	sqlite3_finalize(w->latest);
+	sqlite3_finalize(w->outer);
+	sqlite3_finalize(w->by_id);
 	sqlite3_finalize(w->ended_by);
+	free(w->open);
 	free(w);
 }
 
@@ -166,31 +255,86 @@ static int lookup(struct cw_xwaits *w, sqlite3_stmt *s, struct cw_xwait *out)
 		row(s, out);
 		return 1;
 	}
-	if (rc == SQLITE_DONE)
-		return 0;
-	cw_x__err("the database cannot be read: %s", sqlite3_errmsg(w->x->db));
-	return -1;
+	return rc == SQLITE_DONE ? 0 : db_error(w);
 }
 
-static void bind_id(sqlite3_stmt *s, int i, int64_t id)
+/* The latest begun so far: (start, id) of the wait found, if any. */
+struct best {
+	bool found;
+	int64_t start, id;
+};
+
+static void keep(struct best *b, int64_t start, int64_t id)
 {
-	if (id)
-		sqlite3_bind_int64(s, i, id);
-	else
-		sqlite3_bind_null(s, i);
+	if (!b->found || start > b->start || (start == b->start && id > b->id))
+		*b = (struct best){ .found = true, .start = start, .id = id };
+}
+
+/* The latest begun wait of @waiter that holds @ts, into @b (see above).
+ * @return 0, or -1 after a message. */
+static int at_one(struct cw_xwaits *w, int64_t waiter, int64_t ts, struct best *b)
+{
+	sqlite3_stmt *s = w->latest;
+	int64_t id, start, from;
+	size_t lo = 0, hi = w->nopen;
+	int rc;
+
+	sqlite3_reset(s);
+	sqlite3_bind_int64(s, 1, waiter);
+	sqlite3_bind_int64(s, 2, ts);
+	if ((rc = sqlite3_step(s)) != SQLITE_ROW)
+		return rc == SQLITE_DONE ? 0 : db_error(w);
+	id = sqlite3_column_int64(s, 0);
+	start = sqlite3_column_int64(s, 1);
+	if (sqlite3_column_type(s, 2) == SQLITE_NULL || sqlite3_column_int64(s, 2) > ts) {
+		keep(b, start, id);
+		return 0;
+	}
+	if (w->outer_max >= 0) {
+		s = w->outer;
+		from = ts < INT64_MIN + w->outer_max ? INT64_MIN : ts - w->outer_max;
+		sqlite3_reset(s);
+		sqlite3_bind_int64(s, 1, waiter);
+		sqlite3_bind_int64(s, 2, from);
+		sqlite3_bind_int64(s, 3, start);
+		sqlite3_bind_int64(s, 4, id);
+		sqlite3_bind_int64(s, 5, ts);
+		if ((rc = sqlite3_step(s)) == SQLITE_ROW)
+			keep(b, sqlite3_column_int64(s, 1), sqlite3_column_int64(s, 0));
+		else if (rc != SQLITE_DONE)
+			return db_error(w);
+	}
+	/* the open list's last of @waiter begun at or before @ts */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct open_wait *o = &w->open[mid];
+
+		if (o->waiter < waiter || (o->waiter == waiter && o->start <= ts))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo && w->open[lo - 1].waiter == waiter)
+		keep(b, w->open[lo - 1].start, w->open[lo - 1].id);
+	return 0;
 }
 
 int cw_xwaits__at(struct cw_xwaits *w, int64_t thread, int64_t request, int64_t task, int64_t ts,
 		  struct cw_xwait *out)
 {
+	const int64_t waiters[] = { thread, request, task };
+	struct best b = { .found = false };
+
 	if (!w->any)
 		return 0;
-	sqlite3_reset(w->at);
-	bind_id(w->at, 1, thread);
-	bind_id(w->at, 2, request);
-	bind_id(w->at, 3, task);
-	sqlite3_bind_int64(w->at, 4, ts);
-	return lookup(w, w->at, out);
+	for (size_t i = 0; i < sizeof(waiters) / sizeof(waiters[0]); i++)
+		if (waiters[i] && at_one(w, waiters[i], ts, &b))
+			return -1;
+	if (!b.found)
+		return 0;
+	sqlite3_reset(w->by_id);
+	sqlite3_bind_int64(w->by_id, 1, b.id);
+	return lookup(w, w->by_id, out);
 }
 
 int cw_xwaits__ended_by(struct cw_xwaits *w, int64_t edge, struct cw_xwait *out)
