@@ -25,7 +25,8 @@
 #    wait begun inside the lock wait); the Perfetto export names at least one
 #    blocked slice per such query 'lock ... released by ...' and holds to
 #    the database (tests/export/perfetto.py), and the DOT graph of one
-#    such query labels its heavy wake 'lock ... released by ...';
+#    such query (whose wake ended no LWLock wait) labels its heavy wake
+#    'lock ... released by ...';
 #  - by default the buffer probes are not attached, and the database says
 #    so: no buffer hit (no buffer resource, no quiet wait), meta
 #    usdt_probes_off naming both, capture.usdt_probes_deselected 2 (the
@@ -193,7 +194,9 @@ if command -v protoc >/dev/null && command -v python3 >/dev/null; then
 else
 	pf="the Perfetto trace not read back (no protoc or python3: tests/deps.sh)"
 fi
-r1=$(q "select id from ($onpath) limit 1")
+r1=$(q "select o.id from ($onpath) o where exists (select 1 from request_critical rc
+	where rc.request = o.id and rc.kind = 'runnable' and rc.mechanism = 'lock') limit 1")
+[ -n "$r1" ] || fail "none of the $lp queries has runnable time under mechanism 'lock'"
 "$BUILD/causeway-export" dot "$DB" --request "$r1" -q -o "$T/r.dot" || fail "causeway-export dot failed"
 grep -q 'label="wake\\nlock [0-9/]* released by [^"]*", tooltip="edge [0-9]*, [a-z]*", style=[a-z]*, penwidth=3' "$T/r.dot" ||
 	fail "request $r1: no heavy wake labelled 'lock ... released by ...' in its DOT graph"
