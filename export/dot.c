@@ -24,7 +24,9 @@
  *      then, drawn gray, every edge of that time between two nodes
  *      already drawn: nothing says these were the request's.
  *
- * Edges with the same ends, type, confidence and reason are drawn as one,
+ * A wake that ended a wait on a resource has a line saying which, and
+ * what let it go (waits.h). Edges with the same ends, type, confidence,
+ * reason and wait line are drawn as one,
  * "wake ×3", with the times of the first and last from the request's
  * begin. A node is drawn by its type (a thread a box, the request a
  * double octagon, an io_request or block request a cylinder, a packet a
@@ -43,6 +45,7 @@
 #include <string.h>
 #include "export.h"
 #include "names.h"
+#include "waits.h"
 #include "../lib/esc.h"
 #include "../lib/hash.h"
 #include "../lib/htab.h"
@@ -83,6 +86,8 @@ struct dedge {
 	struct cw_hnode hn;
 	int64_t id;
 	char *type, *reason, *confidence;
+	/* the resource wait it ended, named (waits.h); NULL: none */
+	char *wait;
 	int64_t src, dst, ts, carried_by;
 	bool has_src;
 	bool walked;   /* its carried_by was followed */
@@ -114,6 +119,7 @@ struct dot {
 	size_t crit_segments, stops;
 	int64_t crit_unknown_ns;
 	sqlite3_stmt *node_q, *edge_q, *in_q, *out_q, *birth_q;
+	struct cw_xwaits *waits;
 };
 
 static uint64_t hash_node(const struct cw_hnode *n)
@@ -208,6 +214,7 @@ static void edge_free(struct dedge *e)
 	free(e->type);
 	free(e->reason);
 	free(e->confidence);
+	free(e->wait);
 	free(e);
 }
 
@@ -294,6 +301,8 @@ static int edge_add(struct dot *d, int64_t id, bool among, struct dedge **out)
 	struct dedge *e;
 	int64_t ts;
 	bool has_src, new_src, new_dst;
+	struct cw_xwait w;
+	char text[640];
 	int rc;
 
 	if ((*out = edge_find(d, id)))
@@ -331,8 +340,19 @@ static int edge_add(struct dot *d, int64_t id, bool among, struct dedge **out)
 	e->dst = dst->id;
 	e->ts = ts;
 	e->carried_by = sqlite3_column_int64(s, 6);
-	if (col_dup(s, 0, &e->type) || col_dup(s, 4, &e->confidence) || col_dup(s, 5, &e->reason) ||
-	    table_room(&d->edges, hash_edge) || edge_keep(d, e)) {
+	if (col_dup(s, 0, &e->type) || col_dup(s, 4, &e->confidence) || col_dup(s, 5, &e->reason)) {
+		edge_free(e);
+		return oom();
+	}
+	/* a wake that ended a wait on a resource says which, and what let it go */
+	if ((rc = cw_xwaits__ended_by(d->waits, id, &w)) < 0) {
+		edge_free(e);
+		return -1;
+	}
+	if (rc)
+		cw_xwait__text(text, sizeof(text), &w, -1, NULL);
+	if ((rc && !(e->wait = strdup(text))) || table_room(&d->edges, hash_edge) ||
+	    edge_keep(d, e)) {
 		edge_free(e);
 		return oom();
 	}
@@ -836,15 +856,16 @@ static bool same(const char *a, const char *b)
 	return a ? b && !strcmp(a, b) : !b;
 }
 
-/* Edges drawn as one: the same ends, type, confidence, reason, and both
- * on the critical path or both not. A stop and an unknown cause never
- * merge with another: each has its own unknown node. */
+/* Edges drawn as one: the same ends, type, confidence, reason and
+ * resource wait, and both on the critical path or both not. A stop and
+ * an unknown cause never merge with another: each has its own unknown
+ * node. */
 static bool mergeable(const struct dedge *a, const struct dedge *b)
 {
 	return !a->stop && !b->stop && a->has_src && b->has_src && a->src == b->src &&
 	       a->dst == b->dst && a->critical == b->critical && a->among == b->among &&
-	       same(a->type, b->type) &&
-	       same(a->confidence, b->confidence) && same(a->reason, b->reason);
+	       same(a->type, b->type) && same(a->confidence, b->confidence) &&
+	       same(a->reason, b->reason) && same(a->wait, b->wait);
 }
 
 static int by_time(const void *pa, const void *pb)
@@ -928,6 +949,8 @@ static void write_edge(struct dot *d, struct dedge *const *g, size_t n)
 			cw_esc_snprint(why, sizeof(why), e->reason);
 			addf(&label, " (%s)", why);
 		}
+		if (e->wait) /* escaped already */
+			addf(&label, "\n%s", e->wait);
 		if (n > 1) {
 			fmt_at(d, b, sizeof(b), g[n - 1]->ts);
 			addf(&label, " \u00d7%zu\n%s .. %s", n, a, b);
@@ -1040,7 +1063,8 @@ int cw_x__dot(struct cw_x *x)
 	d.out_q = cw_x__prepare(x, "SELECT id FROM edges WHERE src = ?1 AND ts >= ?2 AND ts <= ?3 "
 				   "ORDER BY ts, id LIMIT ?4");
 	d.birth_q = cw_x__prepare(x, "SELECT id FROM edges WHERE dst = ?1 ORDER BY ts, id LIMIT 1");
-	if (!d.node_q || !d.edge_q || !d.in_q || !d.out_q || !d.birth_q)
+	d.waits = cw_xwaits__open(x);
+	if (!d.node_q || !d.edge_q || !d.in_q || !d.out_q || !d.birth_q || !d.waits)
 		goto out;
 	if ((rc = node_add(&d, x->requests[0], &d.req)) < 0)
 		goto out;
@@ -1066,6 +1090,7 @@ out:
 	sqlite3_finalize(d.in_q);
 	sqlite3_finalize(d.out_q);
 	sqlite3_finalize(d.birth_q);
+	cw_xwaits__free(d.waits);
 	cw_htab_for_each_safe(&d.nodes, i, nd, tmp, hn)
 		node_free(nd);
 	for (i = 0; i < d.ne; i++)

@@ -13,8 +13,10 @@
  * that overlap in time on different lanes.
  *
  * A thread's track holds its waits, one "blocked" slice per off-CPU sample
- * (ts to ts + weight, docs/model.md §4.2), named by what ended the wait,
- * with a "runnable" child from the wake to the switch-in; and "running"
+ * (ts to ts + weight, docs/model.md §4.2), named by what ended the wait
+ * (in a wait on a resource: the resource and what let it go, waits.h,
+ * with the wait's arguments), with a "runnable" child from the wake to
+ * the switch-in; and "running"
  * slices where the thread is known not to be blocked: from a sighting (its
  * birth, a CPU sample, an edge it caused, a switch-in) to its next wait.
  *
@@ -47,6 +49,7 @@
 #include "export.h"
 #include "names.h"
 #include "pb.h"
+#include "waits.h"
 #include "../lib/esc.h"
 #include "../lib/hash.h"
 #include "../lib/htab.h"
@@ -170,10 +173,31 @@ struct istr { /* an interned string and its iid */
 	char s[];
 };
 
-/* The debug annotations, by their interned name's iid - 1. */
-enum ann { A_EDGE, A_SAMPLE, A_NODE, A_REASON, A_END_EXACT, A_START_SEEN, A_END_SEEN, NANN };
-static const char *const ann_names[NANN] = { "edge",	  "sample",	"node",	   "reason",
-					     "end_exact", "start_seen", "end_seen" };
+/* The debug annotations, by their interned name's iid - 1. A blocked
+ * slice in a resource wait has the wait's: its row (wait), the resource
+ * by name and kind, the requests that waited and let it go, its time to
+ * its wake (critical_waits' names). */
+enum ann {
+	A_EDGE,
+	A_SAMPLE,
+	A_NODE,
+	A_REASON,
+	A_END_EXACT,
+	A_START_SEEN,
+	A_END_SEEN,
+	A_WAIT,
+	A_RESOURCE,
+	A_KIND,
+	A_WAITING_REQUEST,
+	A_WAKING_REQUEST,
+	A_BLOCKED_NS,
+	NANN
+};
+static const char *const ann_names[NANN] = {
+	"edge",	    "sample",	       "node",		 "reason",	   "end_exact",
+	"start_seen", "end_seen",      "wait",		 "resource",	   "kind",
+	"waiting_request", "waking_request", "blocked_ns",
+};
 
 struct ev {
 	int64_t ts;
@@ -184,6 +208,7 @@ struct ev {
 	int64_t edge, sample, node; /* annotations; 0: none */
 	const char *reason;
 	bool end_inexact, start_unseen, end_unseen;
+	const struct cw_xwait *wait; /* a blocked slice's resource wait; NULL: none */
 };
 
 struct pf {
@@ -207,6 +232,7 @@ struct pf {
 	size_t npids;
 	uint32_t lanes[NKINDS];
 	uint64_t waits_overlapping;
+	struct cw_xwaits *waits;
 	int err; /* 0, or -1 after a message */
 };
 
@@ -396,6 +422,38 @@ static void ann_false(struct pf *p, enum ann a)
 	cw_pb__close(&p->pb, m);
 }
 
+/* @v is escaped already (lib/esc.h). */
+static void ann_str(struct pf *p, enum ann a, const char *v)
+{
+	size_t m;
+
+	ann_begin(p, a, &m);
+	cw_pb__str(&p->pb, DA_STRING_VALUE, v);
+	cw_pb__close(&p->pb, m);
+}
+
+/* A resource wait's annotations (enum ann), those it has. */
+static void ann_wait(struct pf *p, const struct cw_xwait *w, bool *ann)
+{
+	ann_int(p, A_WAIT, w->id);
+	ann[A_WAIT] = true;
+	ann_str(p, A_RESOURCE, w->resource);
+	ann[A_RESOURCE] = true;
+	if ((ann[A_KIND] = *w->kind))
+		ann_str(p, A_KIND, w->kind);
+	if ((ann[A_WAITING_REQUEST] = *w->waiting_request))
+		ann_str(p, A_WAITING_REQUEST, w->waiting_request);
+	if ((ann[A_WAKING_REQUEST] = *w->waking_request))
+		ann_str(p, A_WAKING_REQUEST, w->waking_request);
+	if ((ann[A_BLOCKED_NS] = w->blocked_ns >= 0))
+		ann_int(p, A_BLOCKED_NS, w->blocked_ns);
+	/* why what let it go is not known */
+	if (!w->waker_known && *w->reason && !ann[A_REASON]) {
+		ann_str(p, A_REASON, w->reason);
+		ann[A_REASON] = true;
+	}
+}
+
 /* An entry of interned data (EventName, DebugAnnotationName). */
 static void put_interned(struct pf *p, uint32_t field, uint64_t iid, const char *name)
 {
@@ -409,7 +467,7 @@ static void put_interned(struct pf *p, uint32_t field, uint64_t iid, const char 
 static int put_event(struct pf *p, const struct ev *e)
 {
 	bool ann[NANN] = { 0 }, need;
-	size_t m, im, nm;
+	size_t m, im;
 
 	p->fresh = NULL;
 	/* an end names nothing interned */
@@ -437,10 +495,8 @@ static int put_event(struct pf *p, const struct ev *e)
 	if ((ann[A_REASON] = e->reason != NULL)) {
 		char why[128];
 
-		ann_begin(p, A_REASON, &nm);
 		cw_esc_snprint(why, sizeof(why), e->reason);
-		cw_pb__str(&p->pb, DA_STRING_VALUE, why);
-		cw_pb__close(&p->pb, nm);
+		ann_str(p, A_REASON, why);
 	}
 	if ((ann[A_END_EXACT] = e->end_inexact))
 		ann_false(p, A_END_EXACT);
@@ -448,6 +504,8 @@ static int put_event(struct pf *p, const struct ev *e)
 		ann_false(p, A_START_SEEN);
 	if ((ann[A_END_SEEN] = e->end_unseen))
 		ann_false(p, A_END_SEEN);
+	if (e->wait)
+		ann_wait(p, e->wait, ann);
 	cw_pb__close(&p->pb, m);
 	/* the names this packet is the first to use, in its interned data */
 	need = p->fresh != NULL;
@@ -1309,7 +1367,9 @@ static void tl_wait(struct pf *p, struct timeline *tl, sqlite3_stmt *s)
 	    sqlite3_column_type(s, 6) != SQLITE_NULL && sqlite3_column_type(s, 7) != SQLITE_NULL;
 	struct pnode *src = node_col(p, s, 8);
 	struct cw_xhop h = hop(p, s, 9, src, tl->t);
-	char cause[256], name[300];
+	struct cw_xwait rw;
+	char cause[256], name[640], woke[sizeof(name)];
+	int in_wait;
 
 	tl_arrive_before(p, tl, ts);
 	if (w < 0 || ts < tl->last_end) {
@@ -1329,12 +1389,31 @@ static void tl_wait(struct pf *p, struct timeline *tl, sqlite3_stmt *s)
 		snprintf(name, sizeof(name), "%s%s", cause,
 			 src ? cw_x__conf_suffix(h.confidence) : "");
 	}
+	/* a wait on a resource: named by it and what let it go (waits.h) */
+	in_wait = cw_xwaits__at(p->waits, tl->t->id, sqlite3_column_int64(s, 12),
+				sqlite3_column_int64(s, 13), ts, &rw);
+	if (in_wait < 0) {
+		p->err = -1;
+		return;
+	}
+	if (in_wait) {
+		int64_t own = has_wake ? sqlite3_column_int64(s, 6) : 0;
+		size_t n;
+
+		memcpy(woke, name, strlen(name) + 1);
+		cw_xwait__text(name, sizeof(name), &rw, own, woke);
+		/* as a wake that is not observed says so (above) */
+		n = strlen(name);
+		if (own && own == rw.wake_edge && rw.waker_known)
+			snprintf(name + n, sizeof(name) - n, "%s", cw_x__conf_suffix(rw.confidence));
+	}
 	put_event(p, &(struct ev){ .ts = ts,
 				   .track = UUID_NODE(tl->t->id),
 				   .type = TYPE_SLICE_BEGIN,
 				   .name = name,
 				   .sample = id,
-				   .end_inexact = !sqlite3_column_int(s, 5) });
+				   .end_inexact = !sqlite3_column_int(s, 5),
+				   .wait = in_wait ? &rw : NULL });
 	while (tl->more && !p->err && sqlite3_column_int64(tl->in, 2) <= end)
 		tl_arrive(p, tl, wake, end);
 	if (wake && sqlite3_column_int64(s, 7) > p->hi) /* a wake after the window */
@@ -1349,8 +1428,9 @@ static int put_threads(struct pf *p, uint64_t total)
 {
 	sqlite3_stmt *s = window_query(p, "SELECT s.id, s.thread, s.kind, s.ts, s.weight, "
 					  "s.weight_exact, s.wake, e.ts, e.src, e.type, "
-					  "e.confidence, e.reason FROM samples s "
+					  "e.confidence, e.reason, a.request, a.task FROM samples s "
 					  "LEFT JOIN edges e ON e.id = s.wake "
+					  "LEFT JOIN attribution a ON a.sample = s.id "
 					  "WHERE s.ts >= ?1 AND s.ts <= ?2 "
 					  "ORDER BY s.thread, s.ts, s.id");
 	struct timeline tl = { .in = window_query(p, "SELECT id, src, ts, type, confidence, reason "
@@ -1465,7 +1545,7 @@ int cw_x__perfetto(struct cw_x *x)
 	uint64_t nedges = 0, nsamples = 0;
 	bool any_offcpu = false;
 
-	if (load_nodes(&p))
+	if (load_nodes(&p) || !(p.waits = cw_xwaits__open(x)))
 		goto out;
 	p.have_anchor = meta_int(&p, "capture.anchor_monotonic_ns", &p.anchor_mono) &&
 			meta_int(&p, "capture.anchor_realtime_ns", &p.anchor_real) &&
@@ -1507,6 +1587,7 @@ int cw_x__perfetto(struct cw_x *x)
 			  "(a database made by hand?)",
 			  p.waits_overlapping);
 out:
+	cw_xwaits__free(p.waits);
 	free_strs(&p.strs);
 	free_strs(&p.names);
 	free(p.n);

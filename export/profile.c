@@ -14,6 +14,7 @@
 #include <string.h>
 #include "names.h"
 #include "profile.h"
+#include "waits.h"
 #include "../lib/esc.h"
 #include "../lib/hash.h"
 #include "../lib/htab.h"
@@ -78,7 +79,8 @@ struct prof {
 	struct cw_htab strs, labels, frames, stacks, chains, edge_chains, threads, requests, aggs;
 	uint32_t next_frame_id;
 	struct agg *first, **tail;
-	sqlite3_stmt *edge, *sender, *mechanism, *wait;
+	sqlite3_stmt *edge, *sender, *mechanism;
+	struct cw_xwaits *waits;
 	bool by_thread;
 	struct stack empty;
 };
@@ -538,65 +540,30 @@ static const char *const sample_sql =
  * the CPU samples too). */
 static const char *const mechanism_sql = "SELECT mechanism FROM sample_mechanism WHERE sample = ?1";
 
-/* The resource wait a sample of mechanism resource_wait lies in, as
- * sample_mechanism finds it (the latest begun, should waits nest): its
- * resource's name, its waker and why that is unknown. */
-static const char *const wait_sql =
-	"SELECT r.name, w.waker, k.type, k.name, k.key, w.reason FROM resource_waits w "
-	"JOIN nodes r ON r.id = w.resource LEFT JOIN nodes k ON k.id = w.waker "
-	"WHERE w.waiter IN (?1, ?2, ?3) AND w.start_ns <= ?4 AND (w.end_ns IS NULL OR w.end_ns > ?4) "
-	"ORDER BY w.start_ns DESC LIMIT 1";
-
-static void bind_id(sqlite3_stmt *s, int i, int64_t id)
-{
-	if (id)
-		sqlite3_bind_int64(s, i, id);
-	else
-		sqlite3_bind_null(s, i);
-}
-
 /*
- * What ended a wait on a resource (docs/model.md §8.1): the resource by
- * name and what let it go, "woken by: lock 1663/5/16397/0/0 released by
- * END;" (a request by its name, cut as a root frame's; anything else by
- * kind and name), or the wait's reason when its waker is unknown. Into
- * @buf; 0, or -1 on a read error (@buf then says only "resource wait").
+ * What ended a wait on a resource (docs/model.md §8.1), in @buf, which
+ * says what ended the sleep ("woken by: futex from back"): the wait's
+ * resource and what let it go, "woken by: lock 1663/5/16397/0/0 released
+ * by END;", or its reason when that is unknown; a sleep in it that
+ * something else ended keeps its cause, with the resource after it
+ * (export/waits.h). @return 0, or -1 after a message.
  */
-static int wait_text(struct prof *p, sqlite3_stmt *s, sqlite3_stmt *nodes, char *buf, size_t cap)
+static int wait_text(struct prof *p, sqlite3_stmt *s, int64_t wake, char *buf, size_t cap)
 {
-	sqlite3_stmt *w = p->wait;
-	char res[96], by[128];
-	const char *name, *why;
-	int rc;
+	static const char woken[] = "woken by: ";
+	char cause[256];
+	struct cw_xwait w;
+	int rc = cw_xwaits__at(p->waits, sqlite3_column_int64(s, 2), sqlite3_column_int64(s, 6),
+			       sqlite3_column_int64(s, 7), sqlite3_column_int64(s, 12), &w);
 
-	snprintf(buf, cap, "woken by: resource wait");
-	sqlite3_reset(w);
-	bind_id(w, 1, sqlite3_column_int64(s, 2));
-	bind_id(w, 2, sqlite3_column_int64(s, 6));
-	bind_id(w, 3, sqlite3_column_int64(s, 7));
-	sqlite3_bind_int64(w, 4, sqlite3_column_int64(s, 12));
-	if ((rc = sqlite3_step(w)) != SQLITE_ROW)
-		return rc == SQLITE_DONE ? 0 : db_error(p);
-	name = col_text(w, 0);
-	cw_esc_snprint(res, sizeof(res), name && *name ? name : "resource");
-	if (sqlite3_column_type(w, 1) == SQLITE_NULL) {
-		why = col_text(w, 5);
-		cw_esc_snprint(by, sizeof(by), why ? why : "waker unknown");
-		snprintf(buf, cap, "woken by: %s (%s)", res, by);
+	if (rc <= 0)
+		return rc;
+	snprintf(cause, sizeof(cause), "%s",
+		 strncmp(buf, woken, sizeof(woken) - 1) ? buf : buf + sizeof(woken) - 1);
+	if (cap < sizeof(woken))
 		return 0;
-	}
-	if (col_text(w, 2) && !strcmp(col_text(w, 2), "request")) {
-		const char *q = node_label(p, &p->requests, nodes, sqlite3_column_int64(w, 1), true);
-
-		if (!q)
-			return oom();
-		snprintf(by, sizeof(by), "%s", q);
-	} else {
-		cw_x__node_text(by, sizeof(by), &(struct cw_xnode){ .type = col_text(w, 2),
-								     .name = col_text(w, 3),
-								     .key = sqlite3_column_int64(w, 4) });
-	}
-	snprintf(buf, cap, "woken by: %s released by %s", res, by);
+	memcpy(buf, woken, sizeof(woken));
+	cw_xwait__text(buf + sizeof(woken) - 1, cap - sizeof(woken) + 1, &w, wake, cause);
 	return 0;
 }
 
@@ -658,7 +625,7 @@ static int one(struct prof *p, sqlite3_stmt *s, sqlite3_stmt *nodes)
 			mech = col_text(p->mechanism, 0);
 		if (rc)
 			snprintf(text, sizeof(text), "woken by: unknown (the wake was not seen)");
-		if (mech && !strcmp(mech, "resource_wait") && wait_text(p, s, nodes, text, sizeof(text)))
+		if (mech && !strcmp(mech, "resource_wait") && wait_text(p, s, wake, text, sizeof(text)))
 			return -1;
 		if (!(k.mech = intern(p, CW_XF_MECHANISM, text, NULL, NULL, 0, 0, false)))
 			return oom();
@@ -747,11 +714,11 @@ int cw_xprofile__each(struct cw_x *x, unsigned flags, cw_xsample_fn *fn, void *c
 				    "WHERE e.dst = ?1 AND e.type = 'submit' ORDER BY e.ts, e.id "
 				    "LIMIT 1");
 	p.mechanism = cw_x__prepare(x, mechanism_sql);
-	p.wait = cw_x__prepare(x, wait_sql);
+	p.waits = cw_xwaits__open(x);
 	nodes = cw_x__prepare(x, "SELECT type, name, key FROM nodes WHERE id = ?1");
 	s = cw_x__prepare(x, sample_sql);
 	count = cw_x__prepare(x, "SELECT count(*) FROM sample_rows WHERE ts >= ?1 AND ts <= ?2");
-	if (!p.edge || !p.sender || !p.mechanism || !p.wait || !nodes || !s || !count)
+	if (!p.edge || !p.sender || !p.mechanism || !p.waits || !nodes || !s || !count)
 		goto out;
 	if (load_frames(&p) || load_stacks(&p))
 		goto out;
@@ -778,7 +745,7 @@ out:
 	sqlite3_finalize(p.edge);
 	sqlite3_finalize(p.sender);
 	sqlite3_finalize(p.mechanism);
-	sqlite3_finalize(p.wait);
+	cw_xwaits__free(p.waits);
 	free_table(&p.aggs, offsetof(struct agg, hn), false);
 	free_table(&p.labels, offsetof(struct ilabels, hn), false);
 	free_table(&p.edge_chains, offsetof(struct idmap, hn), false);

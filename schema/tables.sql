@@ -515,6 +515,22 @@ CREATE VIEW resource_waits_named AS
     FROM resource_waits w JOIN nodes r ON r.id = w.resource JOIN nodes wt ON wt.id = w.waiter
     LEFT JOIN nodes wk ON wk.id = w.waker LEFT JOIN edges e ON e.id = w.wake_edge;
 
+-- The kind of each resource node: 'lock', 'lwlock', 'buffer', or the
+-- string a program's resource probes name. Read from the scope, 'pid:N/KIND',
+-- or 'pid:N/KIND/NAME' for the second of two composite identities with
+-- one hash (above), not cut out of the name: a program's kind may hold a
+-- space or a '/'. NULL where the scope holds no kind (a database made by
+-- hand). export/waits.c reads it the same way, for databases made before
+-- this view.
+CREATE VIEW resource_kinds AS
+  SELECT id AS resource,
+         CASE WHEN instr(scope, '/') = 0 THEN NULL
+              WHEN k = name OR substr(k, -length(name) - 1) IS NOT '/' || name THEN k
+              ELSE substr(k, 1, length(k) - length(name) - 1) END AS kind
+    FROM (SELECT id, scope, coalesce(name, '') AS name,
+                 substr(scope, instr(scope, '/') + 1) AS k
+            FROM nodes WHERE type = 'resource');
+
 -- A node as one string that never reads like another kind of node: a
 -- thread is "name (tid N)", a process "name (pid N)", anything else its
 -- type then its name, "work_item flush_to_ldisc", "block_request WRITE
@@ -1142,21 +1158,35 @@ INSERT INTO object_mechanisms VALUES ('io_request', 'io_uring'), ('work_item', '
 
 -- A request's critical path summed: per request, kind and mechanism, the
 -- segments, their time and its share of the request's wall time (the
--- shares of a request add up to 1). mechanism: NULL for running and
--- runnable; for a handoff, its object's (object_mechanisms); for
--- blocked, what ended the wait where its edge is a wake or fire with a
--- known src ('futex', an object's mechanism, else 'wake': another
--- thread), 'unknown' otherwise.
+-- shares of a request add up to 1). mechanism: NULL for running; for a
+-- handoff, its object's (object_mechanisms), whatever its wake ended;
+-- for runnable and blocked, the kind of the resource wait its edge ended
+-- (resource_waits.wake_edge: 'lock', 'lwlock', 'buffer', a program's
+-- kind; 'resource_wait' for a kind that spells another mechanism, or
+-- none), else, for runnable NULL, for blocked what ended the wait where
+-- its edge is a wake or fire with a known src ('futex', an object's
+-- mechanism, else 'wake': another thread), 'unknown' otherwise. A
+-- blocked stop at a resource wait's wake of unknown cause keeps the
+-- kind: what it waited for is known, what let it go is not
+-- (critical_path's confidence and reason say so).
 CREATE VIEW request_critical AS
   SELECT c.request, r.name AS request_name, c.kind,
-         CASE WHEN c.kind IN ('running', 'runnable') THEN NULL
+         CASE WHEN c.kind = 'running' THEN NULL
               WHEN c.kind = 'handoff' THEN
                 coalesce((SELECT m.mechanism FROM object_mechanisms m WHERE m.type = n.type),
                          'unknown')
-              WHEN e.type NOT IN ('wake', 'fire') OR e.src IS NULL THEN 'unknown'
-              WHEN e.reason = 'futex' THEN 'futex'
-              ELSE coalesce((SELECT m.mechanism FROM object_mechanisms m WHERE m.type = s.type),
-                            'wake') END AS mechanism,
+              ELSE coalesce(
+                (SELECT CASE WHEN k.kind IS NULL
+                               OR k.kind IN ('cpu', 'resource_wait', 'futex', 'wake', 'unknown')
+                               OR k.kind IN (SELECT mechanism FROM object_mechanisms)
+                             THEN 'resource_wait' ELSE k.kind END
+                   FROM resource_waits w LEFT JOIN resource_kinds k ON k.resource = w.resource
+                  WHERE w.wake_edge = c.edge ORDER BY w.start_ns DESC, w.id DESC LIMIT 1),
+                CASE WHEN c.kind = 'runnable' THEN NULL
+                     WHEN e.type NOT IN ('wake', 'fire') OR e.src IS NULL THEN 'unknown'
+                     WHEN e.reason = 'futex' THEN 'futex'
+                     ELSE coalesce((SELECT m.mechanism FROM object_mechanisms m
+                                     WHERE m.type = s.type), 'wake') END) END AS mechanism,
          count(*) AS segments, sum(c.end_ns - c.start_ns) AS ns,
          sum(c.end_ns - c.start_ns) * 1.0 / (r.end_ns - r.start_ns) AS share
     FROM critical_path c JOIN nodes r ON r.id = c.request

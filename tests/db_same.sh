@@ -31,6 +31,7 @@ edge_types|type,carries|type
 critical_path|request,seq,node,kind,start_ns,end_ns,edge,confidence,reason|request,seq
 meta|key,value|key
 resource_waits_named|*|
+resource_kinds|*|
 edges_named|*|
 sample_frames|*|
 profile_functions|*|

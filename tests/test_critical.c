@@ -432,6 +432,123 @@ static void test_codes(void)
 }
 
 /*
+ * request_critical's mechanisms (docs/model.md §9): a runnable or blocked
+ * segment whose edge ended a resource wait is that resource's kind, read
+ * from its scope (a composite identity's second scope, a program's kind
+ * with a space or a '/'); a kind that spells another mechanism is
+ * 'resource_wait'; of two nested waits one wake ended, the latest begun;
+ * a handoff keeps its object's; the rest as without waits (running and a
+ * plain runnable NULL, blocked futex, wake or unknown).
+ */
+static void test_mechanisms(void)
+{
+	static const struct {
+		const char *scope, *name, *want;
+	} res[] = {
+		{ "pid:1/lock", "lock 1663/5/16397/0/0", "lock" },
+		{ "pid:1/lwlock/lwlock LockManager", "lwlock LockManager", "lwlock" },
+		{ "pid:1/my mutex", "my mutex", "my mutex" },
+		{ "pid:1/a/b", "a/b", "a/b" },
+		{ "pid:1/timer", "timer", "resource_wait" },
+		{ "pid:1/wake", "wake", "resource_wait" },
+		{ "pid:1", "nokind", "resource_wait" },
+	};
+	enum { NRES = sizeof(res) / sizeof(res[0]) };
+	struct mseg {
+		uint8_t kind;
+		uint64_t node, edge, request;
+		const char *want;
+	} seg[NRES + 16];
+	struct cw_edge fx = { .type = CW_EDGE_WAKE, .ts = 7300, .confidence = CW_CONF_OBSERVED,
+			      .reason = "futex", .interrupted = -1 };
+	char want[1024] = "", err[256];
+	uint64_t t, o, tm, e, rid[NRES];
+	size_t ns = 0, wl = 0;
+	sqlite3 *h = NULL;
+	const char *got;
+	struct g g;
+
+	CHECK(g_open(&g) == 0, "open");
+	t = node(&g, CW_NODE_THREAD, -1, 0, 1);
+	o = node(&g, CW_NODE_THREAD, -1, 0, 1);
+	tm = node(&g, CW_NODE_TIMER, 5, 1, -1);
+	for (size_t i = 0; i < NRES; i++) {
+		struct cw_node n = { .id = rid[i] = ++g.nodes, .type = CW_NODE_RESOURCE,
+				     .scope = res[i].scope, .key = i, .pid = 1, .tid = -1,
+				     .start_ns = -1, .end_ns = -1, .traced = -1 };
+
+		snprintf(n.name, sizeof(n.name), "%s", res[i].name);
+		g.failed |= g.sink.node(g.sink.ctx, &n) != 0;
+		e = edge(&g, CW_EDGE_WAKE, o, t, 100 * i + 40, CW_CONF_OBSERVED);
+		g.failed |= g.sink.wait(g.sink.ctx, &(struct cw_wait_row){
+			.resource = n.id, .waiter = t, .start_ns = 100 * i + 1,
+			.end_ns = 100 * i + 50, .wake_edge = e, .waker = o,
+			.confidence = CW_CONF_OBSERVED }) != 0;
+		seg[ns++] = (struct mseg){ CW_CRIT_RUNNABLE, t, e, 0, res[i].want };
+	}
+	/* an lwlock wait inside a lock wait, one wake ending both: the
+	 * lwlock's; a blocked stop at it (its cause unknown) too */
+	e = edge(&g, CW_EDGE_WAKE, 0, t, 5000, CW_CONF_UNKNOWN);
+	g.failed |= g.sink.wait(g.sink.ctx, &(struct cw_wait_row){
+		.resource = rid[0], .waiter = t, .start_ns = 4000, .end_ns = 5100, .wake_edge = e,
+		.confidence = CW_CONF_UNKNOWN, .reason = "waker unknown" }) != 0;
+	g.failed |= g.sink.wait(g.sink.ctx, &(struct cw_wait_row){
+		.resource = rid[1], .waiter = t, .start_ns = 4500, .end_ns = 5050, .wake_edge = e,
+		.confidence = CW_CONF_UNKNOWN, .reason = "waker unknown" }) != 0;
+	seg[ns++] = (struct mseg){ CW_CRIT_RUNNABLE, t, e, 0, "lwlock" };
+	seg[ns++] = (struct mseg){ CW_CRIT_BLOCKED, t, e, 0, "lwlock" };
+	/* a timer's fire that ended a lock wait: the handoff is the timer's,
+	 * the runnable segment after it the lock's */
+	e = edge(&g, CW_EDGE_FIRE, tm, t, 6000, CW_CONF_OBSERVED);
+	g.failed |= g.sink.wait(g.sink.ctx, &(struct cw_wait_row){
+		.resource = rid[0], .waiter = t, .start_ns = 5500, .end_ns = 6100, .wake_edge = e,
+		.waker = tm, .confidence = CW_CONF_OBSERVED }) != 0;
+	seg[ns++] = (struct mseg){ CW_CRIT_HANDOFF, tm, e, 0, "timer" };
+	seg[ns++] = (struct mseg){ CW_CRIT_RUNNABLE, t, e, 0, "lock" };
+	/* no resource wait: as without the adapter */
+	seg[ns++] = (struct mseg){ CW_CRIT_RUNNING, t, 0, 0, "NULL" };
+	e = edge(&g, CW_EDGE_WAKE, o, t, 7000, CW_CONF_OBSERVED);
+	seg[ns++] = (struct mseg){ CW_CRIT_RUNNABLE, t, e, 0, "NULL" };
+	seg[ns++] = (struct mseg){ CW_CRIT_BLOCKED, t, e, 0, "wake" };
+	e = edge(&g, CW_EDGE_WAKE, 0, t, 7200, CW_CONF_UNKNOWN);
+	seg[ns++] = (struct mseg){ CW_CRIT_BLOCKED, t, e, 0, "unknown" };
+	fx.id = ++g.edges;
+	fx.src = o;
+	fx.dst = t;
+	g.failed |= g.sink.edge(g.sink.ctx, &fx) != 0;
+	seg[ns++] = (struct mseg){ CW_CRIT_BLOCKED, t, fx.id, 0, "futex" };
+	/* a request each, read back in id order */
+	for (size_t i = 0; i < ns; i++) {
+		seg[i].request = request(&g, t, t, 0, 10);
+		wl += (size_t)snprintf(want + wl, sizeof(want) - wl, "%s%s", i ? "|" : "", seg[i].want);
+	}
+	CHECK(!g.failed, "graph");
+	CHECK(cw_db__index(g.db, err, sizeof(err)) == 0, "index: %s", err);
+	for (size_t i = 0; i < ns; i++) {
+		struct cw_crit_row c = { .request = seg[i].request, .node = seg[i].node, .seq = 0,
+					 .kind = seg[i].kind, .confidence = CW_CONF_OBSERVED,
+					 .edge = seg[i].edge,
+					 .stop = seg[i].kind == CW_CRIT_BLOCKED ? 1 : 0,
+					 .start_ns = 0, .end_ns = 10 };
+
+		CHECK(cw_db__crit_row(g.db, &c) == 0, "row %zu", i);
+	}
+	CHECK(cw_db__finish(g.db, err, sizeof(err)) == 0, "finish: %s", err);
+	CHECK(sqlite3_open(path, &h) == SQLITE_OK, "open");
+	got = one(h, "SELECT group_concat(coalesce(mechanism, 'NULL'), '|') FROM"
+		     " (SELECT mechanism FROM request_critical ORDER BY request)");
+	CHECK(!strcmp(got, want), "request_critical's mechanisms\n  %s\nnot\n  %s", got, want);
+	/* a segment a row, each its request's whole */
+	got = one(h, "SELECT count(*) || ' ' || sum(segments = 1 AND share = 1.0) FROM request_critical");
+	snprintf(want, sizeof(want), "%zu %zu", ns, ns);
+	CHECK(!strcmp(got, want), "request_critical: %s rows, not %s", got, want);
+	sqlite3_close(h);
+	unlink(path);
+	passes++;
+	printf("ok mechanisms\n");
+}
+
+/*
  * A break of the sample stream over a stretch that would be running: in
  * a trace whose waits are sample records (format 1.8) a wait could hide
  * in it, so the walk stops ('coverage break'); from 1.9 a wait is its
@@ -488,6 +605,7 @@ static void test_sample_breaks(void)
 int main(void)
 {
 	test_codes();
+	test_mechanisms();
 	test_random();
 	test_bounds();
 	test_sample_breaks();

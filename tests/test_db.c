@@ -177,6 +177,9 @@ static void test_query_plans(void)
 		{ "SELECT * FROM causal_ancestry", "edges_dst_ts (dst=? AND ts<?)" },
 		/* one request's path to the waits it ended, not every wait */
 		{ "SELECT * FROM critical_waits WHERE request = ?1", "resource_waits_wake (wake_edge=?)" },
+		/* a segment's resource kind: one seek by its edge */
+		{ "SELECT * FROM request_critical WHERE request = ?1",
+		  "resource_waits_wake (wake_edge=?)" },
 	};
 	sqlite3 *h = NULL;
 

@@ -19,6 +19,9 @@
 #    controls, invalid UTF-8, DOT's \N and \l) render as their escaped
 #    text; a carried_by cycle ends; a request with 200000 edges and
 #    200000 chains is cut, said so, within the bounds its note states;
+#  - a wake that ended a wait on a resource (fixtures/critical_lock.events)
+#    is labelled by the resource and what let it go, as resource_waits
+#    says, and no other edge is;
 #  - a bad --request (no such id or name, a thread's id, none, two, a name
 #    of two requests) is exit 2 and no file.
 # Skips (77) when graphviz is not installed.
@@ -226,6 +229,49 @@ if [ -n "$kind" ]; then
 else
 	echo "export/dot: this analyzer writes no critical_path: only the hand-made one was checked"
 fi
+
+# --- The waits on resources (fixtures/critical_lock.events): each wake
+# drawn that ended a resource wait (resource_waits.wake_edge) is labelled
+# by the resource and what let it go, as the database says (the waker a
+# request by its name, a thread by its name, an object "ended by"; the
+# wait's reason when the waker is unknown), and no other edge is.
+"$BUILD/tests/fixturec" "$top/fixtures/critical_lock.events" "$T/cl.cwt" &&
+	(cd "$T" && "$BUILD/causeway-analyze" -q cl.cwt) || fail "critical_lock: no database"
+cl=$T/cl.db
+waits_drawn=0
+for r2 in $(q "$cl" "SELECT id FROM nodes WHERE type = 'request' ORDER BY id"); do
+	export_dot "$cl" "$r2" "$T/cl$r2.dot" && render "$T/cl$r2.dot" "$T/cl$r2.svg" || continue
+	# each edge drawn: its id and its label's lines after the first
+	sed -n 's/^  [nu][0-9]* -> n[0-9]* \[label="\([^"]*\)", tooltip="edge \([0-9]*\)[, ].*/\2\t\1/p' \
+		"$T/cl$r2.dot" | while IFS=$'\t' read -r id label; do
+		want=$(q "$cl" "SELECT coalesce(nullif(r.name, ''), 'resource') ||
+			CASE WHEN k.id IS NULL THEN ' (' || coalesce(w.reason, 'waker unknown') || ')'
+			     ELSE CASE WHEN k.type IN ('thread', 'process', 'request', 'runtime_task')
+				       THEN ' released by ' ELSE ' ended by ' END ||
+				  CASE WHEN k.type IN ('thread', 'process', 'request') THEN k.name
+				       ELSE CASE k.type WHEN 'timer' THEN 'timer' ELSE k.type END || ' ' || k.name END
+			END
+			FROM resource_waits w JOIN nodes r ON r.id = w.resource LEFT JOIN nodes k ON k.id = w.waker
+			WHERE w.wake_edge = $id ORDER BY w.start_ns DESC, w.id DESC LIMIT 1")
+		line=$(printf '%s' "$label" | awk -F'\\\\n' '{ print $2 }')
+		if [ -n "$want" ]; then
+			[ "$line" = "$want" ] || echo "request $r2: edge $id ended resource wait '$want', its label says '$label'"
+			echo "drawn $id" >&3
+		elif printf '%s' "$label" | grep -qE ' (released|ended) by |waker unknown'; then
+			echo "request $r2: edge $id ended no resource wait, its label says '$label'"
+		fi
+	done 3>>"$T/cl.drawn" >>"$T/cl.bad"
+done
+[ ! -s "$T/cl.bad" ] || fail "$(cat "$T/cl.bad")"
+waits_drawn=$(sort -u "$T/cl.drawn" 2>/dev/null | wc -l)
+want_drawn=$(q "$cl" "SELECT count(*) FROM resource_waits WHERE wake_edge IS NOT NULL")
+[ "$waits_drawn" = "$want_drawn" ] ||
+	fail "critical_lock: $waits_drawn wakes of resource waits labelled, the database has $want_drawn"
+echo "export/dot: critical_lock: the $waits_drawn wakes that ended resource waits labelled by them"
+# the release on the waiting query's critical path, drawn heavy
+grep -q 'label="wake\\nlock 735/0/0/0/4 released by END;\\n+200 ns", tooltip="edge [0-9]*, observed", style=solid, penwidth=3' \
+	"$T/cl$(q "$cl" "SELECT id FROM nodes WHERE name = 'UPDATE t SET v = 2 WHERE id = 1'").dot" ||
+	fail "critical_lock: the UPDATE's critical path has no heavy 'lock 735/0/0/0/4 released by END;' wake"
 
 # --- Hostile bytes in the request's name.
 cp "$db" "$T/esc.db"

@@ -9,7 +9,8 @@ tests/export/perfetto_trace.proto` prints it. Prints a summary, then a line
 "blocked<TAB>N<TAB>NAME" per name of blocked slices; exit 1 on a failure. Everything expected is read from
 the database with SQL: the tracks (one per thread, process, request and
 runtime task), the slices (one "blocked" slice per off-CPU sample, named
-by what ended the wait, its "runnable" child from the wake), the flows
+by what ended the wait, or in a resource wait by the resource and what let
+it go, with the wait's arguments; its "runnable" child from the wake), the flows
 (one per edge with a src, from an instant on the src's track to the dst's
 track at the edge's time) and the unknown causes (an instant each). The
 slices are rebuilt as trace_processor would: per track, in timestamp
@@ -358,6 +359,59 @@ def main():
         if c["parent"] is not None:
             children[id(c["parent"])].append(c)
     offcpu = [s for s in samples if s[2] == "offcpu"]
+    # the resource waits (export/waits.h): a sample lies in the latest
+    # begun of its thread's, its request's or its task's that holds its ts
+    attributed = {r[0]: (r[1], r[2]) for r in
+                  q("SELECT sample, request, task FROM attribution")}
+    has_kinds = q("SELECT count(*) FROM sqlite_master WHERE name = 'resource_kinds'").fetchone()[0]
+    kinds = dict(q("SELECT resource, kind FROM resource_kinds")) if has_kinds else {}
+    rwaits = defaultdict(list)
+    for r in q("SELECT w.id, w.resource, w.waiter, w.start_ns, w.end_ns, w.wake_edge, w.waker, "
+               "w.confidence, w.reason, r.name, e.ts FROM resource_waits w "
+               "LEFT JOIN nodes r ON r.id = w.resource LEFT JOIN edges e ON e.id = w.wake_edge"):
+        rwaits[r[2]].append(r)
+
+    def wait_of(sid, thread, ts):
+        req, task = attributed.get(sid, (None, None))
+        hold = [w for n in {thread, req, task} if n is not None for w in rwaits.get(n, [])
+                if w[3] <= ts and (w[4] is None or w[4] > ts)]
+        return max(hold, key=lambda w: (w[3], w[0])) if hold else None
+
+    def wait_args(w):
+        a = {"wait": w[0], "resource": w[9] or "resource"}
+        if kinds.get(w[1]):
+            a["kind"] = kinds[w[1]]
+        waiter = nodes.get(w[2])
+        if waiter and waiter["type"] == "request":
+            a["waiting_request"] = waiter["name"] or ""
+        waker = nodes.get(w[6]) if w[6] is not None else None
+        if waker and waker["type"] == "request":
+            a["waking_request"] = waker["name"] or ""
+        if not waker and w[8]:
+            a["reason"] = w[8]
+        if w[10] is not None or w[4] is not None:
+            a["blocked_ns"] = (w[10] if w[10] is not None else w[4]) - w[3]
+        return {k: v for k, v in a.items() if v != ""}
+
+    def wait_name(w, wake, cause):
+        res = w[9] or "resource"
+        waker = nodes.get(w[6]) if w[6] is not None else None
+        own = wake is not None and wake == w[5]
+        if own and waker:
+            if waker["type"] == "request":
+                by = waker["name"] or "request %d" % waker["key"]
+                by = by[:57] + "..." if len(by) > 60 else by
+            else:
+                by = label(waker)
+            verb = "released" if waker["type"] in ("thread", "process", "request",
+                                                     "runtime_task") else "ended"
+            conf = {"observed": "", "reconstructed": " (reconstructed)"}.get(w[7], " (unknown)")
+            return "%s %s by %s%s" % (res, verb, by, conf)
+        if own or (wake is None and not waker):
+            return "%s (%s)" % (res, w[8] or "waker unknown")
+        return None if cause is None else "%s, in %s" % (cause, res)
+    wait_keys = ("wait", "resource", "kind", "waiting_request", "waking_request", "blocked_ns")
+    in_waits = 0
     if len(blocked) != len(offcpu) or \
             len([s for s in slices if "sample" in s["args"]]) != len(offcpu):
         fail("%d blocked slices, %d off-CPU samples" % (len(blocked), len(offcpu)))
@@ -370,6 +424,7 @@ def main():
             fail("sample %d: slice [%d, %d] depth %d, wait [%d, %d]" %
                  (sid, s["begin"], s["end"], s["depth"], ts, ts + weight))
         w = edge_by_id.get(wake) if wake is not None else None
+        rw = wait_of(sid, thread, ts)
         if w is None:
             name = "unknown (the wake was not seen)"
         elif w[2] is None:
@@ -379,9 +434,21 @@ def main():
             name += {"observed": "", "reconstructed": " (reconstructed)"}.get(w[5], " (unknown)")
         else:
             name = None  # an object: its kind's word first
-            if not s["name"].startswith(KIND_WORDS.get(nodes[w[2]]["type"], "?") + " "):
+        if rw is not None:
+            in_waits += 1
+            name = wait_name(rw, wake if w else None, name)
+            got_args = {k: v for k, v in s["args"].items() if k in wait_keys or
+                        (k == "reason" and "reason" in wait_args(rw))}
+            if got_args != wait_args(rw):
+                fail("sample %d: arguments %r, resource wait %d's %r" % (sid, got_args, rw[0],
+                                                                        wait_args(rw)))
+        elif any(k in s["args"] for k in wait_keys + ("reason",)):
+            fail("sample %d: resource wait arguments %r, and no resource wait" % (sid, s["args"]))
+        if name is None:  # woken by an object: its kind's word first, then any wait
+            if not s["name"].startswith(KIND_WORDS.get(nodes[w[2]]["type"], "?") + " ") or \
+                    (rw is not None and not s["name"].endswith(", in " + (rw[9] or "resource"))):
                 fail("sample %d: slice %r, woken by a %s" % (sid, s["name"], nodes[w[2]]["type"]))
-        if name is not None and s["name"] != name:
+        elif s["name"] != name:
             fail("sample %d: slice %r, not %r" % (sid, s["name"], name))
         kids = children[id(s)]
         if w is not None and ts <= w[4] <= ts + weight:
@@ -429,8 +496,9 @@ def main():
             fail("a running slice at %d nests or holds another" % s["begin"])
         if s["name"] == "runnable" and (not s["parent"] or "sample" not in s["parent"]["args"]):
             fail("a runnable slice at %d outside a wait" % s["begin"])
-    print("export_perfetto.py: %s: %d tracks, %d slices, %d instants, %d flows, %d waits" %
-          (db_path, len(tracks), len(slices), len(instants), len(flows), len(offcpu)))
+    print("export_perfetto.py: %s: %d tracks, %d slices, %d instants, %d flows, %d waits, "
+          "%d in resource waits" %
+          (db_path, len(tracks), len(slices), len(instants), len(flows), len(offcpu), in_waits))
     # what ended the waits, for a test to look for
     for name, n in sorted(Counter(s["name"] for s in blocked.values()).items()):
         print("blocked\t%d\t%s" % (n, name))

@@ -23,10 +23,12 @@
 #    module not named like a shared object), else [causal];
 #  - an off-CPU sample in a resource wait (mechanism resource_wait) has
 #    the frame "woken by: RESOURCE released by WAKER" (the request's name,
-#    a thread's), or "woken by: RESOURCE (REASON)" when its waker is
-#    unknown, from the wait sample_mechanism finds (the latest begun):
-#    the set of such frames is the database's (fixtures critical_lock,
-#    request_summary).
+#    a thread's; "ended by" an object: a timer), or "woken by: RESOURCE
+#    (REASON)" when its waker is unknown, where the wait's wake ended the
+#    sample's sleep, and "woken by: CAUSE, in RESOURCE" where something
+#    else did (export/waits.h), from the wait sample_mechanism finds (the
+#    latest begun): the set of such frames is the database's (fixtures
+#    critical_lock, request_summary).
 # Then on copies of fixture databases changed by SQL: the handoffs of a
 # chain made reconstructed show "(reconstructed)" in -traces, one frame per
 # reconstructed edge of the chain (edges.carried_by); an inlined frame put
@@ -185,11 +187,15 @@ check_db() { # NAME DB
 	awk '/^-----------\+/ { rw = 0 } /^ *mechanism:  resource_wait$/ { rw = 1 }
 	     rw && /woken by: / { sub(/^.*woken by: /, "woken by: "); print }' "$T/traces.txt" |
 		sort -u >"$T/got.txt"
+	# the wait's waker for the sleep the wait's own wake ended; another
+	# sleep in it keeps what ended it (a thread's wake, an unknown cause,
+	# an object; no packet sleeps in a fixture's lock wait), the resource
+	# after it
 	sqlite3 "$db" "WITH inc AS ($included_sql),
-		rw AS (SELECT i.id, (SELECT w.id FROM resource_waits w
+		rw AS (SELECT i.id, s.wake, (SELECT w.id FROM resource_waits w
 				      WHERE w.waiter IN (s.thread, a.request, a.task) AND w.start_ns <= s.ts
 				        AND (w.end_ns IS NULL OR w.end_ns > s.ts)
-				      ORDER BY w.start_ns DESC LIMIT 1) AS wait
+				      ORDER BY w.start_ns DESC, w.id DESC LIMIT 1) AS wait
 			 FROM inc i JOIN samples s ON s.id = i.id LEFT JOIN attribution a ON a.sample = i.id
 			 JOIN sample_mechanism m ON m.sample = i.id
 			WHERE i.kind = 'offcpu' AND m.mechanism = 'resource_wait'),
@@ -199,14 +205,27 @@ check_db() { # NAME DB
 					 ELSE (CASE type WHEN 'io_request' THEN 'io_uring' WHEN 'block_request' THEN 'block'
 						WHEN 'work_item' THEN 'work' WHEN 'runtime_task' THEN 'task' ELSE type END)
 					      || ' ' || coalesce(nullif(name, ''), printf('0x%x', key)) END AS name
-			FROM nodes)
-		SELECT DISTINCT 'woken by: ' || coalesce(nullif(r.name, ''), 'resource') ||
-		       CASE WHEN w.waker IS NULL THEN ' (' || coalesce(w.reason, 'waker unknown') || ')'
-			    WHEN k.type = 'request' AND length(k.name) > 60
-			    THEN ' released by ' || substr(k.name, 1, 57) || '...'
-			    ELSE ' released by ' || k.name END
-		  FROM rw JOIN resource_waits w ON w.id = rw.wait JOIN nodes r ON r.id = w.resource
-		  LEFT JOIN k ON k.id = w.waker" | sort -u >"$T/want.txt"
+			FROM nodes),
+		named AS (SELECT coalesce(nullif(r.name, ''), 'resource') AS res, w.waker, w.reason,
+				 rw.wake IS NOT NULL AND rw.wake IS w.wake_edge AS own, kw.type AS ktype,
+				 CASE WHEN kw.type = 'request' AND length(kw.name) > 60
+				      THEN substr(kw.name, 1, 57) || '...' ELSE kw.name END AS kname,
+				 CASE WHEN e.id IS NULL THEN 'unknown (the wake was not seen)'
+				      WHEN e.src IS NULL THEN 'unknown (' || coalesce(e.reason, 'no cause') || ')'
+				      WHEN ks.type IN ('thread', 'process')
+				      THEN CASE WHEN e.reason = 'futex' THEN 'futex' ELSE 'wake' END || ' from ' || ks.name
+				      ELSE ks.name END AS cause
+			    FROM rw JOIN resource_waits w ON w.id = rw.wait JOIN nodes r ON r.id = w.resource
+			    LEFT JOIN k kw ON kw.id = w.waker LEFT JOIN edges e ON e.id = rw.wake
+			    LEFT JOIN k ks ON ks.id = e.src)
+		SELECT DISTINCT 'woken by: ' ||
+		       CASE WHEN own AND waker IS NOT NULL
+			    THEN res || CASE WHEN ktype IN ('thread', 'process', 'request', 'runtime_task')
+					     THEN ' released by ' ELSE ' ended by ' END || kname
+			    WHEN own OR (waker IS NULL AND cause = 'unknown (the wake was not seen)')
+			    THEN res || ' (' || coalesce(reason, 'waker unknown') || ')'
+			    ELSE cause || ', in ' || res END
+		  FROM named" | sort -u >"$T/want.txt"
 	cmp -s "$T/want.txt" "$T/got.txt" ||
 		fail "$name: the frames of resource waits: pprof $(tr '\n' '|' <"$T/got.txt"), the database $(tr '\n' '|' <"$T/want.txt")"
 	rw_frames=$((rw_frames + $(wc -l <"$T/got.txt")))
@@ -275,7 +294,7 @@ done
 [ $n -ge 10 ] || fail "only $n fixture databases have samples"
 # critical_lock's two waits (a lock released by END;, an LWLock whose
 # waker is unknown) and request_summary's mutex
-[ $rw_frames -ge 3 ] || fail "only $rw_frames frames of resource waits in the fixtures' profiles"
+[ $rw_frames -ge 5 ] || fail "only $rw_frames frames of resource waits in the fixtures' profiles"
 
 # Chains made reconstructed, with names pprof would take for C++ and cut
 # at '(' were it given them as system names: a thread "front[0]" (its

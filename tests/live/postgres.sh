@@ -20,7 +20,13 @@
 #    backend, its edge the wait's wake, and the segment before it runs in
 #    the releasing backend (the path follows the wake into it); and the
 #    path of each such query tiles its wall time (segments within 5% of
-#    it, from its begin to its end);
+#    it, from its begin to its end); request_critical says 'lock' for
+#    that runnable segment ('lwlock' where its wake also ended an LWLock
+#    wait begun inside the lock wait); the Perfetto export names at least one
+#    blocked slice per such query 'lock ... released by ...' and holds to
+#    the database (tests/export/perfetto.py), and the DOT graph of one
+#    such query (whose wake ended no LWLock wait) labels its heavy wake
+#    'lock ... released by ...';
 #  - by default the buffer probes are not attached, and the database says
 #    so: no buffer hit (no buffer resource, no quiet wait), meta
 #    usdt_probes_off naming both, capture.usdt_probes_deselected 2 (the
@@ -151,6 +157,49 @@ nt=$(untiled "$onpath")
 lock_ms=$(q "select printf('%.1f', sum(blocked_ns) / 1e6) from critical_waits where resource_name like 'lock %'")
 lock_by=$(q "select waking_request || ' ' || count(*) from critical_waits where resource_name like 'lock %'
 	group by waking_request order by count(*) desc limit 2" | tr '\n' ',')
+# request_critical names the lock: each of those queries has its runnable
+# segment after the release under the mechanism 'lock', or 'lwlock' where
+# the same wake ended an LWLock wait begun inside the lock wait (the
+# latest begun: the backend, granted the lock, waited for the lock
+# manager's LWLock its releaser still held, and that release woke it).
+nolock=$(q "select count(*) from ($onpath) o where not exists (select 1 from request_critical rc
+	where rc.request = o.id and rc.kind = 'runnable' and rc.mechanism = 'lock')
+	and not (exists (select 1 from critical_waits a join critical_waits b
+			  on b.request = a.request and b.seq = a.seq
+			 where a.request = o.id and a.resource_name like 'lock %'
+			   and b.resource_name like 'lwlock %' and b.wait_start_ns > a.wait_start_ns)
+		 and exists (select 1 from request_critical rc
+			  where rc.request = o.id and rc.kind = 'runnable' and rc.mechanism = 'lwlock'))")
+[ "$nolock" = 0 ] || fail "$nolock of the $lp queries with a lock wait on their critical path have no runnable time under mechanism 'lock':
+  $(q "select kind, mechanism, count(*) from request_critical where request in ($onpath) group by 1, 2" | tr '\n' ';')"
+nested=$(q "select count(*) from ($onpath) o where not exists (select 1 from request_critical rc
+	where rc.request = o.id and rc.kind = 'runnable' and rc.mechanism = 'lock')")
+# The exports name the waits by the lock and the query that released it:
+# the Perfetto trace holds to the database (tests/export/perfetto.py: each
+# blocked slice in a resource wait named and argued as resource_waits
+# says), and the DOT graph of a query with a lock wait on its path labels
+# the heavy wake from the releasing backend.
+top=$(cd "$(dirname "$0")/../.." && pwd)
+t0=$(date +%s%N)
+"$BUILD/causeway-export" perfetto "$DB" -q -o "$T/t.perfetto-trace" || fail "causeway-export perfetto failed"
+pf_ms=$((($(date +%s%N) - t0) / 1000000))
+if command -v protoc >/dev/null && command -v python3 >/dev/null; then
+	protoc --decode=perfetto.protos.Trace -I "$top/tests/export" "$top/tests/export/perfetto_trace.proto" \
+		<"$T/t.perfetto-trace" >"$T/dec.txt" || fail "protoc cannot decode the Perfetto trace"
+	python3 "$top/tests/export/perfetto.py" "$DB" "$T/dec.txt" >"$T/pf.out" ||
+		fail "the Perfetto trace and its database differ (see above)"
+	pf_rel=$(awk -F'\t' '$1 == "blocked" && $3 ~ /^lock .* released by / { n += $2 } END { print n + 0 }' "$T/pf.out")
+	[ "$pf_rel" -ge "$lp" ] || fail "$pf_rel blocked slices named 'lock ... released by ...', for $lp queries whose lock wait another's query released"
+	pf="$pf_rel blocked slices 'lock ... released by ...' in the Perfetto trace ($pf_ms ms)"
+else
+	pf="the Perfetto trace not read back (no protoc or python3: tests/deps.sh)"
+fi
+r1=$(q "select o.id from ($onpath) o where exists (select 1 from request_critical rc
+	where rc.request = o.id and rc.kind = 'runnable' and rc.mechanism = 'lock') limit 1")
+[ -n "$r1" ] || fail "none of the $lp queries has runnable time under mechanism 'lock'"
+"$BUILD/causeway-export" dot "$DB" --request "$r1" -q -o "$T/r.dot" || fail "causeway-export dot failed"
+grep -q 'label="wake\\nlock [0-9/]* released by [^"]*", tooltip="edge [0-9]*, [a-z]*", style=[a-z]*, penwidth=3' "$T/r.dot" ||
+	fail "request $r1: no heavy wake labelled 'lock ... released by ...' in its DOT graph"
 
 off=postgresql:buffer__read__start,postgresql:buffer__read__done
 [ "$(meta usdt_probes_off "$DB")" = $off ] || fail "default: meta usdt_probes_off '$(meta usdt_probes_off "$DB")', expected $off"
@@ -215,6 +264,6 @@ fi
 bshare=$(q "select printf('%.0f%%', 100.0 * sum(ns) / (select sum(end_ns - start_ns) from nodes where id in ($ends)))
 	from request_critical where request in ($ends) and mechanism = 'block'")
 echo "live/$NAME: $n statement requests for $done_tx transactions; $named of $nw lock waits name the releasing query;" \
-	"$lp of $lq queries that waited for another backend's lock have it on their critical path ($lock_ms ms; released by ${lock_by%,});" \
+	"$lp of $lq queries that waited for another backend's lock have it on their critical path ($lock_ms ms; released by ${lock_by%,}), mechanism 'lock' in request_critical ('lwlock' for $nested, whose wake also ended the lock manager's LWLock); $pf;" \
 	"probe hits $hits by default (no buffer probe), $hall with --usdt-probes all ($ball buffer hits);" \
 	"fsync on: $nb of $ne END; queries have block I/O on their critical path ($bshare of their wall time)$flush"
