@@ -438,7 +438,15 @@ CREATE TABLE diagnostics(
 --              was seen there (the wait did not block: a buffer found
 --              in the pool), when the end was not seen, or when a
 --              coverage break overlaps the wait (the wake seen might not
---              be the one that ended it). Where the resource's releases
+--              be the one that ended it). A wake that came while a wait
+--              nested in this one was open (begun after its begin, ended
+--              within it) is that wait's, not this one's: a PostgreSQL
+--              backend's lock wait is ended by the grant, not by the
+--              release of the LWLock it then waited for inside it. NULL
+--              when no wake came outside the nested waits, or when one
+--              came while a wait begun in it was open that was not seen
+--              to end in it (docs/model.md §6, nested waits). So a wake
+--              ends at most one wait. Where the resource's releases
 --              are seen (resource_release; PostgreSQL's probes have
 --              none), the release lets the waiter in, not the wake: the
 --              wake is the last one from the thread of the resource's
@@ -467,7 +475,9 @@ CREATE TABLE diagnostics(
 --              wake or the waker is missing, and reason says which
 --              ('wait end not in trace', 'no wake in wait', 'no release
 --              in wait': releases are seen, none in the wait, 'waker
---              unknown').
+--              unknown', 'no wake in wait outside the waits nested in
+--              it', 'wake not told apart from a wait begun in it', 'a
+--              wait begun in it not followed (bounds)').
 -- A wait end with no wait begun on that thread gives no row (its start
 -- is unknown): meta.usdt_unpaired_ends counts it. Nor does a wait whose
 -- end says nothing was waited for (a PostgreSQL buffer read that found
