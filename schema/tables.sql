@@ -1171,7 +1171,8 @@ INSERT INTO object_mechanisms VALUES ('io_request', 'io_uring'), ('work_item', '
 -- shares of a request add up to 1). mechanism: NULL for running; for a
 -- handoff, its object's (object_mechanisms), whatever its wake ended;
 -- for runnable and blocked, the kind of the resource wait its edge ended
--- (resource_waits.wake_edge: 'lock', 'lwlock', 'buffer', a program's
+-- (resource_waits.wake_edge, which names a wake for one wait at most:
+-- the LIMIT 1 below is a guard; 'lock', 'lwlock', 'buffer', a program's
 -- kind; 'resource_wait' for a kind that spells another mechanism, or
 -- none), else, for runnable NULL, for blocked what ended the wait where
 -- its edge is a wake or fire with a known src ('futex', an object's
