@@ -59,6 +59,12 @@
  * thread, it notes the edge and the waker then: the edge's src, or when
  * that is a thread, the request it was working on at that moment. It is
  * never worked out later, when the waker may be doing something else.
+ * A wake that comes while a wait begun within this one is open ends a
+ * sleep of that wait, not of this one (docs/model.md §6: a PostgreSQL
+ * backend granted a lock waits, still inside its lock wait, for the
+ * lock manager's LWLock, whose release wakes it): the wait's wake is its
+ * own last, outside the waits nested in it, and none when a wait begun
+ * in it was not seen to end in it (its wakes cannot be told).
  * Where the resource's releases are seen, the release lets the waiter
  * in: the wake is the last one from the thread of its last release,
  * after it (the thread may have slept on something else since, the mmap
@@ -226,16 +232,30 @@ struct wake_seen {
 };
 
 /*
- * last: the last wake into the thread so far; other: the last one from
+ * last: the wait's last own wake so far; other: its last own one from
  * another thread than last's. A wait can see a wake that is not its own
  * after the one that let it in (its thread slept on something else
  * before it said the wait was over: the mmap lock, in a uprobe): where
  * the resource's releases are seen, the wake must come from its last
  * releaser, and other keeps that one when something else came after.
+ *
+ * A wake is the wait's own when no other wait of the thread begun at or
+ * after its begin is open (docs/model.md §6, nested waits). One that
+ * comes while such a wait is open is the inner wait's if that wait ends
+ * within this one, its end seen; until then it is unsure: the earliest
+ * unsure wake's time (0: none). An own wake clears it (what came before
+ * the wait's last own wake does not change which that is), and so does
+ * the end of a wait begun after this one and before the earliest unsure
+ * wake (they all lay in it). Left at the end, it makes the wake unknown.
+ * nested: a wake lay in a wait nested in this one. blind: a wait begun
+ * in it was not followed (the bounds), so no later wake is known to be
+ * its own.
  */
 struct wait {
 	uint64_t res, waiter, start;
 	struct wake_seen last, other;
+	uint64_t unsure;
+	uint8_t nested, blind;
 };
 
 /* What the class keeps with each resource (its state bytes, ident.h): its
@@ -890,8 +910,13 @@ static int write_wait(struct cw_cls *c, const struct wait *w, const struct cw_ob
 	} else if (rel->releaser && rel->ts <= w->start) {
 		/* the release that let it in is not in the trace */
 		row.reason = "no release in wait";
+	} else if (w->unsure) {
+		/* its last wake may be its own or a wait's begun in it */
+		row.reason = w->blind ? "a wait begun in it not followed (bounds)"
+				      : "wake not told apart from a wait begun in it";
 	} else if (!(k = wait_wake(w, rel)) && !rel->releaser) {
-		row.reason = "no wake in wait";
+		row.reason = w->nested ? "no wake in wait outside the waits nested in it"
+				       : "no wake in wait";
 	} else if (!k) {
 		/* No wake from the releaser: the waiter did not sleep for
 		 * it, or was woken by it and overtaken (a lock that is not
@@ -920,6 +945,25 @@ static void wait_drop(struct adapter *a, struct thr *e, int i)
 {
 	e->w[i] = e->w[--e->nwaits];
 	a->nwaiting--;
+}
+
+/* Wait @i of @e ended, its end seen: the unsure wakes of the waits begun
+ * before it that all came after its begin lay in it (docs/model.md §6,
+ * nested waits). A wait begun at the same time is not known to be the
+ * outer one. */
+static void wait_nested_end(struct thr *e, int i)
+{
+	const struct wait *in = &e->w[i];
+
+	for (int j = 0; j < e->nwaits; j++) {
+		struct wait *w = &e->w[j];
+
+		if (j == i || w->start >= in->start || !w->unsure)
+			continue;
+		w->nested = 1;
+		if (w->unsure > in->start && !w->blind)
+			w->unsure = 0;
+	}
 }
 
 static int do_resource(struct cw_cls *c, struct hit *x)
@@ -955,6 +999,10 @@ static int do_resource(struct cw_cls *c, struct hit *x)
 			wait_drop(a, e, i);
 		}
 		if (e->nwaits == MAX_WAITS) {
+			/* The waits open here cannot tell their wakes from
+			 * this one's from now on. */
+			for (i = 0; i < e->nwaits; i++)
+				e->w[i].blind = 1;
 			stats_of(c)->dropped++;
 			thr_gc(a, e);
 			return 0;
@@ -977,6 +1025,7 @@ static int do_resource(struct cw_cls *c, struct hit *x)
 			stats_of(c)->waits_quiet++;
 		else
 			err = write_wait(c, &e->w[i], res, (int64_t)x->h->ts);
+		wait_nested_end(e, i);
 		wait_drop(a, e, i);
 		thr_gc(a, e);
 		return err;
@@ -1096,12 +1145,22 @@ static int on_wake(struct cw_cls *c, const struct cw_hdr *h)
 	}
 	for (int i = 0; i < e->nwaits; i++) {
 		struct wait *w = &e->w[i];
+		int inner = w->blind;
 
 		if (h->ts <= w->start)
 			continue;
+		for (int j = 0; j < e->nwaits && !inner; j++)
+			inner = j != i && e->w[j].start >= w->start;
+		if (inner) {
+			/* a sleep of a wait begun in this one, or unsure */
+			if (!w->unsure)
+				w->unsure = h->ts;
+			continue;
+		}
 		if (w->last.edge && w->last.thread != seen.thread)
 			w->other = w->last;
 		w->last = seen;
+		w->unsure = 0;
 	}
 	return 0;
 }

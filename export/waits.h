@@ -46,8 +46,9 @@ void cw_xwaits__free(struct cw_xwaits *w);
 int cw_xwaits__at(struct cw_xwaits *w, int64_t thread, int64_t request, int64_t task, int64_t ts,
 		  struct cw_xwait *out);
 
-/* The wait that the edge @edge ended (resource_waits.wake_edge; the
- * latest begun, should two nest). @return as cw_xwaits__at(). */
+/* The wait that the edge @edge ended (resource_waits.wake_edge: one at
+ * most, docs/model.md §6; the latest begun in a database that holds
+ * two). @return as cw_xwaits__at(). */
 int cw_xwaits__ended_by(struct cw_xwaits *w, int64_t edge, struct cw_xwait *out);
 
 /*

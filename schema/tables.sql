@@ -438,7 +438,15 @@ CREATE TABLE diagnostics(
 --              was seen there (the wait did not block: a buffer found
 --              in the pool), when the end was not seen, or when a
 --              coverage break overlaps the wait (the wake seen might not
---              be the one that ended it). Where the resource's releases
+--              be the one that ended it). A wake that came while a wait
+--              nested in this one was open (begun after its begin, ended
+--              within it) is that wait's, not this one's: a PostgreSQL
+--              backend's lock wait is ended by the grant, not by the
+--              release of the LWLock it then waited for inside it. NULL
+--              when no wake came outside the nested waits, or when one
+--              came while a wait begun in it was open that was not seen
+--              to end in it (docs/model.md §6, nested waits). So a wake
+--              ends at most one wait. Where the resource's releases
 --              are seen (resource_release; PostgreSQL's probes have
 --              none), the release lets the waiter in, not the wake: the
 --              wake is the last one from the thread of the resource's
@@ -467,7 +475,9 @@ CREATE TABLE diagnostics(
 --              wake or the waker is missing, and reason says which
 --              ('wait end not in trace', 'no wake in wait', 'no release
 --              in wait': releases are seen, none in the wait, 'waker
---              unknown').
+--              unknown', 'no wake in wait outside the waits nested in
+--              it', 'wake not told apart from a wait begun in it', 'a
+--              wait begun in it not followed (bounds)').
 -- A wait end with no wait begun on that thread gives no row (its start
 -- is unknown): meta.usdt_unpaired_ends counts it. Nor does a wait whose
 -- end says nothing was waited for (a PostgreSQL buffer read that found
@@ -1161,7 +1171,8 @@ INSERT INTO object_mechanisms VALUES ('io_request', 'io_uring'), ('work_item', '
 -- shares of a request add up to 1). mechanism: NULL for running; for a
 -- handoff, its object's (object_mechanisms), whatever its wake ended;
 -- for runnable and blocked, the kind of the resource wait its edge ended
--- (resource_waits.wake_edge: 'lock', 'lwlock', 'buffer', a program's
+-- (resource_waits.wake_edge, which names a wake for one wait at most:
+-- the LIMIT 1 below is a guard; 'lock', 'lwlock', 'buffer', a program's
 -- kind; 'resource_wait' for a kind that spells another mechanism, or
 -- none), else, for runnable NULL, for blocked what ended the wait where
 -- its edge is a wake or fire with a known src ('futex', an object's

@@ -11,8 +11,16 @@
  *    ended elsewhere are swept out of it, not counted;
  *  - random hits, each in a buffer of exactly its size (AddressSanitizer
  *    catches any read past it), with wakes between them, are each either
- *    joined or counted once as unknown, unmapped or malformed, and every
- *    wait row names nodes and edges that were written before it;
+ *    joined or counted once as unknown, unmapped or malformed, every
+ *    wait row names nodes and edges that were written before it, and no
+ *    wake is the wake of two waits, however they nest or cross
+ *    (docs/model.md §6, nested waits);
+ *  - random nested and crossing waits on a few threads (lost ends
+ *    included), with wakes between them: each wait's wake is what the
+ *    rule of docs/model.md §6 (nested waits) says, worked out by brute
+ *    force over the whole stream: its own last wake, outside the waits
+ *    nested in it, or none when a wake after that one lies in a wait
+ *    begun in it that was not seen to end in it;
  *  - the adapter rows map exactly the probes of schema/adapters.h (what
  *    the capture attaches, and their string arguments), no other probe
  *    of the contract or of PostgreSQL.
@@ -24,10 +32,14 @@
 #include "analyze/join.h"
 #include "schema/adapters.h"
 
+#define MAX_WAKE_EDGE (1u << 20)
+
 struct log {
 	uint64_t nodes, edges, waits;
 	uint64_t max_node, max_edge;
 	int wait_bad; /* a wait named a node or edge not written yet */
+	int wake_twice; /* an edge was the wake of two waits */
+	uint8_t woke[MAX_WAKE_EDGE]; /* by edge id: the wake of a wait */
 };
 
 static struct log lg;
@@ -60,8 +72,10 @@ static int on_wait(void *ctx, const struct cw_wait_row *w)
 
 	l->waits++;
 	if (!w->resource || !w->waiter || (w->wake_edge && w->wake_edge > l->max_edge) ||
-	    (w->end_ns >= 0 && (uint64_t)w->end_ns < w->start_ns))
+	    (w->end_ns >= 0 && (uint64_t)w->end_ns < w->start_ns) || w->wake_edge >= MAX_WAKE_EDGE)
 		l->wait_bad = 1;
+	else if (w->wake_edge && l->woke[w->wake_edge]++)
+		l->wake_twice = 1;
 	return 0;
 }
 
@@ -305,9 +319,190 @@ static void test_random(void)
 	      (unsigned long long)cw_join_stats__get(&st, "usdt_hits"), (unsigned long long)cw_join_stats__get(&st, "resource_waits"));
 	CHECK(lg.waits == cw_join_stats__get(&st, "resource_waits") && !lg.wait_bad, "wait rows %llu of %llu",
 	      (unsigned long long)lg.waits, (unsigned long long)cw_join_stats__get(&st, "resource_waits"));
+	CHECK(!lg.wake_twice, "a wake ended two waits");
 	cw_join__free(j);
 	passes++;
 	printf("ok random\n");
+}
+
+/* The nested-wait test's stream as it was made, and what the join wrote. */
+#define NEST_THREADS 3
+#define NEST_STEPS 6000
+#define NEST_OPEN 3 /* below the class's bound of open waits per thread */
+
+struct nest_wait {
+	uint32_t tid;
+	uint64_t start, end, lost; /* end 0: not seen; lost: when a new begin dropped it */
+	uint64_t got;		    /* the join's wake: its edge's ts, 0: NULL */
+	int rows;
+};
+
+static struct {
+	struct nest_wait w[NEST_STEPS];
+	size_t nw;
+	uint64_t wake_ts[NEST_STEPS]; /* the wakes, in order */
+	uint32_t wake_tid[NEST_STEPS];
+	size_t nwakes;
+	uint64_t edge_ts[4 * NEST_STEPS]; /* by edge id */
+	int bad;
+} nest;
+
+static int nest_edge(void *ctx, const struct cw_edge *e)
+{
+	(void)ctx;
+	if (e->id < sizeof(nest.edge_ts) / sizeof(nest.edge_ts[0]))
+		nest.edge_ts[e->id] = e->ts;
+	else
+		nest.bad = 1;
+	return 0;
+}
+
+/* Every ts of the stream is distinct: a row is found by its start. */
+static int nest_row(void *ctx, const struct cw_wait_row *r)
+{
+	(void)ctx;
+	for (size_t i = 0; i < nest.nw; i++) {
+		if (nest.w[i].start != r->start_ns)
+			continue;
+		nest.w[i].rows++;
+		nest.w[i].got = r->wake_edge ? nest.edge_ts[r->wake_edge] : 0;
+		return 0;
+	}
+	nest.bad = 1;
+	return 0;
+}
+
+/* Was wait @x open at @ts (begun before it, not yet ended or dropped)? */
+static int nest_open_at(const struct nest_wait *x, uint64_t ts)
+{
+	uint64_t closed = x->end ? x->end : x->lost;
+
+	return x->start < ts && (!closed || closed > ts);
+}
+
+/* The wake docs/model.md §6 gives wait @w, by brute force: 0 for none. */
+static uint64_t nest_expected(const struct nest_wait *w)
+{
+	uint64_t own = 0;
+	int unsettled = 0;
+
+	for (size_t k = 0; k < nest.nwakes; k++) {
+		uint64_t p = nest.wake_ts[k];
+		int inner = 0, settled = 0;
+
+		if (nest.wake_tid[k] != w->tid || p <= w->start || p >= w->end)
+			continue;
+		for (size_t i = 0; i < nest.nw; i++) {
+			const struct nest_wait *x = &nest.w[i];
+
+			if (x == w || x->tid != w->tid || x->start <= w->start || !nest_open_at(x, p))
+				continue;
+			inner = 1;
+			/* nested: both ends seen, ended within w */
+			settled |= x->end && x->end < w->end;
+		}
+		if (!inner) {
+			own = p;
+			unsettled = 0;
+		} else if (!settled) {
+			unsettled = 1;
+		}
+	}
+	return unsettled ? 0 : own;
+}
+
+static void test_nested(void)
+{
+	static const char *const tranche[] = { "L0", "L1", "L2", "L3" };
+	static struct cw_sink sink = { .node = on_node, .edge = nest_edge, .wait = nest_row };
+	struct cw_join_opts o = { .no_symbols = 1 };
+	struct cw_join *j;
+	size_t open[NEST_THREADS][NEST_OPEN], nopen[NEST_THREADS] = { 0 };
+	uint8_t res[NEST_STEPS];
+	size_t checked = 0, taken = 0, passed_over = 0;
+
+	memset(&lg, 0, sizeof(lg));
+	sink.ctx = &lg;
+	j = cw_join__new(&sink, &o);
+	CHECK(j, "join");
+	CHECK(!add_probe_of(j, "postgresql", 1, "lwlock__wait__start", 2, 0, 1) &&
+		      !add_probe_of(j, "postgresql", 2, "lwlock__wait__done", 2, 0, 1),
+	      "probes");
+	memset(&nest, 0, sizeof(nest));
+	rng = 0x5eed5eed5eed5eedull;
+	for (uint64_t step = 0, ts = 1000; step < NEST_STEPS; step++, ts += 10) {
+		uint32_t t = (uint32_t)(next_rand() % NEST_THREADS), tid = 1 + t;
+		unsigned r = (unsigned)(next_rand() % 8);
+
+		if (r < 3 && nopen[t] < NEST_OPEN) {
+			/* a begin; one open on the same tranche loses its end */
+			uint8_t q = (uint8_t)(next_rand() % 4);
+			size_t n = nest.nw++;
+
+			for (size_t i = 0; i < nopen[t]; i++) {
+				if (res[open[t][i]] != q)
+					continue;
+				nest.w[open[t][i]].lost = ts;
+				open[t][i] = open[t][--nopen[t]];
+				break;
+			}
+			nest.w[n] = (struct nest_wait){ .tid = tid, .start = ts };
+			res[n] = q;
+			open[t][nopen[t]++] = n;
+			CHECK(!hit(j, 1, tid, ts, 0, 0, tranche[q]), "begin");
+		} else if (r < 6 && nopen[t]) {
+			/* the end of any open one: the innermost or not */
+			size_t i = next_rand() % nopen[t], n = open[t][i];
+
+			nest.w[n].end = ts;
+			open[t][i] = open[t][--nopen[t]];
+			CHECK(!hit(j, 2, tid, ts, 0, 0, tranche[res[n]]), "end");
+		} else {
+			struct cw_wake w = { 0 };
+			uint32_t waker = 1 + (t + 1 + (uint32_t)(next_rand() % (NEST_THREADS - 1))) % NEST_THREADS;
+
+			w.hdr.type = CW_REC_WAKING;
+			w.hdr.size = sizeof(w);
+			w.hdr.ts = ts;
+			w.waker.tid = w.waker.pid = waker;
+			w.wakee.tid = w.wakee.pid = tid;
+			w.waker_start = waker;
+			w.wakee_start = tid;
+			nest.wake_ts[nest.nwakes] = ts;
+			nest.wake_tid[nest.nwakes++] = tid;
+			CHECK(!cw_join__record(j, &w.hdr), "wake");
+		}
+	}
+	CHECK(!cw_join__finish(j), "finish");
+	CHECK(!nest.bad, "a row or an edge the test cannot place");
+	for (size_t i = 0; i < nest.nw; i++) {
+		const struct nest_wait *w = &nest.w[i];
+		uint64_t want;
+
+		CHECK(w->rows == 1, "wait at %llu: %d rows", (unsigned long long)w->start, w->rows);
+		if (!w->end)
+			continue;
+		want = nest_expected(w);
+		CHECK(w->got == want, "wait at %llu-%llu on %u: wake at %llu, the rule says %llu",
+		      (unsigned long long)w->start, (unsigned long long)w->end, w->tid,
+		      (unsigned long long)w->got, (unsigned long long)want);
+		checked++;
+		taken += want != 0;
+		for (size_t k = 0; k < nest.nwakes && want; k++)
+			if (nest.wake_tid[k] == w->tid && nest.wake_ts[k] > want &&
+			    nest.wake_ts[k] < w->end) {
+				passed_over++;
+				break;
+			}
+	}
+	/* the stream holds every case: waits with a wake, and waits whose
+	 * last wake was passed over for an earlier own one */
+	CHECK(checked > 500 && taken > 100 && passed_over > 10, "%zu waits, %zu with a wake, %zu past a later one",
+	      checked, taken, passed_over);
+	cw_join__free(j);
+	passes++;
+	printf("ok nested (%zu waits, %zu with a wake, %zu past a later one)\n", checked, taken,
+	       passed_over);
 }
 
 /*
@@ -427,6 +622,7 @@ int main(void)
 	test_thread_bound();
 	test_stale_sweep();
 	test_random();
+	test_nested();
 	test_schema_table();
 	printf("test_adapter: %d passed, %d failed\n", passes, failures);
 	return failures != 0;

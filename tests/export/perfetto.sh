@@ -86,28 +86,39 @@ check() {
 # packets; interrupt wakes with no cause (irq_wakeups), one of them the
 # wake that ended a wait (sample_irq_wake); waits on resources, named by
 # the resource and what let it go, with the wait's arguments
-# (critical_lock, request_summary).
+# (critical_lock; critical_lock_nested, lock waits with LWLock waits
+# begun in them; request_summary).
 for f in attribution_chain adapter_requests adapter_tasks uring_punt uring_wake_cause \
 	block_requests sample_wake sample_wait wq_wake timer_fire net_loopback irq_wakeups \
-	sample_irq_wake critical_lock request_summary; do
+	sample_irq_wake critical_lock critical_lock_nested request_summary; do
 	check "$f"
 done
-# The names fixtures/critical_lock.events says, each on a blocked slice
-# (perfetto.py held every slice to the database above): the release by
-# the query that let the lock go, an unknown waker, a timer that ended a
-# wait, and a sleep in a wait that the postmaster's wake ended.
-printf '%s\n' 'lock 735/0/0/0/4 released by END;' 'lwlock BufferMapping (waker unknown)' \
-	'lock 735/0/0/0/5 ended by timer hrtimer_wakeup' 'wake from postgres, in lock 735/0/0/0/5' \
-	>"$tmp/want.txt"
-"$BUILD/causeway-export" perfetto "$tmp/critical_lock.db" -q --force -o "$tmp/cl.perfetto-trace" &&
-	protoc --decode=perfetto.protos.Trace -I "$top/tests/export" "$top/tests/export/perfetto_trace.proto" \
-		<"$tmp/cl.perfetto-trace" >"$tmp/cl.txt" &&
-	python3 "$top/tests/export/perfetto.py" "$tmp/critical_lock.db" "$tmp/cl.txt" >"$tmp/cl.out" ||
-	fail "critical_lock: the export or its check failed"
-awk -F'\t' '$1 == "blocked" { print $3 }' "$tmp/cl.out" | sort >"$tmp/got.txt"
-sort "$tmp/want.txt" | cmp -s - "$tmp/got.txt" ||
-	fail "critical_lock: blocked slices $(tr '\n' '|' <"$tmp/got.txt"), want $(tr '\n' '|' <"$tmp/want.txt")"
-grep -q ', 4 in resource waits$' "$tmp/cl.out" || fail "critical_lock: $(head -1 "$tmp/cl.out")"
+# names NAME SLICE...: the blocked slices of fixture NAME's whole export
+# have the names SLICE... (perfetto.py held every slice to the database
+# above); its summary line is left in $tmp/NAME.out.
+names() {
+	local name=$1
+	shift
+	"$BUILD/causeway-export" perfetto "$tmp/$name.db" -q --force -o "$tmp/n.perfetto-trace" &&
+		protoc --decode=perfetto.protos.Trace -I "$top/tests/export" "$top/tests/export/perfetto_trace.proto" \
+			<"$tmp/n.perfetto-trace" >"$tmp/n.txt" &&
+		python3 "$top/tests/export/perfetto.py" "$tmp/$name.db" "$tmp/n.txt" >"$tmp/$name.out" ||
+		{ fail "$name: the export or its check failed"; return; }
+	printf '%s\n' "$@" | sort >"$tmp/want.txt"
+	awk -F'\t' '$1 == "blocked" { print $3 }' "$tmp/$name.out" | sort >"$tmp/got.txt"
+	cmp -s "$tmp/want.txt" "$tmp/got.txt" ||
+		fail "$name: blocked slices $(tr '\n' '|' <"$tmp/got.txt"), want $(tr '\n' '|' <"$tmp/want.txt")"
+}
+# The names fixtures/critical_lock.events says: the release by the query
+# that let the lock go, an unknown waker, a timer that ended a wait, and
+# a sleep in a wait that the postmaster's wake ended.
+names critical_lock 'lock 735/0/0/0/4 released by END;' 'lwlock BufferMapping (waker unknown)' \
+	'lock 735/0/0/0/5 ended by timer hrtimer_wakeup' 'wake from postgres, in lock 735/0/0/0/5'
+grep -q ', 4 in resource waits$' "$tmp/critical_lock.out" || fail "critical_lock: $(head -1 "$tmp/critical_lock.out")"
+# fixtures/critical_lock_nested.events: the sleep the grant ended is the
+# lock's own ("released by END;", not "wake from postgres, in lock ..."),
+# the sleeps in the LWLock waits begun in the lock waits the LWLock's.
+names critical_lock_nested 'lock 735/0/0/0/4 released by END;' 'lwlock LockManager released by END;'
 # Windows: a wait, an object or a task cut by an end of the window.
 check attribution_chain --since 1200 --until 2100
 check attribution_chain --since 1500

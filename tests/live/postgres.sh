@@ -10,23 +10,30 @@
 #  - lock waits (resource_waits on heavyweight locks) exist, and at least
 #    80% of them name the query the waking backend was running when it
 #    woke the waiter (its request), with the waker another backend;
+#  - nested waits (docs/model.md §6): no lock wait's wake is one that
+#    ended (or came in) an LWLock wait begun in it by the same waiter (the
+#    backend, granted the lock, waits for the lock manager's LWLock its
+#    granter still holds, and that release wakes it: the LWLock wait's
+#    wake, not the lock wait's, which is the grant before it); the summary
+#    counts the lock waits that held such an LWLock wait;
 #  - the critical path through a lock (docs/model.md §9, critical_waits;
 #    the waits recorded, OFFCPU=1): of the queries that waited for a
 #    heavyweight lock another backend's query released, at least 90% have
-#    such a wait of their own on their critical path (not all need to: a
-#    later wait of the query's, on an LWLock, can take the path into
-#    another backend before it reaches the lock), at least 10 of them;
-#    each of those rows is the runnable segment of the query's own
-#    backend, its edge the wait's wake, and the segment before it runs in
-#    the releasing backend (the path follows the wake into it); and the
-#    path of each such query tiles its wall time (segments within 5% of
-#    it, from its begin to its end); request_critical says 'lock' for
-#    that runnable segment ('lwlock' where its wake also ended an LWLock
-#    wait begun inside the lock wait); the Perfetto export names at least one
-#    blocked slice per such query 'lock ... released by ...' and holds to
-#    the database (tests/export/perfetto.py), and the DOT graph of one
-#    such query (whose wake ended no LWLock wait) labels its heavy wake
-#    'lock ... released by ...';
+#    such a wait of their own on their critical path, or an LWLock wait
+#    begun in it, whose wake takes the path into the granting backend
+#    before the grant (not all need to: a later wait of the query's, on
+#    another LWLock, can take the path into another backend before it
+#    reaches the lock), at least 10 of them; each of those rows is the
+#    runnable segment of the query's own backend, its edge the wait's
+#    wake, and the segment before it runs in the waking backend (the path
+#    follows the wake into it); and the path of each such query tiles its
+#    wall time (segments within 5% of it, from its begin to its end);
+#    request_critical says 'lock' for that runnable segment ('lwlock' for
+#    an LWLock wait begun in the lock wait); the Perfetto export names at
+#    least one blocked slice per such query 'lock ... released by ...'
+#    and holds to the database (tests/export/perfetto.py), and the DOT
+#    graph of one such query with 'lock' runnable time labels its heavy
+#    wake 'lock ... released by ...';
 #  - by default the buffer probes are not attached, and the database says
 #    so: no buffer hit (no buffer resource, no quiet wait), meta
 #    usdt_probes_off naming both, capture.usdt_probes_deselected 2 (the
@@ -127,53 +134,78 @@ read -r nw named < <(q "select count(*), sum(k.type = 'request' and k.pid != w.p
   $(q "select coalesce(k.type || ' ' || k.name, 'NULL') || ' ' || rw.confidence || ' ' || coalesce(rw.reason, '')
 	from resource_waits rw left join nodes k on k.id = rw.waker limit 5" | tr '\n' ';')"
 
+# Nested waits (docs/model.md §6): a backend granted a lock takes the
+# lock manager's partition LWLock before its lock wait ends, and waits
+# for it when the granting backend still holds it; that LWLock's release
+# wakes it again. The wake that ended the LWLock wait is the LWLock
+# wait's, never the lock wait's, whose wake is the grant before it (NULL
+# when the backend had not slept before it). Each LWLock wait begun in a
+# lock wait of the same waiter and ended in it:
+inner="select o.id as lock_wait, i.id as lwlock_wait from resource_waits o
+	join nodes ro on ro.id = o.resource join resource_waits i on i.waiter = o.waiter
+	join nodes ri on ri.id = i.resource
+	where ro.name like 'lock %' and ri.name like 'lwlock %'
+	  and i.start_ns > o.start_ns and i.end_ns <= o.end_ns"
+nestbad=$(q "select count(distinct o.id) from ($inner) n join resource_waits o on o.id = n.lock_wait
+	join resource_waits i on i.id = n.lwlock_wait join edges e on e.id = o.wake_edge
+	where o.wake_edge = i.wake_edge or (e.ts > i.start_ns and e.ts <= i.end_ns)")
+[ "$nestbad" = 0 ] || fail "$nestbad lock waits take as their wake one that ended an LWLock wait begun in them:
+  $(q "select o.id, o.start_ns, o.end_ns, e.ts, o.reason from ($inner) n join resource_waits o on o.id = n.lock_wait
+	join resource_waits i on i.id = n.lwlock_wait join edges e on e.id = o.wake_edge
+	where o.wake_edge = i.wake_edge or (e.ts > i.start_ns and e.ts <= i.end_ns) limit 5" | tr '\n' ';')"
+# The lock waits that hold an LWLock wait a wake ended (whose last wake a
+# join that took the last wake of the lock wait would have taken): with
+# the grant as their wake, and with none of their own.
+read -r nestn nestg < <(q "select count(*), sum(o.wake_edge is not null) from resource_waits o
+	where o.id in (select n.lock_wait from ($inner) n join resource_waits i on i.id = n.lwlock_wait
+		       where i.wake_edge is not null)" | tr '|' ' ')
+
 # The lock waits on the critical paths (critical_waits): of the queries
 # that waited for a lock another backend's query released, those with
-# such a wait of their own on their path.
+# such a wait of their own on their path, or an LWLock wait begun in
+# such a lock wait: when the LWLock wait blocked, its release's wake
+# takes the path out of the query's backend first, and the grant lies in
+# what the other backend ran before it (fixture critical_lock_nested).
 lockq="select distinct w.waiter as id from resource_waits w join nodes r on r.id = w.resource
 	join nodes wt on wt.id = w.waiter join nodes k on k.id = w.waker
 	where r.name like 'lock %' and wt.type = 'request' and k.type = 'request' and k.pid != wt.pid"
-onpath="select distinct cw.request as id from critical_waits cw join nodes wt on wt.id = cw.waiter
-	join nodes k on k.id = cw.waker
-	where cw.resource_name like 'lock %' and cw.waiter = cw.request and k.type = 'request' and k.pid != wt.pid"
+lockrows="select cw.* from critical_waits cw join nodes wt on wt.id = cw.waiter join nodes k on k.id = cw.waker
+	where cw.waiter = cw.request and k.type = 'request' and k.pid != wt.pid
+	  and (cw.resource_name like 'lock %'
+	       or cw.wait in (select n.lwlock_wait from ($inner) n join resource_waits o on o.id = n.lock_wait
+			      join nodes ok on ok.id = o.waker
+			      where ok.type = 'request' and ok.pid != wt.pid))"
+onpath="select distinct request as id from ($lockrows)"
 lq=$(q "select count(*) from ($lockq)")
 lp=$(q "select count(*) from ($onpath)")
 [ "$lp" -ge 10 ] && [ $((lp * 100)) -ge $((lq * 90)) ] ||
-	fail "$lp of $lq queries that waited for a lock another backend's query released have that wait on their critical path"
+	fail "$lp of $lq queries that waited for a lock another backend's query released have that wait, or an LWLock wait begun in it, on their critical path"
 # Each such row: the runnable segment of the query's own backend, ended
-# by the wait's wake, and before it the releasing backend.
-bad=$(q "select count(*) from critical_waits cw join nodes wt on wt.id = cw.waiter join nodes k on k.id = cw.waker
+# by the wait's wake, and before it the backend that woke it.
+bad=$(q "select count(*) from ($lockrows) cw join nodes wt on wt.id = cw.waiter join nodes k on k.id = cw.waker
 	join resource_waits w on w.id = cw.wait
 	join critical_path c on c.request = cw.request and c.seq = cw.seq
 	left join critical_path b on b.request = cw.request and b.seq = cw.seq + 1
 	join nodes cn on cn.id = c.node left join nodes bn on bn.id = b.node
-	where cw.resource_name like 'lock %' and cw.waiter = cw.request and k.type = 'request' and k.pid != wt.pid
-	  and not (c.kind = 'runnable' and c.edge = w.wake_edge and cn.type = 'thread' and cn.key = wt.tid
+	where not (c.kind = 'runnable' and c.edge = w.wake_edge and cn.type = 'thread' and cn.key = wt.tid
 		   and bn.type = 'thread' and bn.pid = k.pid)")
-[ "$bad" = 0 ] || fail "$bad lock waits on critical paths are not the query's runnable segment after the releasing backend:
+[ "$bad" = 0 ] || fail "$bad lock waits on critical paths are not the query's runnable segment after the waking backend:
   $(q "select cw.request, cw.seq, cw.kind, cw.waker_label from critical_waits cw limit 5" | tr '\n' ';')"
 nt=$(untiled "$onpath")
 [ "$nt" = 0 ] || fail "$nt of the $lp queries with a lock wait on their critical path have a path that does not tile their wall time"
 lock_ms=$(q "select printf('%.1f', sum(blocked_ns) / 1e6) from critical_waits where resource_name like 'lock %'")
 lock_by=$(q "select waking_request || ' ' || count(*) from critical_waits where resource_name like 'lock %'
 	group by waking_request order by count(*) desc limit 2" | tr '\n' ',')
-# request_critical names the lock: each of those queries has its runnable
-# segment after the release under the mechanism 'lock', or 'lwlock' where
-# the same wake ended an LWLock wait begun inside the lock wait (the
-# latest begun: the backend, granted the lock, waited for the lock
-# manager's LWLock its releaser still held, and that release woke it).
-nolock=$(q "select count(*) from ($onpath) o where not exists (select 1 from request_critical rc
-	where rc.request = o.id and rc.kind = 'runnable' and rc.mechanism = 'lock')
-	and not (exists (select 1 from critical_waits a join critical_waits b
-			  on b.request = a.request and b.seq = a.seq
-			 where a.request = o.id and a.resource_name like 'lock %'
-			   and b.resource_name like 'lwlock %' and b.wait_start_ns > a.wait_start_ns)
-		 and exists (select 1 from request_critical rc
-			  where rc.request = o.id and rc.kind = 'runnable' and rc.mechanism = 'lwlock'))")
-[ "$nolock" = 0 ] || fail "$nolock of the $lp queries with a lock wait on their critical path have no runnable time under mechanism 'lock':
+# request_critical names the wait's kind: each of those rows has its
+# runnable segment under the mechanism 'lock', or 'lwlock' for an LWLock
+# wait begun in the lock wait (a wake ends one wait: §6).
+nolock=$(q "select count(*) from ($lockrows) cw where not exists (select 1 from request_critical rc
+	where rc.request = cw.request and rc.kind = 'runnable'
+	  and rc.mechanism = case when cw.resource_name like 'lock %' then 'lock' else 'lwlock' end)")
+[ "$nolock" = 0 ] || fail "$nolock lock waits (or LWLock waits begun in them) on critical paths have no runnable time under mechanism 'lock' ('lwlock'):
   $(q "select kind, mechanism, count(*) from request_critical where request in ($onpath) group by 1, 2" | tr '\n' ';')"
-nested=$(q "select count(*) from ($onpath) o where not exists (select 1 from request_critical rc
-	where rc.request = o.id and rc.kind = 'runnable' and rc.mechanism = 'lock')")
+nested=$(q "select count(*) from ($onpath) o where not exists (select 1 from ($lockrows) cw
+	where cw.request = o.id and cw.resource_name like 'lock %')")
 # The exports name the waits by the lock and the query that released it:
 # the Perfetto trace holds to the database (tests/export/perfetto.py: each
 # blocked slice in a resource wait named and argued as resource_waits
@@ -264,6 +296,7 @@ fi
 bshare=$(q "select printf('%.0f%%', 100.0 * sum(ns) / (select sum(end_ns - start_ns) from nodes where id in ($ends)))
 	from request_critical where request in ($ends) and mechanism = 'block'")
 echo "live/$NAME: $n statement requests for $done_tx transactions; $named of $nw lock waits name the releasing query;" \
-	"$lp of $lq queries that waited for another backend's lock have it on their critical path ($lock_ms ms; released by ${lock_by%,}), mechanism 'lock' in request_critical ('lwlock' for $nested, whose wake also ended the lock manager's LWLock); $pf;" \
+	"$lp of $lq queries that waited for another backend's lock have it on their critical path ($lock_ms ms; released by ${lock_by%,}), mechanism 'lock' in request_critical (for $nested the LWLock wait begun in it, 'lwlock');" \
+	"$nestn lock waits held an LWLock wait a wake ended: $nestg have the grant before it as their wake, $((nestn - nestg)) none of their own, none the LWLock's; $pf;" \
 	"probe hits $hits by default (no buffer probe), $hall with --usdt-probes all ($ball buffer hits);" \
 	"fsync on: $nb of $ne END; queries have block I/O on their critical path ($bshare of their wall time)$flush"
