@@ -14,7 +14,7 @@
 #define INDEX_MARKER "-- @@INDEXES@@"
 
 enum { ST_EXEC, ST_BREAK, ST_DIAG, ST_META, ST_FRAME, ST_STACK, ST_STACK_FRAME, ST_WAIT, ST_BLOCK,
-       ST_ATTR_REASON, ST_ATTR_REASON_FIND, ST_EDGE_REASON,
+       ST_BLOCK_KIND, ST_ATTR_REASON, ST_ATTR_REASON_FIND, ST_EDGE_REASON,
        ST_EDGE_REASON_FIND, ST_SCOPE, ST_SCOPE_FIND, ST_NAME, ST_N };
 
 static const char *const stmt_sql[ST_N] = {
@@ -29,8 +29,8 @@ static const char *const stmt_sql[ST_N] = {
 	[ST_STACK_FRAME] = "INSERT INTO stack_frames(stack,position,frame) VALUES(?,?,?)",
 	[ST_WAIT] = "INSERT INTO resource_waits(resource,waiter,start_ns,end_ns,wake_edge,waker,"
 		    "confidence,reason) VALUES(?,?,?,?,?,?,?,?)",
-	[ST_BLOCK] = "INSERT INTO block_requests(node,dev,op,flags,sector,bytes,issue_ns) "
-		     "VALUES(?,?,?,?,?,?,?)",
+	[ST_BLOCK] = "INSERT INTO block_rows(node,kind,sector,bytes,issue_ns) VALUES(?,?,?,?,?)",
+	[ST_BLOCK_KIND] = "INSERT INTO block_kinds(id,dev,op,flags) VALUES(?,?,?,?)",
 	[ST_ATTR_REASON] = "INSERT INTO attribution_reasons(id,reason) VALUES(?,?)",
 	[ST_ATTR_REASON_FIND] = "SELECT id FROM attribution_reasons WHERE reason = ?",
 	[ST_EDGE_REASON] = "INSERT INTO edge_reasons(id,reason) VALUES(?,?)",
@@ -56,14 +56,24 @@ static const struct {
 	const char *head;
 	int ncols;
 } rows_sql[R_N] = {
-	[R_NODE] = { "INSERT INTO node_rows(id,type,key,scope,generation,start_seen,start_ns,end_ns,"
+	[R_NODE] = { "INSERT INTO node_rows(id,type,key,scope,generation,start_seen,start_ns,end_rel,"
 		     "pid,tid,name,traced) VALUES", 12 },
-	[R_EDGE] = { "INSERT INTO edge_rows(id,type,dst,ts,src,cpu,source,confidence,reason,"
-		     "interrupted_tid,addr,carried_by) VALUES", 12 },
+	[R_EDGE] = { "INSERT INTO edge_rows(id,code,dst,ts,src,cpu,reason,interrupted_tid,addr,"
+		     "carried_by) VALUES", 10 },
 	[R_SAMPLE] = { "INSERT INTO sample_rows(thread,ts,kind,weight,weight_exact,"
 		       "inclusion_probability,attr_confidence,attr_reason,cpu,wake,stack_keep,stack,"
 		       "node,request,task,waker_request,carry_edge) VALUES", 17 },
 };
+
+/* edge_rows.code (schema/tables.sql): an edge's type, confidence and
+ * source, which the edges view spells out. */
+#define EDGE_CODE(type, conf, source) \
+	((int64_t)(type) + 16 * ((int64_t)(conf) + 3 * (int64_t)(source)))
+_Static_assert(CW_EDGE_NTYPES <= 16 && CW_CONF_N <= 3 && CW_SRC_INFERRED == 3,
+	       "edge_rows.code and the edges view hold 16 types, 3 confidences, 4 sources");
+
+/* An edge's columns as edge_of() reads them. */
+#define EDGE_COLS "id, code % 16, src, dst, ts, code / 16 % 3"
 
 #define BATCH 32
 #define ROW_COLS_MAX 17
@@ -125,6 +135,21 @@ struct dict {
 	} by_addr[STATIC_SLOTS];
 };
 
+/*
+ * block_kinds (schema/tables.sql): the last BLOCK_KINDS kinds written, by
+ * their texts. A workload has few (its disks' operations, each with a few
+ * sets of flags); one that is not among them is written again, under a
+ * new id.
+ */
+#define BLOCK_KINDS 16
+
+struct block_kind {
+	uint64_t id;
+	char op[16];
+	char dev[sizeof(((struct cw_block_row *)0)->dev)];
+	char flags[sizeof(((struct cw_block_row *)0)->flags)];
+};
+
 /* Each dict's bounds: the frame and stack tables' (docs/model.md §4.2). */
 #define TEXTS_MAX 65536
 #define TEXTS_MAX_BYTES (16u << 20)
@@ -140,20 +165,20 @@ enum { RD_REQUESTS, RD_NODE, RD_EDGE, RD_FIRST_INTO, RD_INTO_FWD, RD_INTO_BACK, 
        RD_CRIT, RD_N };
 
 static const char *const rd_sql[RD_N] = {
-	[RD_REQUESTS] = "SELECT n.id, n.start_ns, n.end_ns,"
-			" (SELECT e.dst FROM edge_rows e WHERE e.src = n.id AND e.type = ?2"
+	[RD_REQUESTS] = "SELECT n.id, n.start_ns, n.start_ns + n.end_rel,"
+			" (SELECT e.dst FROM edge_rows e WHERE e.src = n.id AND e.code % 16 = ?2"
 			"   ORDER BY e.ts DESC, e.id DESC LIMIT 1)"
 			" FROM node_rows n WHERE n.type = ?1 AND n.start_seen = 1"
-			" AND n.start_ns IS NOT NULL AND n.end_ns IS NOT NULL ORDER BY n.id",
+			" AND n.start_ns IS NOT NULL AND n.end_rel IS NOT NULL ORDER BY n.id",
 	[RD_NODE] = "SELECT type, start_seen, traced, start_ns FROM node_rows WHERE id = ?",
-	[RD_EDGE] = "SELECT id, type, src, dst, ts, confidence FROM edge_rows WHERE id = ?",
-	[RD_FIRST_INTO] = "SELECT id, type, src, dst, ts, confidence FROM edge_rows WHERE dst = ?"
+	[RD_EDGE] = "SELECT " EDGE_COLS " FROM edge_rows WHERE id = ?",
+	[RD_FIRST_INTO] = "SELECT " EDGE_COLS " FROM edge_rows WHERE dst = ?"
 			  " ORDER BY ts, id LIMIT 1",
-	[RD_INTO_FWD] = "SELECT id, type, src, dst, ts, confidence FROM edge_rows WHERE dst = ?1"
+	[RD_INTO_FWD] = "SELECT " EDGE_COLS " FROM edge_rows WHERE dst = ?1"
 			" ORDER BY ts, id",
-	[RD_INTO_BACK] = "SELECT id, type, src, dst, ts, confidence FROM edge_rows"
+	[RD_INTO_BACK] = "SELECT " EDGE_COLS " FROM edge_rows"
 			 " WHERE dst = ?1 AND ts <= ?2 ORDER BY ts DESC, id DESC",
-	[RD_FROM] = "SELECT id, type, src, dst, ts, confidence FROM edge_rows WHERE src = ?",
+	[RD_FROM] = "SELECT " EDGE_COLS " FROM edge_rows WHERE src = ?",
 	[RD_WAITS] = "SELECT ts, kind, weight, weight_exact, wake FROM sample_rows"
 		     " WHERE thread = ?1 AND ts < ?2 ORDER BY ts DESC",
 	[RD_CRIT] = "INSERT INTO critical_rows(request,seq,node,kind,start_ns,end_ns,confidence,"
@@ -168,6 +193,8 @@ struct cw_db {
 	uint64_t rows_written; /* nodes, edges and samples */
 	uint64_t requests;     /* request nodes written */
 	struct dict attr_reasons, edge_reasons, scopes, names;
+	struct block_kind kinds[BLOCK_KINDS];
+	uint64_t kinds_n; /* block_kinds rows written */
 	struct rows rows[R_N];
 	uint64_t edges_max; /* the largest edge id written */
 	int failed;
@@ -435,7 +462,11 @@ static int db_node(void *ctx, const struct cw_node *n)
 	put_i64(&c[4], n->generation);
 	put_i64(&c[5], n->start_seen);
 	put_opt(&c[6], n->start_ns);
-	put_opt(&c[7], n->end_ns);
+	/* end_rel (schema/tables.sql), which may be below 0 */
+	if (n->end_ns < 0)
+		c[7].t = C_NULL;
+	else
+		put_i64(&c[7], n->end_ns - (n->start_ns < 0 ? 0 : n->start_ns));
 	put_opt(&c[8], n->pid);
 	put_opt(&c[9], n->tid);
 	put_id(&c[10], name);
@@ -462,17 +493,15 @@ static int db_edge(void *ctx, const struct cw_edge *e)
 	 * insert). */
 	put_id(&c[0], e->id == db->edges_max + 1 ? 0 : e->id);
 	db->edges_max = e->id > db->edges_max ? e->id : e->id ? db->edges_max : db->edges_max + 1;
-	put_i64(&c[1], e->type);
+	put_i64(&c[1], EDGE_CODE(e->type, e->confidence, e->source));
 	put_i64(&c[2], (int64_t)e->dst);
 	put_i64(&c[3], (int64_t)e->ts);
 	put_id(&c[4], e->src);
 	put_opt(&c[5], e->cpu);
-	put_i64(&c[6], e->source);
-	put_i64(&c[7], e->confidence);
-	put_id(&c[8], reason);
-	put_opt(&c[9], e->interrupted);
-	put_id(&c[10], e->addr);
-	put_id(&c[11], e->carried_by);
+	put_id(&c[6], reason);
+	put_opt(&c[7], e->interrupted);
+	put_id(&c[8], e->addr);
+	put_id(&c[9], e->carried_by);
 	return row_done(db, r);
 }
 
@@ -569,18 +598,52 @@ static int db_wait(void *ctx, const struct cw_wait_row *w)
 	return step(db, s);
 }
 
+/* The id of @b's kind, its block_kinds row written if it is not one of
+ * the kinds remembered; 0 with *err on failure. */
+static uint64_t block_kind_id(struct cw_db *db, const struct cw_block_row *b, int *err)
+{
+	sqlite3_stmt *s = db->st[ST_BLOCK_KIND];
+	struct block_kind *k;
+	uint64_t id;
+
+	for (size_t i = 0; i < BLOCK_KINDS; i++) {
+		k = &db->kinds[i];
+		if (k->id && !strcmp(k->op, b->op) && !strcmp(k->dev, b->dev) && !strcmp(k->flags, b->flags))
+			return k->id;
+	}
+	id = ++db->kinds_n;
+	sqlite3_bind_int64(s, 1, (int64_t)id);
+	sqlite3_bind_text(s, 2, b->dev, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 3, b->op, -1, SQLITE_STATIC);
+	bind_text(s, 4, b->flags);
+	if ((*err = step(db, s)))
+		return 0;
+	/* An op too long for the copy (cls_block.c's are shorter) is
+	 * written again each time. */
+	if (strlen(b->op) < sizeof(k->op)) {
+		k = &db->kinds[(id - 1) % BLOCK_KINDS];
+		k->id = id;
+		memcpy(k->op, b->op, strlen(b->op) + 1);
+		memcpy(k->dev, b->dev, sizeof(k->dev));
+		memcpy(k->flags, b->flags, sizeof(k->flags));
+	}
+	return id;
+}
+
 static int db_block(void *ctx, const struct cw_block_row *b)
 {
 	struct cw_db *db = ctx;
 	sqlite3_stmt *s = db->st[ST_BLOCK];
+	uint64_t kind;
+	int err = 0;
 
+	if (!(kind = block_kind_id(db, b, &err)))
+		return err;
 	sqlite3_bind_int64(s, 1, (int64_t)b->node);
-	sqlite3_bind_text(s, 2, b->dev, -1, SQLITE_STATIC);
-	sqlite3_bind_text(s, 3, b->op, -1, SQLITE_STATIC);
-	bind_text(s, 4, b->flags[0] ? b->flags : NULL);
-	sqlite3_bind_int64(s, 5, (int64_t)b->sector);
-	sqlite3_bind_int64(s, 6, (int64_t)b->bytes);
-	sqlite3_bind_int64(s, 7, (int64_t)b->issue_ns);
+	sqlite3_bind_int64(s, 2, (int64_t)kind);
+	sqlite3_bind_int64(s, 3, (int64_t)b->sector);
+	sqlite3_bind_int64(s, 4, (int64_t)b->bytes);
+	sqlite3_bind_int64(s, 5, (int64_t)b->issue_ns);
 	return step(db, s);
 }
 

@@ -5,9 +5,9 @@ PRAGMA foreign_keys = OFF;
 
 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT);
 
--- nodes, edges and samples are views: each spells out a table of rows
--- that stores what repeats as a number (node_rows, edge_rows,
--- sample_rows, below). Query the views, whose columns and values are
+-- nodes, edges, samples and block_requests are views: each spells out
+-- a table of rows that stores what repeats as a number (node_rows,
+-- edge_rows, sample_rows, block_rows, below). Query the views, whose columns and values are
 -- those of the contract; the row tables are how the database keeps them
 -- at a few bytes a row, and can change. Each view takes INSERT (its
 -- trigger codes the values) and DELETE too, for databases made by hand.
@@ -15,19 +15,23 @@ CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT);
 -- Codes (analyze/model.h's enums, whose order schema/nodes.def and
 -- edges.def give; tests/test_db.c holds every CASE below to them):
 --   node type   0 process, 1 thread, 2 runtime_task, 3 io_request,
---               4 work_item, 5 timer, 6 resource, 7 request, 8 packet
+--               4 work_item, 5 timer, 6 resource, 7 request, 8 packet,
+--               9 block_request
 --   edge type   0 spawn, 1 wake, 2 submit, 3 punt, 4 complete, 5 queue,
 --               6 execute, 7 arm, 8 fire, 9 resume, 10 acquire,
 --               11 release, 12 begin, 13 end
 --   source      0 kernel, 1 runtime, 2 application, 3 inferred
 --   confidence  0 observed, 1 reconstructed, 2 unknown
+--               (an edge's type, confidence and source are one code,
+--               edge_rows.code)
 --   kind        0 cpu, 1 offcpu
 -- Texts that repeat are kept once and named by id: a node's scope in
 -- node_scopes (a scope such as 'ring:0x...#0' is shared by every request
 -- of the ring), its name in node_names (a packet's name is its flow, 'tcp
 -- 127.0.0.1:43046 > 127.0.0.1:16379', the same for every packet of a
 -- connection), an edge's reason in edge_reasons, an attribution's in
--- attribution_reasons. A SQLite row pays a byte per column and one per
+-- attribution_reasons, a block request's disk, operation and flags in
+-- block_kinds. A SQLite row pays a byte per column and one per
 -- small integer (0 and 1 cost nothing), so a code or an id is one to
 -- three bytes where the text was up to forty, once in the row and again
 -- in each index on it. A scope has one id (its table is UNIQUE): the
@@ -56,7 +60,7 @@ CREATE TABLE node_rows(
   generation INTEGER NOT NULL,
   start_seen INTEGER NOT NULL,
   start_ns   INTEGER,
-  end_ns     INTEGER,
+  end_rel    INTEGER,
   pid        INTEGER,
   tid        INTEGER,
   name       INTEGER REFERENCES node_names(id),
@@ -65,6 +69,10 @@ CREATE TABLE node_rows(
 -- traced: 1, a task of the traced set (-p, COMMAND, or every task of a
 -- system-wide capture); 0, a task seen only at the other end of an edge
 -- with a traced one; NULL, not a task, or not known.
+-- end_rel: end_ns - start_ns where start_ns is known, else end_ns. Most
+-- objects live microseconds (a block request, a packet, a work item):
+-- their end takes 2 to 4 bytes after their start, where a time since
+-- boot takes 6.
 -- (type, scope, key, generation) is unique: the index that says so is
 -- built after the load, below, with the generations.
 CREATE VIEW nodes AS
@@ -77,14 +85,14 @@ CREATE VIEW nodes AS
          (SELECT s.scope FROM node_scopes s WHERE s.id = n.scope) AS scope,
          n.key, n.generation, n.pid, n.tid,
          (SELECT m.name FROM node_names m WHERE m.id = n.name) AS name,
-         n.start_ns, n.end_ns, n.start_seen, n.traced
+         n.start_ns, n.end_rel + coalesce(n.start_ns, 0) AS end_ns, n.start_seen, n.traced
     FROM node_rows n;
 
 CREATE TRIGGER nodes_insert INSTEAD OF INSERT ON nodes BEGIN
   INSERT OR IGNORE INTO node_scopes(scope) VALUES (NEW.scope);
   INSERT INTO node_names(name) SELECT NEW.name WHERE NEW.name IS NOT NULL
      AND NOT EXISTS (SELECT 1 FROM node_names WHERE name = NEW.name);
-  INSERT INTO node_rows(id, type, key, scope, generation, start_seen, start_ns, end_ns, pid,
+  INSERT INTO node_rows(id, type, key, scope, generation, start_seen, start_ns, end_rel, pid,
                         tid, name, traced)
   VALUES (NEW.id,
           CASE NEW.type WHEN 'process' THEN 0 WHEN 'thread' THEN 1 WHEN 'runtime_task' THEN 2
@@ -92,7 +100,7 @@ CREATE TRIGGER nodes_insert INSTEAD OF INSERT ON nodes BEGIN
                         WHEN 'resource' THEN 6 WHEN 'request' THEN 7 WHEN 'packet' THEN 8
                         WHEN 'block_request' THEN 9 END,
           NEW.key, (SELECT id FROM node_scopes WHERE scope = NEW.scope), NEW.generation,
-          NEW.start_seen, NEW.start_ns, NEW.end_ns, NEW.pid, NEW.tid,
+          NEW.start_seen, NEW.start_ns, NEW.end_ns - coalesce(NEW.start_ns, 0), NEW.pid, NEW.tid,
           (SELECT min(id) FROM node_names WHERE name = NEW.name), NEW.traced);
 END;
 CREATE TRIGGER nodes_delete INSTEAD OF DELETE ON nodes BEGIN
@@ -105,21 +113,22 @@ CREATE TABLE edge_reasons(
 
 CREATE TABLE edge_rows(
   id         INTEGER PRIMARY KEY,
-  type       INTEGER NOT NULL,
+  code       INTEGER NOT NULL,
   dst        INTEGER NOT NULL REFERENCES node_rows(id),
   ts         INTEGER NOT NULL,
   src        INTEGER REFERENCES node_rows(id),
   cpu        INTEGER,
-  source     INTEGER NOT NULL,
-  confidence INTEGER NOT NULL,
   reason     INTEGER REFERENCES edge_reasons(id),
   interrupted_tid INTEGER,
   addr       INTEGER,
   carried_by INTEGER REFERENCES edge_rows(id));
 
--- src NULL: the cause is unknown. interrupted_tid: an edge raised in
--- interrupt context, the tid of the task that the interrupt happened to
--- interrupt; context only, never the cause. addr: the address the handoff
+-- code: the type, confidence and source in one integer, type + 16 *
+-- (confidence + 3 * source), for every column costs the row a byte of
+-- its header: one byte for a kernel or runtime edge, where the three
+-- columns took three. src NULL: the cause is unknown. interrupted_tid:
+-- an edge raised in interrupt context, the tid of the task that the
+-- interrupt happened to interrupt; context only, never the cause. addr: the address the handoff
 -- went through where it is not a node: the futex word (user address) of
 -- a reason 'futex' wake. carried_by: for an edge that handed a request
 -- on to its dst (attribution, docs/model.md §6.1), the edge that had
@@ -129,35 +138,34 @@ CREATE TABLE edge_rows(
 -- attribution's chain edge by edge, newest first.
 CREATE VIEW edges AS
   SELECT e.id,
-         CASE e.type WHEN 0 THEN 'spawn' WHEN 1 THEN 'wake' WHEN 2 THEN 'submit'
-                     WHEN 3 THEN 'punt' WHEN 4 THEN 'complete' WHEN 5 THEN 'queue'
-                     WHEN 6 THEN 'execute' WHEN 7 THEN 'arm' WHEN 8 THEN 'fire'
-                     WHEN 9 THEN 'resume' WHEN 10 THEN 'acquire' WHEN 11 THEN 'release'
-                     WHEN 12 THEN 'begin' WHEN 13 THEN 'end' END AS type,
+         CASE e.code % 16 WHEN 0 THEN 'spawn' WHEN 1 THEN 'wake' WHEN 2 THEN 'submit'
+                          WHEN 3 THEN 'punt' WHEN 4 THEN 'complete' WHEN 5 THEN 'queue'
+                          WHEN 6 THEN 'execute' WHEN 7 THEN 'arm' WHEN 8 THEN 'fire'
+                          WHEN 9 THEN 'resume' WHEN 10 THEN 'acquire' WHEN 11 THEN 'release'
+                          WHEN 12 THEN 'begin' WHEN 13 THEN 'end' END AS type,
          e.src, e.dst, e.ts, e.cpu,
-         CASE e.source WHEN 0 THEN 'kernel' WHEN 1 THEN 'runtime' WHEN 2 THEN 'application'
-                       WHEN 3 THEN 'inferred' END AS source,
-         CASE e.confidence WHEN 0 THEN 'observed' WHEN 1 THEN 'reconstructed'
-                           WHEN 2 THEN 'unknown' END AS confidence,
+         CASE e.code / 48 WHEN 0 THEN 'kernel' WHEN 1 THEN 'runtime' WHEN 2 THEN 'application'
+                          WHEN 3 THEN 'inferred' END AS source,
+         CASE e.code / 16 % 3 WHEN 0 THEN 'observed' WHEN 1 THEN 'reconstructed'
+                              WHEN 2 THEN 'unknown' END AS confidence,
          (SELECT r.reason FROM edge_reasons r WHERE r.id = e.reason) AS reason,
          e.interrupted_tid, e.addr, e.carried_by
     FROM edge_rows e;
 
 CREATE TRIGGER edges_insert INSTEAD OF INSERT ON edges BEGIN
   INSERT OR IGNORE INTO edge_reasons(reason) VALUES (NEW.reason);
-  INSERT INTO edge_rows(id, type, dst, ts, src, cpu, source, confidence, reason,
-                        interrupted_tid, addr, carried_by)
+  INSERT INTO edge_rows(id, code, dst, ts, src, cpu, reason, interrupted_tid, addr, carried_by)
   VALUES (NEW.id,
           CASE NEW.type WHEN 'spawn' THEN 0 WHEN 'wake' THEN 1 WHEN 'submit' THEN 2
                         WHEN 'punt' THEN 3 WHEN 'complete' THEN 4 WHEN 'queue' THEN 5
                         WHEN 'execute' THEN 6 WHEN 'arm' THEN 7 WHEN 'fire' THEN 8
                         WHEN 'resume' THEN 9 WHEN 'acquire' THEN 10 WHEN 'release' THEN 11
-                        WHEN 'begin' THEN 12 WHEN 'end' THEN 13 END,
+                        WHEN 'begin' THEN 12 WHEN 'end' THEN 13 END
+          + 16 * (CASE NEW.confidence WHEN 'observed' THEN 0 WHEN 'reconstructed' THEN 1
+                                      WHEN 'unknown' THEN 2 END
+                  + 3 * CASE NEW.source WHEN 'kernel' THEN 0 WHEN 'runtime' THEN 1
+                                        WHEN 'application' THEN 2 WHEN 'inferred' THEN 3 END),
           NEW.dst, NEW.ts, NEW.src, NEW.cpu,
-          CASE NEW.source WHEN 'kernel' THEN 0 WHEN 'runtime' THEN 1 WHEN 'application' THEN 2
-                          WHEN 'inferred' THEN 3 END,
-          CASE NEW.confidence WHEN 'observed' THEN 0 WHEN 'reconstructed' THEN 1
-                              WHEN 'unknown' THEN 2 END,
           (SELECT id FROM edge_reasons WHERE reason = NEW.reason), NEW.interrupted_tid,
           NEW.addr, NEW.carried_by);
 END;
@@ -501,14 +509,47 @@ CREATE TABLE resource_waits(
 -- bytes at the issue, and when it was issued. nodes.start_ns is its
 -- insert (its submitter's), nodes.end_ns its completion: issue_ns -
 -- start_ns is the time it queued, end_ns - issue_ns the device's.
-CREATE TABLE block_requests(
-  node     INTEGER PRIMARY KEY REFERENCES nodes(id),
-  dev      TEXT NOT NULL,
-  op       TEXT NOT NULL,
-  flags    TEXT,
+--
+-- A view, like nodes: a disk, an operation and its flags are the same
+-- few texts for every request (an fsync'ing writer issues a WRITE and a
+-- FLUSH of one disk, each with the same flags, thousands of times a
+-- second), so a row names them by the id of a block_kinds row, and the
+-- view spells them out. The analyzer remembers a bounded number of kinds
+-- (db.c): a kind it has forgotten is written again under a new id, which
+-- the view does not show.
+CREATE TABLE block_kinds(
+  id    INTEGER PRIMARY KEY,
+  dev   TEXT NOT NULL,
+  op    TEXT NOT NULL,
+  flags TEXT);
+
+CREATE TABLE block_rows(
+  node     INTEGER PRIMARY KEY REFERENCES node_rows(id),
+  kind     INTEGER NOT NULL REFERENCES block_kinds(id),
   sector   INTEGER NOT NULL,
   bytes    INTEGER NOT NULL,
   issue_ns INTEGER NOT NULL);
+
+CREATE VIEW block_requests AS
+  SELECT b.node,
+         (SELECT k.dev FROM block_kinds k WHERE k.id = b.kind) AS dev,
+         (SELECT k.op FROM block_kinds k WHERE k.id = b.kind) AS op,
+         (SELECT k.flags FROM block_kinds k WHERE k.id = b.kind) AS flags,
+         b.sector, b.bytes, b.issue_ns
+    FROM block_rows b;
+
+CREATE TRIGGER block_requests_insert INSTEAD OF INSERT ON block_requests BEGIN
+  INSERT INTO block_kinds(dev, op, flags) SELECT NEW.dev, NEW.op, NEW.flags
+   WHERE NOT EXISTS (SELECT 1 FROM block_kinds WHERE dev = NEW.dev AND op = NEW.op
+                                                 AND flags IS NEW.flags);
+  INSERT INTO block_rows(node, kind, sector, bytes, issue_ns)
+  VALUES (NEW.node, (SELECT min(id) FROM block_kinds WHERE dev = NEW.dev AND op = NEW.op
+                                                     AND flags IS NEW.flags),
+          NEW.sector, NEW.bytes, NEW.issue_ns);
+END;
+CREATE TRIGGER block_requests_delete INSTEAD OF DELETE ON block_requests BEGIN
+  DELETE FROM block_rows WHERE node = OLD.node;
+END;
 
 -- Each wait spelled out: who waited, on what, for how long, who let it go.
 -- waiting_request / waking_request: the query or request name when the
@@ -1256,11 +1297,11 @@ CREATE VIEW critical_waits AS
 -- (wrapped in COLLATE BINARY), which is what lets a query of the view
 -- (WHERE type = 'spawn') use it; tests/test_db.c checks that it does.
 CREATE INDEX edges_spawn_ts ON edge_rows(ts)
-  WHERE (CASE type WHEN 0 THEN 'spawn' WHEN 1 THEN 'wake' WHEN 2 THEN 'submit'
-                   WHEN 3 THEN 'punt' WHEN 4 THEN 'complete' WHEN 5 THEN 'queue'
-                   WHEN 6 THEN 'execute' WHEN 7 THEN 'arm' WHEN 8 THEN 'fire'
-                   WHEN 9 THEN 'resume' WHEN 10 THEN 'acquire' WHEN 11 THEN 'release'
-                   WHEN 12 THEN 'begin' WHEN 13 THEN 'end' END) COLLATE BINARY = 'spawn';
+  WHERE (CASE code % 16 WHEN 0 THEN 'spawn' WHEN 1 THEN 'wake' WHEN 2 THEN 'submit'
+                        WHEN 3 THEN 'punt' WHEN 4 THEN 'complete' WHEN 5 THEN 'queue'
+                        WHEN 6 THEN 'execute' WHEN 7 THEN 'arm' WHEN 8 THEN 'fire'
+                        WHEN 9 THEN 'resume' WHEN 10 THEN 'acquire' WHEN 11 THEN 'release'
+                        WHEN 12 THEN 'begin' WHEN 13 THEN 'end' END) COLLATE BINARY = 'spawn';
 -- The edges whose cause is unknown (orphans, interrupts: src NULL), for
 -- orphans_by_class and any query by src IS NULL, without reading the
 -- others.
@@ -1283,17 +1324,15 @@ CREATE INDEX attribution_request ON sample_rows(request) WHERE request IS NOT NU
 --                  AS gen FROM node_rows) AS g
 --    WHERE node_rows.id = g.id AND node_rows.generation != g.gen;
 
--- The identity, unique. key before scope: queries name a type and a key
--- (a tid) far more often than a scope. On the view's type, so that
--- WHERE type = 'thread' AND key = ? through the view finds it: SQLite
--- matches an index on an expression with the expression a view column
--- stands for.
-CREATE UNIQUE INDEX nodes_identity ON node_rows(
-  CASE type WHEN 0 THEN 'process' WHEN 1 THEN 'thread' WHEN 2 THEN 'runtime_task'
-            WHEN 3 THEN 'io_request' WHEN 4 THEN 'work_item' WHEN 5 THEN 'timer'
-            WHEN 6 THEN 'resource' WHEN 7 THEN 'request' WHEN 8 THEN 'packet'
-            WHEN 9 THEN 'block_request' END,
-  key, scope, generation);
+-- The identity, unique, and a node by its key: WHERE type = 'thread' AND
+-- key = ? through the view seeks the key, then reads the type of the few
+-- nodes of that key (a tid's threads and its process). Key first, and
+-- the type as its code: the index once led with the type as the view
+-- spells it, so that a query by type alone seeked it too, and paid for
+-- it with the type's text in every entry, a third of the index
+-- ('block_request', 14 bytes, beside an 8-byte key). A query by type
+-- alone reads node_rows, as a query by type reads edge_rows.
+CREATE UNIQUE INDEX nodes_identity ON node_rows(key, type, scope, generation);
 -- No index on nodes(tid): what a thread created is what its edges lead
 -- to (edges_src: its submit, spawn, queue and arm edges), and a node's
 -- owning tid is a column to filter on once its type or key has narrowed

@@ -29,6 +29,7 @@ diagnostics|id,level,message|id
 resource_waits|id,resource,waiter,start_ns,end_ns,wake_edge,waker,confidence,reason|id
 edge_types|type,carries|type
 critical_path|request,seq,node,kind,start_ns,end_ns,edge,confidence,reason|request,seq
+block_requests|node,dev,op,flags,sector,bytes,issue_ns|node
 meta|key,value|key
 resource_waits_named|*|
 resource_kinds|*|

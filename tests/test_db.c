@@ -158,8 +158,8 @@ static void test_query_plans(void)
 	static const struct {
 		const char *sql, *index;
 	} lookups[] = {
-		{ "SELECT id FROM nodes WHERE type = ?1 AND key = ?2", "nodes_identity" },
-		{ "SELECT id FROM nodes WHERE type = 'io_request'", "nodes_identity" },
+		{ "SELECT id FROM nodes WHERE type = ?1 AND key = ?2", "nodes_identity (key=?)" },
+		{ "SELECT id FROM nodes WHERE type = 'thread' AND key = ?1", "nodes_identity (key=?)" },
 		{ "SELECT id FROM edges WHERE dst = ?1 AND type = ?2 AND ts BETWEEN ?3 AND ?4",
 		  "edges_dst_ts" },
 		{ "SELECT id FROM edges WHERE src = ?1 AND type = 'resume'", "edges_src" },
@@ -292,9 +292,37 @@ static int write_rows(void (*fn)(struct cw_sink *sink))
 	return 0;
 }
 
+/* A node's start and end as every_code() writes them: each way they
+ * stand (unknown, both known, the end alone, the end before the start). */
+static int64_t node_start(int t)
+{
+	return t % 4 == 1 ? 1000 + t : t % 4 == 3 ? 9000 : -1;
+}
+
+static int64_t node_end(int t)
+{
+	return (int64_t[]){ -1, 5000 + t, 7000 + t, 8000 }[t % 4];
+}
+
+/* The block request row @i of every_code(): 24 kinds, more than the
+ * writer remembers, each twice, the second time after the others. */
+static void block_row(int i, struct cw_block_row *b)
+{
+	static const char *const ops[] = { "READ", "WRITE", "FLUSH" };
+	int k = i % 24;
+
+	*b = (struct cw_block_row){ .node = (uint64_t)i + 1, .sector = (uint64_t)i * 8,
+				    .issue_ns = 100 + (uint64_t)i, .bytes = 4096,
+				    .op = ops[k % 3] };
+	snprintf(b->dev, sizeof(b->dev), "%d:%d", 254 + k / 6, k % 2);
+	snprintf(b->flags, sizeof(b->flags), "%s", (const char *[]){ "", "SYNC", "PREFLUSH,FUA",
+								    "SYNC,META" }[k / 3 % 4]);
+}
+
 /* A node of every type, an edge of every type, source and confidence, a
  * sample of each kind (node its thread, and not), of each way its
- * probabilities stand. */
+ * probabilities stand, block requests of more kinds than the writer
+ * remembers. */
 static void every_code(struct cw_sink *sink)
 {
 	static const char *const sources[] = { "kernel", "runtime", "application", "inferred" };
@@ -310,6 +338,8 @@ static void every_code(struct cw_sink *sink)
 		n.id = ++id;
 		n.type = (uint8_t)t;
 		n.key = (uint64_t)t;
+		n.start_ns = node_start(t);
+		n.end_ns = node_end(t);
 		snprintf(n.name, sizeof(n.name), "n%d", t);
 		CHECK(sink->node(sink->ctx, &n) == 0, "node %d", t);
 	}
@@ -339,6 +369,12 @@ static void every_code(struct cw_sink *sink)
 			CHECK(sink->sample(sink->ctx, &r) == 0, "sample %d %zu", k, p);
 		}
 	}
+	for (int i = 0; i < 48; i++) {
+		struct cw_block_row b;
+
+		block_row(i, &b);
+		CHECK(sink->block(sink->ctx, &b) == 0, "block %d", i);
+	}
 }
 
 /*
@@ -351,7 +387,8 @@ static void every_code(struct cw_sink *sink)
  */
 static void test_codes(void)
 {
-	static const char *const views[] = { "nodes", "edges", "samples", "attribution" };
+	static const char *const views[] = { "nodes", "edges", "samples", "attribution",
+					      "block_requests" };
 	char want[65536], *w = want;
 	sqlite3 *h = NULL;
 	const char *got;
@@ -364,6 +401,25 @@ static void test_codes(void)
 	got = one(h, "SELECT group_concat(type || ':' || name, ' ') FROM (SELECT * FROM nodes"
 		     " ORDER BY id)");
 	CHECK(!strcmp(got, want), "nodes read\n  %s\nnot\n  %s", got, want);
+	w = want;
+	for (int t = 0; t < CW_NODE_NTYPES; t++)
+		w += snprintf(w, want + sizeof(want) - w, "%s%lld/%lld", t ? " " : "",
+			      (long long)node_start(t), (long long)node_end(t));
+	got = one(h, "SELECT group_concat(coalesce(start_ns, -1) || '/' || coalesce(end_ns, -1), ' ')"
+		     " FROM (SELECT * FROM nodes ORDER BY id)");
+	CHECK(!strcmp(got, want), "node times read\n  %s\nnot\n  %s", got, want);
+	w = want;
+	for (int i = 0; i < 48; i++) {
+		struct cw_block_row b;
+
+		block_row(i, &b);
+		w += snprintf(w, want + sizeof(want) - w, "%s%d:%s:%s:%s:%d:%d:%d", i ? " " : "",
+			      i + 1, b.dev, b.op, b.flags[0] ? b.flags : "NULL", i * 8, 4096, 100 + i);
+	}
+	got = one(h, "SELECT group_concat(node || ':' || dev || ':' || op || ':' ||"
+		     " coalesce(flags, 'NULL') || ':' || sector || ':' || bytes || ':' || issue_ns, ' ')"
+		     " FROM (SELECT * FROM block_requests ORDER BY node)");
+	CHECK(!strcmp(got, want), "block requests read\n  %s\nnot\n  %s", got, want);
 	w = want;
 	for (int t = 0; t < CW_EDGE_NTYPES; t++)
 		for (int src = 0; src < 4; src++)

@@ -304,8 +304,9 @@ q "$T/big.db" "
 	INSERT INTO node_rows(id, type, key, scope, generation, start_seen, traced)
 	  SELECT 1000000 + n, 1, 1000000 + n, (SELECT scope FROM node_rows WHERE id = $own), 0, 0, 1 FROM i;
 	WITH RECURSIVE i(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM i WHERE n < 200000)
-	INSERT INTO edge_rows(id, type, dst, ts, src, source, confidence)
-	  SELECT 1000000 + n, 1, 1000000 + n, $t0 + 1 + n % 500, $own, 0, 0 FROM i;
+	-- code 1: a wake, kernel, observed (schema/tables.sql)
+	INSERT INTO edge_rows(id, code, dst, ts, src)
+	  SELECT 1000000 + n, 1, 1000000 + n, $t0 + 1 + n % 500, $own FROM i;
 	WITH RECURSIVE i(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM i WHERE n < 200000)
 	INSERT INTO sample_rows(id, thread, ts, kind, weight, weight_exact, inclusion_probability,
 	                        attr_confidence, request, carry_edge)

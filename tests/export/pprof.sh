@@ -306,7 +306,7 @@ sqlite3 recon.db "
 		SELECT carry_edge FROM attribution WHERE carry_edge IS NOT NULL
 		UNION SELECT x.carried_by FROM edges x JOIN chain ON x.id = chain.e
 		 WHERE x.carried_by IS NOT NULL)
-	UPDATE edge_rows SET confidence = 1 WHERE id IN chain;
+	UPDATE edge_rows SET code = code % 16 + 16 * (1 + 3 * (code / 48)) WHERE id IN chain;
 	UPDATE node_names SET name = 'front[0]' WHERE name = 'front';
 	UPDATE node_names SET name = 'Cache::get(key)' WHERE name = 'GET /a';" ||
 	fail "recon: the database cannot be changed"
