@@ -1207,8 +1207,8 @@ static int call_site(struct ctx *c, const struct dfn *d, uint64_t call, struct g
 			int8_t gp = rq->arg_reg[1];
 
 			if (rq->found && v + 5 + (uint64_t)(int64_t)le32s(d->code + pos + 1) == rq->addr &&
-			    rq->nargs >= 2 && !strcmp(rq->arg_name[1], "gp") && gp >= 0 && gp < 16 &&
-			    (held & 1u << gp)) {
+			    rq->nargs >= 2 && !strcmp(rq->arg_name[1], "gp") && gp >= 0 &&
+			    gp < GOBIN_SITE_MAX_REG && (held & 1u << gp)) {
 				*site = (struct gobin_site){ .vaddr = v, .reg = gp, .kind = GOBIN_AT_CALL };
 				sp->hi = v;
 			}
@@ -1240,7 +1240,7 @@ static void find_spawn_sites(struct ctx *c)
 		return;
 	n = scan_refs(c, &s, &(struct span){ np->addr, np->addr }, 1, refs, GOBIN_MAX_SPAWN_CALLS + 4);
 	if (n < 0)
-		why = "a reference to it other than a call in code decoded whole";
+		why = "a reference to it not proven a direct call";
 	for (int i = 0; i < n && !why; i++) {
 		bool inside = refs[i].at - np->addr < np->size;
 		struct dfn *d;
@@ -1261,7 +1261,7 @@ static void find_spawn_sites(struct ctx *c)
 	if (!why && !calls)
 		why = "no call followed by runtime.runqput with its result";
 	if (!why && scan_refs(c, &s, spans, nsites, refs, 0) != 0)
-		why = "code after a call is reached from elsewhere";
+		why = "code after a call may be reached from elsewhere";
 	for (uint32_t i = 0; i < nsites && !why; i++) {
 		if (gobin_vaddr_off(b, sites[i].vaddr, 1, &sites[i].off))
 			why = "a call outside the file's segments";

@@ -118,6 +118,10 @@ enum gobin_site_kind {
 
 #define GOBIN_MAX_SPAWN_CALLS 8 /* direct calls of newproc1, else its returns */
 
+/* The registers bpf/go.bpf.c reads (DWARF 0-11: not R12-R15, which no
+ * argument of the register ABI is in) */
+#define GOBIN_SITE_MAX_REG 12
+
 struct gobin_site {
 	uint64_t off, vaddr; /* the probed instruction */
 	int8_t reg;	     /* DWARF x86-64 register number, as arg_reg */

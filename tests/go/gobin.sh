@@ -463,14 +463,14 @@ if [ -n "$far" ] && [ -n "$mv_at" ]; then
 	poke sp_in "$far" "\\xe9$(le_bytes $(((mv_at - far - 5) & 0xffffffff)) 4)"
 	objdump -d --no-show-raw-insn --start-address=$((far)) --stop-address=$((far + 5)) sp_in | grep -q "jmp *$(printf '%x' $mv_at) " ||
 		fail "the jump written at $far is not objdump's jmp to $mv_at"
-	spawn_at_rets sp_in "a jump into them from runtime.main" "code after a call is reached from elsewhere"
+	spawn_at_rets sp_in "a jump into them from runtime.main" "code after a call may be reached from elsewhere"
 fi
 # newproc1's address as a word in data (a funcval would be): .typelink's first
 cp prog sp_word
 np_addr=$(cp facts out; get fn runtime.newproc1 addr)
 read -r tl_off _ <<< "$(secoff .typelink prog)"
 printf "$(le_bytes $((np_addr)) 8)" | dd of=sp_word bs=1 seek=$tl_off conv=notrunc status=none
-spawn_at_rets sp_word "newproc1's address in .typelink" "a reference to it other than a call in code decoded whole"
+spawn_at_rets sp_word "newproc1's address in .typelink" "a reference to it not proven a direct call"
 echo "go/gobin: spawns read at newproc1's returns, saying why, in copies with: $fell_back"
 
 [ $failed = 0 ] && echo "go/gobin: PASS"
