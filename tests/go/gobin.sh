@@ -41,7 +41,9 @@
 #      newproc1's return with its result (the move from %rax made one from
 #      %rcx; a jump between the two calls; a jump into them from
 #      runtime.main; newproc1's address as a word in .typelink): spawns
-#      are read at newproc1's returns, and the warning says why.
+#      are read at newproc1's returns, and the warning says why; random
+#      bytes over that stretch: no crash, and a call site still given is
+#      a call of runqput in the copy.
 # Needs go (Debian: golang-go) and gdb; without go it says so and skips
 # (77). go runs offline, with HOME and its caches in the work directory.
 # SEED picks the random bytes (default 1). KEEP=1 keeps the work directory.
@@ -472,6 +474,26 @@ read -r tl_off _ <<< "$(secoff .typelink prog)"
 printf "$(le_bytes $((np_addr)) 8)" | dd of=sp_word bs=1 seek=$tl_off conv=notrunc status=none
 spawn_at_rets sp_word "newproc1's address in .typelink" "a reference to it not proven a direct call"
 echo "go/gobin: spawns read at newproc1's returns, saying why, in copies with: $fell_back"
+# random bytes over the stretch between newproc1's call and runqput's (and
+# a little around it): a call site gobindump still gives is a 5-byte E8
+# of the copy whose target is runqput, every other site sits after an E8
+# to newproc1 or is one of its returns
+nf_lo=$((sp_ret - 8)) nf_len=$((sp_call + 5 - sp_ret + 8))
+rq_addr=$(cp facts out; get fn runtime.runqput addr)
+kept=0 fell=0
+for seed in $(seq $SEED $((SEED + 29))); do
+	cp prog hurt
+	len=$((1 + $(rnd $seed 6)))
+	scribble hurt $(( $(fileoff $((nf_lo + $(rnd $((seed + 3)) $((nf_len - len)))))) )) $len $((seed + 500))
+	try hurt
+	grep -q '^spawnsite .* at call$' out && kept=$((kept + 1)) || fell=$((fell + 1))
+	while read -r o v k; do
+		read -r b0 r0 r1 r2 r3 < <(od -An -tx1 -j $((o)) -N5 hurt)
+		rel=$((0x$r3$r2$r1$r0)); [ $rel -ge $((0x80000000)) ] && rel=$((rel - 0x100000000))
+		[ "$b0" = e8 ] && [ $((v + 5 + rel)) = $((rq_addr)) ] || fail "seed $seed: a call site at $v is not a call of runqput: $b0 $r0 $r1 $r2 $r3"
+	done < <(awk '$1 == "spawnsite" && $8 == "call" { print $2, $4 }' out)
+done
+echo "go/gobin: random bytes between newproc1's call and runqput's: $kept copies kept a call site (a call of runqput each), $fell read spawns elsewhere"
 
 [ $failed = 0 ] && echo "go/gobin: PASS"
 exit $failed
