@@ -4,7 +4,7 @@
  * uprobe hit costs on this machine, apart from any BPF program's work
  * (the go class's cost, docs/model.md §6.2).
  *
- * Three empty functions, called N times each in a loop, timed REPS
+ * Five empty functions, called N times each in a loop, timed REPS
  * times, the fastest kept (the least disturbed run). They differ only in
  * the instruction a uprobe at their entry replaces, for x86-64's uprobes
  * treat them differently:
@@ -17,9 +17,13 @@
  *           which the kernel emulates: the int3 alone; where the go class
  *           puts its entry probes (capture/gobin.h, probe_off);
  *   uc_nop  begins with a one-byte nop, a USDT probe's site (sys/sdt.h):
- *           what each of PostgreSQL's probes costs its backend.
+ *           what each of PostgreSQL's probes costs its backend;
+ *   uc_call begins with a relative call (of an empty leaf), which the
+ *           kernel emulates too (it pushes the return address itself):
+ *           where the go class reads a spawn (capture/gobin.h, struct
+ *           gobin_site).
  *
- *   uprobe_cost cmp|ret|jcc|nop [N [REPS]]   prints "NAME: X.XX ns per call"
+ *   uprobe_cost cmp|ret|jcc|nop|call [N [REPS]]   prints "NAME: X.XX ns per call"
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -31,6 +35,7 @@ void uc_cmp(void);
 void uc_ret(void);
 void uc_jcc(void);
 void uc_nop(void);
+void uc_call(void);
 
 /* r14 is Go's g register; here it points at a word the compare reads.
  * uc_jcc's jump goes where it falls through: no branch taken either way. */
@@ -47,7 +52,11 @@ __asm__(".text\n"
 	".size uc_jcc, .-uc_jcc\n"
 	".globl uc_nop\n.type uc_nop,@function\n"
 	"uc_nop:\n\tnop\n\tret\n"
-	".size uc_nop, .-uc_nop\n");
+	".size uc_nop, .-uc_nop\n"
+	".globl uc_call\n.type uc_call,@function\n"
+	"uc_call:\n\tcall uc_leaf\n\tret\n"
+	".size uc_call, .-uc_call\n"
+	"uc_leaf:\n\tret\n");
 
 static uint64_t gword[4];
 
@@ -75,11 +84,12 @@ int main(int argc, char **argv)
 	void (*fn)(void) = !strcmp(which, "cmp") ? uc_cmp :
 			   !strcmp(which, "ret") ? uc_ret :
 			   !strcmp(which, "jcc") ? uc_jcc :
-			   !strcmp(which, "nop") ? uc_nop : NULL;
+			   !strcmp(which, "nop") ? uc_nop :
+			   !strcmp(which, "call") ? uc_call : NULL;
 	double min = 1e300;
 
 	if (!fn || !n || reps <= 0) {
-		fprintf(stderr, "usage: uprobe_cost cmp|ret|jcc|nop [N [REPS]]\n");
+		fprintf(stderr, "usage: uprobe_cost cmp|ret|jcc|nop|call [N [REPS]]\n");
 		return 2;
 	}
 	loop(fn, n / 10); /* warm up */

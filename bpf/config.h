@@ -136,6 +136,14 @@ static const char *const cw_shared_maps[] = { "edges", "counters", "traced", "pc
  * more. That first hit records nothing: a function is entered once.
  */
 #define CW_GO_AT_STACK_CHECK (1ull << 32)
+/*
+ * go_spawn's cookie holds, in these bits, the register (DWARF x86-64
+ * number) its site holds the new g in: RAX at newproc1's returns, runqput's
+ * gp argument at the call of runqput after it (capture/gobin.h, struct
+ * gobin_site). A binary may have sites of both kinds.
+ */
+#define CW_GO_SITE_REG_SHIFT 40
+#define CW_GO_SITE_REG(cookie) ((__u8)((cookie) >> CW_GO_SITE_REG_SHIFT))
 #define CW_GO_NO_REG 0xff
 struct cw_go_cfg {
 	__s32 g_goid, g_m, m_curg;	 /* runtime.g.goid, .m; runtime.m.curg */
@@ -145,7 +153,7 @@ struct cw_go_cfg {
 	/* Per CW_GO_FN_*: the registers (DWARF x86-64 numbers) of what the
 	 * program reads at the probe: execute, ready, goexit0 their g;
 	 * gopark the reason; netpollready the pollDesc and the mode;
-	 * ServeHTTP the *Request; newproc1 (at its returns) the result. */
+	 * ServeHTTP the *Request (newproc1: none, its site's cookie says). */
 	__u8 reg[8][2];
 	__u8 valid;
 	__u8 __pad[7];

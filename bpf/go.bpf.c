@@ -4,7 +4,7 @@
  * goroutines, their handoffs and its net/http requests, read from uprobes
  * on its runtime, with no change to the program.
  *
- *   runtime.newproc1, each return     CW_REC_GO_SPAWN      the goroutine made
+ *   runtime.newproc1's spawn sites    CW_REC_GO_SPAWN      the goroutine made
  *   runtime.execute                   CW_REC_GO_EXECUTE    it runs on this thread
  *   runtime.gopark                    CW_REC_GO_PARK       the running one parks
  *   runtime.ready                     CW_REC_GO_READY      a parked one is readied
@@ -16,7 +16,9 @@
  * capture/golang.c attaches each program per binary, at the function's
  * entry or at each of its return instructions (a uretprobe rewrites the
  * return address on the goroutine's stack, which Go's stack copying and
- * unwinding do not expect), with the binary's id as the cookie; go_bins
+ * unwinding do not expect); a spawn where capture/gobin.h's struct
+ * gobin_site says (the call of runqput after newproc1's return, else its
+ * returns). The binary's id is the cookie; go_bins
  * holds, at that id, the offsets and argument registers the binary's
  * DWARF gives, for they differ between Go versions.
  *
@@ -125,8 +127,11 @@ static __always_inline __u64 arg_goid(struct pt_regs *ctx, const struct cw_go_cf
 	return word(reg(ctx, b->reg[fn & 7][0]), b->g_goid);
 }
 
+/* At a spawn site: a return of newproc1, or the call of runqput with its
+ * result (capture/gobin.h, struct gobin_site); the cookie names the
+ * register that holds the new g there. */
 SEC("uprobe")
-int go_newproc1_ret(struct pt_regs *ctx)
+int go_spawn(struct pt_regs *ctx)
 {
 	const struct cw_go_cfg *b;
 	struct cw_go_spawn *e;
@@ -135,15 +140,15 @@ int go_newproc1_ret(struct pt_regs *ctx)
 
 	if (!(b = cfg(ctx, &id)))
 		return 0;
-	newg = reg(ctx, b->reg[CW_GO_FN_NEWPROC1][0]);
+	newg = reg(ctx, CW_GO_SITE_REG(bpf_get_attach_cookie(ctx)));
 	/* an unreadable g names no goroutine: nothing to write */
 	if (!(goid = word(newg, b->g_goid)))
 		return 0;
 	e = cw_reserve(sizeof(*e), CW_REC_GO_SPAWN, CW_CTX_TASK);
 	if (!e)
 		return 0;
-	/* newproc1 runs on the scheduler's stack: m.curg is the goroutine
-	 * of the go statement (none for the main goroutine's). */
+	/* newproc1 and its caller run on the scheduler's stack: m.curg is
+	 * the goroutine of the go statement (none for the main goroutine's). */
 	fill(&e->g, id, goid, running_goid(ctx, b), word(newg, b->g_startpc));
 	/* user space names the function; ring memory holds older bytes */
 	__builtin_memset(e->func, 0, sizeof(e->func));

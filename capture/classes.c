@@ -194,9 +194,10 @@ static const struct cw_prog_desc usdt_progs[] = {
 
 
 /* go: uprobes on a Go binary's runtime, attached per binary and function
- * by capture/golang.c at its entry or each return instruction. */
+ * by capture/golang.c at its entry, each return instruction or (spawns)
+ * the call of runqput after newproc1's return. */
 static const struct cw_prog_desc go_progs[] = {
-	{ .name = "go_newproc1_ret", .tp = "uprobe", .kind = CW_PROG_USDT },
+	{ .name = "go_spawn", .tp = "uprobe", .kind = CW_PROG_USDT },
 	{ .name = "go_execute", .tp = "uprobe", .kind = CW_PROG_USDT },
 	{ .name = "go_gopark", .tp = "uprobe", .kind = CW_PROG_USDT },
 	{ .name = "go_ready", .tp = "uprobe", .kind = CW_PROG_USDT },

@@ -24,6 +24,7 @@
  * truncated under us is a short read, not a SIGBUS.
  */
 #include <dwarf.h>
+#include <endian.h>
 #include <elfutils/libdw.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -57,6 +58,7 @@ static const char *const fn_names[GOFN_N] = {
 	[GOFN_GOEXIT0] = "runtime.goexit0",
 	[GOFN_NETPOLLREADY] = "runtime.netpollready",
 	[GOFN_SERVEHTTP] = "net/http.serverHandler.ServeHTTP",
+	[GOFN_RUNQPUT] = "runtime.runqput",
 };
 
 const char *gobin_fn_name(enum gobin_fn fn)
@@ -115,6 +117,7 @@ struct ctx {
 	bool go_runtime;	   /* a runtime.* function */
 	bool go_sections;	   /* .gopclntab, .go.buildinfo, .note.go.buildid */
 	Elf_Scn *symtab, *buildinfo;
+	uint64_t pcln_lo, pcln_hi; /* .gopclntab's vaddrs */
 	bool has_debug_info;
 	unsigned long dies;
 };
@@ -309,6 +312,11 @@ static int scan_sections(struct ctx *c)
 			c->symtab = scn;
 		if (!strcmp(name, ".go.buildinfo"))
 			c->buildinfo = scn;
+		if (!strcmp(name, ".gopclntab") && (sh.sh_flags & SHF_ALLOC) &&
+		    sh.sh_addr + sh.sh_size >= sh.sh_addr) {
+			c->pcln_lo = sh.sh_addr;
+			c->pcln_hi = sh.sh_addr + sh.sh_size;
+		}
 		if (!strcmp(name, ".go.buildinfo") || !strcmp(name, ".gopclntab") ||
 		    !strcmp(name, ".note.go.buildid"))
 			c->go_sections = true;
@@ -789,6 +797,489 @@ static void find_probe_point(struct ctx *c, struct gobin_fn_info *fi)
 		fi->probe_off += stack_check_len(code, len);
 }
 
+/* ---- where a spawn is read (gobin.h, struct gobin_site) ----
+ *
+ * A uprobe on newproc1's RET is single-stepped; the CALL runtime.runqput
+ * that newproc's closure makes with the new g a few instructions after
+ * newproc1 returns is emulated. A spawn read there is exact only if that
+ * CALL runs once for each return of newproc1 to its caller and never
+ * otherwise, with the new g in the register read and R14 (the current g,
+ * whose m.curg is the spawning goroutine) unchanged. From the file alone:
+ *  1. every reference to newproc1 is found: each relative branch or
+ *     RIP-relative LEA in the executable segments whose target is its
+ *     entry, each 8-byte word equal to its address in a loaded segment
+ *     but .gopclntab (the runtime's function table, never called
+ *     through): a funcval, an imm64, a relocation's addend. A candidate
+ *     must be an instruction of a function decoded whole (bytes inside
+ *     another instruction are none), and a direct CALL from outside
+ *     newproc1 (its own jump back to its entry after morestack makes no
+ *     new return). Anything else, a word, or a candidate in code that
+ *     could not be decoded, and the returns are probed instead;
+ *  2. after each such call the instructions up to the next CALL are
+ *     walked: moves, loads, stores to the stack, ALU and NOPs only (no
+ *     branch, no write to R14 or to other memory), following the
+ *     registers that hold newproc1's result (RAX) through register
+ *     moves. The site is that CALL (GOBIN_AT_CALL) when it calls runqput
+ *     with the result in its gp argument's register (gobin.h's arg_reg);
+ *     else the return address itself (GOBIN_AT_RETURN_SITE, RAX);
+ *  3. nothing else reaches the stretch from the return address to the
+ *     site: no branch or LEA anywhere targets it (the scan of 1), and the
+ *     function holds no indirect JMP (a jump table's targets are not in
+ *     the code).
+ * Go's compiler reaches code through nothing else: a call or a jump names
+ * its target relatively, an address taken is a LEA or a word in data. The
+ * call sites are used only when one is a GOBIN_AT_CALL: else they would
+ * cost what the returns do.
+ */
+#define SPAWN_MAX_DECODED 16
+#define SPAWN_MAX_WALK 64 /* instructions from a return address to its site */
+#define SCAN_CHUNK (1u << 20)
+
+_Static_assert(GOBIN_MAX_SPAWN_CALLS <= GOBIN_MAX_RET, "spawn sites fit gobin.spawn");
+
+/* The index in b->funcs of the function holding @pc, or -1. */
+static int64_t func_at(const struct gobin *b, uint64_t pc)
+{
+	uint32_t lo = 0, hi;
+	const struct gobin_func *f;
+
+	if (!b || !b->nfuncs)
+		return -1;
+	hi = b->nfuncs;
+	/* the last function starting at or below pc */
+	while (hi - lo > 1) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (b->funcs[mid].addr <= pc)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	f = &b->funcs[lo];
+	if (pc < f->addr || pc - f->addr >= (f->size ? f->size : 1))
+		return -1;
+	return lo;
+}
+
+/* A function decoded for the spawn sites. */
+struct dfn {
+	uint32_t fn; /* index in gobin.funcs */
+	bool whole;  /* walked from its first byte exactly to its end */
+	bool ind_jmp;
+	uint8_t *code;
+	uint8_t *starts; /* a bit per byte: an instruction starts there */
+};
+
+struct spawn_scan {
+	struct dfn d[SPAWN_MAX_DECODED];
+	unsigned nd;
+};
+
+/* [lo, hi] vaddrs that nothing but the expected flow may reach */
+struct span {
+	uint64_t lo, hi;
+};
+
+struct sref {
+	uint64_t at;   /* vaddr of the opcode */
+	uint32_t span; /* the span it targets */
+	uint8_t op;    /* its first opcode byte */
+};
+
+/* What the walk needs of an instruction gobin_insn_len measured. */
+struct insn {
+	int len;
+	int op0;     /* offset of the first opcode byte (0F of a 2-byte one) */
+	int at;	     /* offset of the last opcode byte; ModRM follows */
+	int map;     /* 0: one-byte, 1: 0F, 2: anything else */
+	int legacy;  /* legacy prefixes other than 66 and 2E */
+	int pfx;     /* any legacy prefix */
+	uint8_t rex; /* 0 when none */
+	uint8_t op;
+};
+
+static void insn_parse(const uint8_t *p, int len, struct insn *in)
+{
+	int i = 0;
+
+	memset(in, 0, sizeof(*in));
+	in->len = len;
+	for (; i < len; i++) {
+		uint8_t b = p[i];
+
+		if (b == 0x66 || b == 0x2e) {
+			in->pfx++;
+		} else if (b == 0x67 || b == 0xf0 || b == 0xf2 || b == 0xf3 || b == 0x36 || b == 0x3e ||
+			   b == 0x26 || b == 0x64 || b == 0x65) {
+			in->pfx++;
+			in->legacy++;
+		} else {
+			break;
+		}
+	}
+	if (i < len && (p[i] & 0xf0) == 0x40)
+		in->rex = p[i++];
+	in->op0 = in->at = i;
+	in->map = 0;
+	if (i < len && (p[i] == 0xc4 || p[i] == 0xc5 || p[i] == 0x62)) {
+		in->map = 2;
+	} else if (i + 1 < len && p[i] == 0x0f) {
+		in->at = i + 1;
+		in->map = p[i + 1] == 0x38 || p[i + 1] == 0x3a ? 2 : 1;
+	}
+	in->op = in->at < len ? p[in->at] : 0;
+}
+
+static void dfn_free(struct spawn_scan *s)
+{
+	for (unsigned i = 0; i < s->nd; i++) {
+		free(s->d[i].code);
+		free(s->d[i].starts);
+	}
+	s->nd = 0;
+}
+
+/* Function @fn decoded (once): NULL when out of room or memory. */
+static struct dfn *decoded(struct ctx *c, struct spawn_scan *s, uint32_t fn)
+{
+	const struct gobin_func *f = &c->b->funcs[fn];
+	struct dfn *d;
+	uint64_t pos = 0;
+
+	for (unsigned i = 0; i < s->nd; i++)
+		if (s->d[i].fn == fn)
+			return &s->d[i];
+	if (s->nd == SPAWN_MAX_DECODED)
+		return NULL;
+	d = &s->d[s->nd++];
+	memset(d, 0, sizeof(*d));
+	d->fn = fn;
+	if (!f->size || f->size > MAX_FN_CODE)
+		return d; /* not whole */
+	d->code = malloc(f->size);
+	d->starts = calloc(1, (f->size + 7) / 8);
+	if (!d->code || !d->starts || read_vaddr(c, f->addr, d->code, f->size))
+		return d;
+	while (pos < f->size) {
+		int ret, n = gobin_insn_len(d->code + pos, f->size - pos, &ret);
+		struct insn in;
+
+		if (!n)
+			return d;
+		d->starts[pos / 8] |= (uint8_t)(1u << (pos % 8));
+		insn_parse(d->code + pos, n, &in);
+		/* FF /4, FF /5 */
+		if (in.map == 0 && in.op == 0xff && in.at + 1 < n &&
+		    ((d->code[pos + in.at + 1] >> 3) & 7) >= 4 && ((d->code[pos + in.at + 1] >> 3) & 7) <= 5)
+			d->ind_jmp = true;
+		pos += (uint64_t)n;
+	}
+	d->whole = true;
+	return d;
+}
+
+enum { REF_NONE, REF_REAL, REF_UNKNOWN };
+
+/*
+ * Is the candidate whose opcode is at vaddr @v, @n bytes from its opcode
+ * to its end, an instruction? REF_REAL with its function in *@out;
+ * REF_NONE when its bytes lie inside another instruction of a function
+ * decoded whole; REF_UNKNOWN when that cannot be told.
+ */
+static int ref_kind(struct ctx *c, struct spawn_scan *s, uint64_t v, int n, struct dfn **out)
+{
+	int64_t fi = func_at(c->b, v);
+	struct dfn *d;
+	uint64_t off, st;
+	struct insn in;
+	int ret, len;
+
+	if (fi < 0 || !(d = decoded(c, s, (uint32_t)fi)) || !d->whole)
+		return REF_UNKNOWN;
+	off = v - c->b->funcs[fi].addr;
+	/* the instruction holding v: the last start at or below it */
+	for (st = off + 1; st-- > 0;)
+		if (d->starts[st / 8] & (1u << (st % 8)))
+			break;
+	len = gobin_insn_len(d->code + st, c->b->funcs[fi].size - st, &ret);
+	insn_parse(d->code + st, len, &in);
+	if (st + (uint64_t)in.op0 != off || st + (uint64_t)len != off + (uint64_t)n)
+		return REF_NONE;
+	*out = d;
+	return REF_REAL;
+}
+
+static int32_t le32s(const uint8_t *p)
+{
+	return (int32_t)((uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24);
+}
+
+static int span_of(const struct span *sp, uint32_t nsp, uint64_t t)
+{
+	for (uint32_t k = 0; k < nsp; k++)
+		if (t >= sp[k].lo && t <= sp[k].hi)
+			return (int)k;
+	return -1;
+}
+
+/*
+ * Every reference into @sp (this section's 1 and 3) into @refs: the
+ * count, or -1 when one could not be told from data, a word holds an
+ * address in a span, more than @max were found, or the file could not
+ * be read.
+ */
+static int scan_refs(struct ctx *c, struct spawn_scan *s, const struct span *sp, uint32_t nsp,
+		     struct sref *refs, int max)
+{
+	uint64_t lo = UINT64_MAX, hi = 0;
+	uint8_t *buf = malloc(SCAN_CHUNK + 16);
+	int nref = 0;
+
+	if (!buf)
+		return -1;
+	for (uint32_t k = 0; k < nsp; k++) {
+		lo = sp[k].lo < lo ? sp[k].lo : lo;
+		hi = sp[k].hi > hi ? sp[k].hi : hi;
+	}
+	for (uint32_t g = 0; g < c->b->nsegs; g++) {
+		const struct gobin_seg *seg = &c->b->segs[g];
+		bool x = seg->flags & PF_X;
+
+		for (uint64_t at = 0; at < seg->filesz; at += SCAN_CHUNK) {
+			uint64_t avail = seg->filesz - at < SCAN_CHUNK + 16 ? seg->filesz - at : SCAN_CHUNK + 16;
+			uint64_t npos = avail < SCAN_CHUNK ? avail : SCAN_CHUNK;
+
+			if (read_vaddr(c, seg->vaddr + at, buf, avail))
+				goto unknown;
+			for (uint64_t i = 0; i < npos; i++) {
+				uint64_t v = seg->vaddr + at + i, rem = avail - i, t, w;
+				const uint8_t *p = buf + i;
+				struct dfn *d;
+				int n, k;
+
+				if (rem >= 8 && (v < c->pcln_lo || v >= c->pcln_hi)) {
+					memcpy(&w, p, 8); /* le64(), at the speed of a load */
+					w = le64toh(w);
+					if (w >= lo && w <= hi && span_of(sp, nsp, w) >= 0)
+						goto unknown;
+				}
+				if (!x)
+					continue;
+				if ((p[0] == 0xe8 || p[0] == 0xe9) && rem >= 5)
+					n = 5, t = v + 5 + (uint64_t)(int64_t)le32s(p + 1);
+				else if (p[0] == 0x0f && rem >= 6 && (p[1] & 0xf0) == 0x80)
+					n = 6, t = v + 6 + (uint64_t)(int64_t)le32s(p + 2);
+				else if (((p[0] & 0xf0) == 0x70 || p[0] == 0xeb || (p[0] >= 0xe0 && p[0] <= 0xe3)) &&
+					 rem >= 2)
+					n = 2, t = v + 2 + (uint64_t)(int64_t)(int8_t)p[1];
+				else if (p[0] == 0x8d && rem >= 6 && (p[1] & 0xc7) == 0x05)
+					n = 6, t = v + 6 + (uint64_t)(int64_t)le32s(p + 2);
+				else
+					continue;
+				if (t < lo || t > hi || (k = span_of(sp, nsp, t)) < 0)
+					continue;
+				switch (ref_kind(c, s, v, n, &d)) {
+				case REF_NONE:
+					continue;
+				case REF_UNKNOWN:
+					goto unknown;
+				}
+				if (nref == max)
+					goto unknown;
+				refs[nref++] = (struct sref){ v, (uint32_t)k, p[0] };
+			}
+		}
+	}
+	free(buf);
+	return nref;
+unknown:
+	free(buf);
+	return -1;
+}
+
+/* x86's register encoding (ModRM, REX) to DWARF numbering */
+static const int8_t enc_dwarf[16] = { 0, 2, 1, 3, 7, 6, 4, 5, 8, 9, 10, 11, 12, 13, 14, 15 };
+#define DW_R14 14
+
+/*
+ * What instruction @in at @p does to @held (a bit per DWARF register
+ * that holds the value followed): 0, or -1 when the walk may not pass it
+ * (a branch, a call, a write to R14 or to memory off the stack, anything
+ * else it does not know).
+ */
+static int follow(const uint8_t *p, const struct insn *in, uint32_t *held)
+{
+	int w = in->rex & 8, r = (in->rex >> 2) & 1, bx = in->rex & 1;
+	uint8_t modrm = in->at + 1 < in->len ? p[in->at + 1] : 0;
+	int mod = modrm >> 6, reg = enc_dwarf[((modrm >> 3) & 7) | r << 3];
+	int rm = enc_dwarf[(modrm & 7) | bx << 3], dst = -1, src = -1;
+	bool store = false;
+
+	/* NOPs, Go's padding: 90 (not REX.B 90, xchg r8), 0F 1F /0 */
+	if ((in->map == 0 && in->op == 0x90 && !bx) || (in->map == 1 && in->op == 0x1f))
+		return in->legacy ? -1 : 0;
+	if (in->pfx || in->map == 2)
+		return -1;
+	if (in->map == 1) {
+		if (in->op != 0xb6 && in->op != 0xb7 && in->op != 0xbe && in->op != 0xbf)
+			return -1;
+		dst = reg; /* movzx, movsx */
+	} else if (in->op == 0x89 || in->op == 0x88) {
+		if (mod == 3)
+			dst = rm, src = in->op == 0x89 && w ? reg : -1;
+		else
+			store = true;
+	} else if (in->op == 0x8b) {
+		dst = reg, src = mod == 3 && w ? rm : -1;
+	} else if (in->op == 0x8a || in->op == 0x8d || in->op == 0x63) {
+		dst = reg;
+	} else if (in->op >= 0xb0 && in->op <= 0xbf) {
+		dst = enc_dwarf[(in->op & 7) | bx << 3];
+	} else if (in->op == 0xc6 || in->op == 0xc7) {
+		if (((modrm >> 3) & 7) != 0)
+			return -1;
+		if (mod == 3)
+			dst = rm;
+		else
+			store = true;
+	} else if (in->op < 0x40 && (in->op & 7) <= 3) {
+		/* add or adc sbb and sub xor cmp: r/m, r (0, 1) or r, r/m (2, 3) */
+		if ((in->op & 0x38) == 0x38)
+			; /* cmp: flags only */
+		else if (in->op & 2)
+			dst = reg;
+		else if (mod == 3)
+			dst = rm;
+		else
+			store = true;
+	} else if (in->op == 0x84 || in->op == 0x85) {
+		; /* test */
+	} else if (in->op == 0x80 || in->op == 0x81 || in->op == 0x83) {
+		if (((modrm >> 3) & 7) == 7)
+			; /* cmp */
+		else if (mod == 3)
+			dst = rm;
+		else
+			store = true;
+	} else {
+		return -1;
+	}
+	/* a store only to the goroutine's stack: [RSP + ...] through a SIB */
+	if (store && !((modrm & 7) == 4 && in->at + 2 < in->len && (p[in->at + 2] & 7) == 4 && !bx))
+		return -1;
+	if (dst == DW_R14)
+		return -1;
+	if (dst >= 0) {
+		if (src >= 0 && (*held & 1u << src))
+			*held |= 1u << dst;
+		else
+			*held &= ~(1u << dst);
+	}
+	return 0;
+}
+
+/*
+ * The site of the call of newproc1 at vaddr @call (in @d, 5 bytes):
+ * this section's 2, its span (3) in *@sp. @return 0, or -1 when the
+ * function could not be walked.
+ */
+static int call_site(struct ctx *c, const struct dfn *d, uint64_t call, struct gobin_site *site,
+		     struct span *sp)
+{
+	const struct gobin_func *f = &c->b->funcs[d->fn];
+	const struct gobin_fn_info *rq = &c->b->fn[GOFN_RUNQPUT];
+	uint64_t ret = call + 5, pos = ret - f->addr;
+	uint32_t held = 1u << 0; /* RAX: newproc1's result */
+
+	*site = (struct gobin_site){ .vaddr = ret, .reg = 0, .kind = GOBIN_AT_RETURN_SITE };
+	*sp = (struct span){ ret, ret };
+	if (d->ind_jmp || pos >= f->size)
+		return -1;
+	for (int i = 0; i < SPAWN_MAX_WALK && pos < f->size; i++) {
+		int isret, n = gobin_insn_len(d->code + pos, f->size - pos, &isret);
+		uint64_t v = f->addr + pos;
+		struct insn in;
+
+		if (!n)
+			return -1;
+		insn_parse(d->code + pos, n, &in);
+		if (in.map == 0 && in.op == 0xe8 && !in.pfx && !in.rex && n == 5) {
+			int8_t gp = rq->arg_reg[1];
+
+			if (rq->found && v + 5 + (uint64_t)(int64_t)le32s(d->code + pos + 1) == rq->addr &&
+			    rq->nargs >= 2 && !strcmp(rq->arg_name[1], "gp") && gp >= 0 &&
+			    gp < GOBIN_SITE_MAX_REG && (held & 1u << gp)) {
+				*site = (struct gobin_site){ .vaddr = v, .reg = gp, .kind = GOBIN_AT_CALL };
+				sp->hi = v;
+			}
+			return 0;
+		}
+		if (follow(d->code + pos, &in, &held))
+			return 0;
+		pos += (uint64_t)n;
+	}
+	return 0;
+}
+
+/* gobin.spawn: the call sites when this section's rules hold, else
+ * newproc1's returns. */
+static void find_spawn_sites(struct ctx *c)
+{
+	struct gobin *b = c->b;
+	const struct gobin_fn_info *np = &b->fn[GOFN_NEWPROC1];
+	struct spawn_scan s = { .nd = 0 };
+	struct sref refs[GOBIN_MAX_SPAWN_CALLS + 4];
+	struct gobin_site sites[GOBIN_MAX_SPAWN_CALLS];
+	struct span spans[GOBIN_MAX_SPAWN_CALLS];
+	const char *why = NULL;
+	uint32_t nsites = 0;
+	int n, calls = 0;
+
+	b->nspawn = 0;
+	if (!np->found)
+		return;
+	n = scan_refs(c, &s, &(struct span){ np->addr, np->addr }, 1, refs, GOBIN_MAX_SPAWN_CALLS + 4);
+	if (n < 0)
+		why = "a reference to it not proven a direct call";
+	for (int i = 0; i < n && !why; i++) {
+		bool inside = refs[i].at - np->addr < np->size;
+		struct dfn *d;
+		int64_t fi;
+
+		if (inside && refs[i].op != 0xe8 && refs[i].op != 0x8d)
+			continue; /* newproc1 starting again after morestack */
+		if (inside || refs[i].op != 0xe8)
+			why = "a reference to it other than a call";
+		else if (nsites == GOBIN_MAX_SPAWN_CALLS)
+			why = "too many calls";
+		else if ((fi = func_at(b, refs[i].at)) < 0 || !(d = decoded(c, &s, (uint32_t)fi)) ||
+			 call_site(c, d, refs[i].at, &sites[nsites], &spans[nsites]))
+			why = "a caller with a jump table";
+		else
+			calls += sites[nsites++].kind == GOBIN_AT_CALL;
+	}
+	if (!why && !calls)
+		why = "no call followed by runtime.runqput with its result";
+	if (!why && scan_refs(c, &s, spans, nsites, refs, 0) != 0)
+		why = "code after a call may be reached from elsewhere";
+	for (uint32_t i = 0; i < nsites && !why; i++) {
+		if (gobin_vaddr_off(b, sites[i].vaddr, 1, &sites[i].off))
+			why = "a call outside the file's segments";
+	}
+	dfn_free(&s);
+	if (!why) {
+		memcpy(b->spawn, sites, nsites * sizeof(sites[0]));
+		b->nspawn = nsites;
+		return;
+	}
+	warn(c, "runtime.newproc1: spawns read at its returns (%s)", why);
+	for (uint32_t i = 0; i < np->nret; i++)
+		b->spawn[b->nspawn++] = (struct gobin_site){ .off = np->ret_off[i],
+							     .vaddr = np->ret_off[i] - np->off + np->addr,
+							     .reg = 0,
+							     .kind = GOBIN_AT_RET };
+}
+
 /* ---- the whole ---- */
 
 static int inspect(struct ctx *c)
@@ -852,6 +1343,7 @@ static int inspect(struct ctx *c)
 		if (wants_returns(f))
 			find_returns(c, fi, fn_names[f]);
 	}
+	find_spawn_sites(c);
 	read_reasons(c);
 	return 0;
 }
@@ -908,25 +1400,9 @@ int gobin_open(const char *path, struct gobin **out, char *why, size_t whylen)
 
 const char *gobin_func_name(const struct gobin *b, uint64_t pc)
 {
-	uint32_t lo = 0, hi;
-	const struct gobin_func *f;
+	int64_t f = func_at(b, pc);
 
-	if (!b || !b->nfuncs)
-		return NULL;
-	hi = b->nfuncs;
-	/* the last function starting at or below pc */
-	while (hi - lo > 1) {
-		uint32_t mid = lo + (hi - lo) / 2;
-
-		if (b->funcs[mid].addr <= pc)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	f = &b->funcs[lo];
-	if (pc < f->addr || pc - f->addr >= (f->size ? f->size : 1))
-		return NULL;
-	return b->names + f->name;
+	return f < 0 ? NULL : b->names + b->funcs[f].name;
 }
 
 void gobin_free(struct gobin *b)

@@ -6,8 +6,10 @@
  * entry (DWARF location lists, or the register ABI), each return
  * instruction of the functions whose returns are probed (an x86-64 length
  * decoder: uretprobes corrupt Go stacks, so a return is a uprobe on each
- * RET), the struct field offsets the BPF side reads (DWARF), the wait
- * reasons' names (runtime.waitReasonStrings) and the Go version.
+ * RET), where a spawn is read (the call of runtime.runqput that follows
+ * newproc1's return, where one does, exactly; else newproc1's returns),
+ * the struct field offsets the BPF side reads (DWARF), the wait reasons'
+ * names (runtime.waitReasonStrings) and the Go version.
  *
  * Every byte of the file is untrusted: a malformed binary is refused or
  * inspected in part, never a crash, and a return offset is only given when
@@ -28,6 +30,7 @@ enum gobin_fn {
 	GOFN_GOEXIT0,
 	GOFN_NETPOLLREADY,
 	GOFN_SERVEHTTP,
+	GOFN_RUNQPUT, /* not probed: the spawn sites' callee (gobin.spawn) */
 	GOFN_N
 };
 
@@ -79,12 +82,50 @@ struct gobin_fn_info {
 	 * the two answers apart (-1: none), for the tests to cross-check.
 	 * Which parameters the go class reads: newproc1 0 fn, 1 callergp;
 	 * execute 0 gp; gopark 2 reason; ready 0 gp; goexit0 0 gp;
-	 * netpollready 1 pd, 2 mode; ServeHTTP 2 req.
+	 * netpollready 1 pd, 2 mode; ServeHTTP 2 req; runqput 1 gp (at
+	 * a spawn site).
 	 */
 	int8_t arg_reg[GOBIN_MAX_ARGS];
 	int8_t arg_dwarf[GOBIN_MAX_ARGS], arg_abi[GOBIN_MAX_ARGS];
 	char arg_name[GOBIN_MAX_ARGS][16]; /* the DWARF names, "" if none */
 	uint32_t nargs;			    /* Go parameters seen (may exceed MAX_ARGS) */
+};
+
+/*
+ * Where the go class reads a goroutine's spawn (docs/model.md §6.2): an
+ * instruction hit exactly once for each return of runtime.newproc1, where
+ * register reg holds the new g and R14's m.curg is the goroutine of the
+ * go statement, as at newproc1's return.
+ *   GOBIN_AT_CALL: the CALL runtime.runqput that newproc's closure makes
+ *     right after newproc1 returns (`newg := newproc1(...); ...;
+ *     runqput(pp, newg, true)`), reg its gp argument. A relative CALL,
+ *     which x86-64's uprobes emulate: one trap where a return takes two
+ *     (bench/README.md, "What a uprobe costs").
+ *   GOBIN_AT_RETURN_SITE: the instruction a call of newproc1 returns to,
+ *     reg RAX (the result): for a caller without that runqput call (the
+ *     debugger's runtime.debugCallWrap), single-stepped as a return is.
+ *   GOBIN_AT_RET: a return instruction of newproc1 itself, reg RAX.
+ * The first two are used only together and only when every reference to
+ * newproc1 in the binary is a direct call that one of them covers, and
+ * at least one is a GOBIN_AT_CALL (gobin.c, "where a spawn is read");
+ * else the sites are newproc1's returns, as ret_off (none when !ret_ok).
+ */
+enum gobin_site_kind {
+	GOBIN_AT_RET,
+	GOBIN_AT_RETURN_SITE,
+	GOBIN_AT_CALL,
+};
+
+#define GOBIN_MAX_SPAWN_CALLS 8 /* direct calls of newproc1, else its returns */
+
+/* The registers bpf/go.bpf.c reads (DWARF 0-11: not R12-R15, which no
+ * argument of the register ABI is in) */
+#define GOBIN_SITE_MAX_REG 12
+
+struct gobin_site {
+	uint64_t off, vaddr; /* the probed instruction */
+	int8_t reg;	     /* DWARF x86-64 register number, as arg_reg */
+	uint8_t kind;	     /* enum gobin_site_kind */
 };
 
 /* A function of .symtab, for gobin_func_name. */
@@ -107,6 +148,9 @@ struct gobin {
 	/* Struct field offsets from DWARF, -1 when absent. */
 	int32_t g_goid, g_m, g_startpc, m_curg, m_procid, funcval_fn, pd_rg, pd_wg;
 	int32_t req_method, req_url, url_path;
+	/* Where spawns are read (struct gobin_site); nspawn 0: nowhere. */
+	struct gobin_site spawn[GOBIN_MAX_RET];
+	uint32_t nspawn;
 	/* runtime.waitReasonStrings, index = waitReason value; an entry
 	 * that could not be read is NULL, the empty reason "". */
 	char **reasons;

@@ -3,13 +3,16 @@
  * The go class's probes; see golang.h.
  *
  * Which functions, and where: docs/model.md §6.2's table. execute, gopark,
- * ready, goexit0, netpollready and ServeHTTP at their entry; newproc1 and
- * ServeHTTP at each of their return instructions, never with a uretprobe
- * (it replaces the return address on the goroutine's stack, which Go's
- * stack growth copies and its unwinder checks: "unexpected return pc").
- * A function whose returns the decoder could not find exactly is not
- * probed at its returns: no spawns (newproc1), or no requests at all
- * (ServeHTTP: a begin without its end would leave every request open).
+ * ready, goexit0, netpollready and ServeHTTP at their entry; ServeHTTP at
+ * each of its return instructions, never with a uretprobe (it replaces
+ * the return address on the goroutine's stack, which Go's stack growth
+ * copies and its unwinder checks: "unexpected return pc"); newproc1's
+ * result at its spawn sites (capture/gobin.h, struct gobin_site: the call
+ * of runqput after its return, else its returns). A function whose
+ * returns the decoder could not find exactly is not probed at its
+ * returns: no spawns (newproc1, without spawn sites), or no requests at
+ * all (ServeHTTP: a begin without its end would leave every request
+ * open).
  *
  * --go-probes requests attaches newproc1, goexit0 and ServeHTTP only:
  * goroutines made and ended, and requests, each hit once per goroutine or
@@ -45,7 +48,7 @@
 
 /* The programs of bpf/go.bpf.c, and where each is attached. */
 enum prog {
-	P_NEWPROC1_RET,
+	P_SPAWN,
 	P_EXECUTE,
 	P_GOPARK,
 	P_READY,
@@ -59,20 +62,26 @@ enum prog {
 	P_N,
 };
 
+enum at {
+	AT_ENTRY,
+	AT_RETURNS,
+	AT_SPAWN_SITES, /* gobin.spawn */
+};
+
 static const struct {
 	const char *name;
 	enum gobin_fn fn;
-	bool at_returns;
+	enum at at;
 	uint8_t bit; /* CW_GO_FN_*: what cw_go_binary.attached says */
 } progs[P_N] = {
-	[P_NEWPROC1_RET] = { "go_newproc1_ret", GOFN_NEWPROC1, true, CW_GO_FN_NEWPROC1 },
-	[P_EXECUTE] = { "go_execute", GOFN_EXECUTE, false, CW_GO_FN_EXECUTE },
-	[P_GOPARK] = { "go_gopark", GOFN_GOPARK, false, CW_GO_FN_GOPARK },
-	[P_READY] = { "go_ready", GOFN_READY, false, CW_GO_FN_READY },
-	[P_GOEXIT0] = { "go_goexit0", GOFN_GOEXIT0, false, CW_GO_FN_GOEXIT0 },
-	[P_NETPOLLREADY] = { "go_netpollready", GOFN_NETPOLLREADY, false, CW_GO_FN_NETPOLLREADY },
-	[P_SERVEHTTP_RET] = { "go_servehttp_ret", GOFN_SERVEHTTP, true, CW_GO_FN_SERVEHTTP },
-	[P_SERVEHTTP] = { "go_servehttp", GOFN_SERVEHTTP, false, CW_GO_FN_SERVEHTTP },
+	[P_SPAWN] = { "go_spawn", GOFN_NEWPROC1, AT_SPAWN_SITES, CW_GO_FN_NEWPROC1 },
+	[P_EXECUTE] = { "go_execute", GOFN_EXECUTE, AT_ENTRY, CW_GO_FN_EXECUTE },
+	[P_GOPARK] = { "go_gopark", GOFN_GOPARK, AT_ENTRY, CW_GO_FN_GOPARK },
+	[P_READY] = { "go_ready", GOFN_READY, AT_ENTRY, CW_GO_FN_READY },
+	[P_GOEXIT0] = { "go_goexit0", GOFN_GOEXIT0, AT_ENTRY, CW_GO_FN_GOEXIT0 },
+	[P_NETPOLLREADY] = { "go_netpollready", GOFN_NETPOLLREADY, AT_ENTRY, CW_GO_FN_NETPOLLREADY },
+	[P_SERVEHTTP_RET] = { "go_servehttp_ret", GOFN_SERVEHTTP, AT_RETURNS, CW_GO_FN_SERVEHTTP },
+	[P_SERVEHTTP] = { "go_servehttp", GOFN_SERVEHTTP, AT_ENTRY, CW_GO_FN_SERVEHTTP },
 };
 
 #define GO_REFUSED_NAMED 8
@@ -130,7 +139,7 @@ static void config_of(const struct gobin *b, struct cw_go_cfg *c)
 		enum gobin_fn fn;
 		int8_t arg[2]; /* -1: none */
 	} args[CW_GO_FN_MAX] = {
-		[CW_GO_FN_NEWPROC1] = { GOFN_NEWPROC1, { -1, -1 } },
+		[CW_GO_FN_NEWPROC1] = { GOFN_NEWPROC1, { -1, -1 } }, /* the site's cookie */
 		[CW_GO_FN_EXECUTE] = { GOFN_EXECUTE, { 0, -1 } },
 		[CW_GO_FN_GOPARK] = { GOFN_GOPARK, { 2, -1 } },
 		[CW_GO_FN_READY] = { GOFN_READY, { 0, -1 } },
@@ -154,21 +163,20 @@ static void config_of(const struct gobin *b, struct cw_go_cfg *c)
 		for (int k = 0; k < 2; k++)
 			if (args[f].arg[k] >= 0 && b->fn[args[f].fn].arg_reg[args[f].arg[k]] >= 0)
 				c->reg[f][k] = (uint8_t)b->fn[args[f].fn].arg_reg[args[f].arg[k]];
-	/* a result is in the register ABI's first integer register, RAX */
-	c->reg[CW_GO_FN_NEWPROC1][0] = 0;
 	c->valid = 1;
 }
 
-/* Can program @p be attached to @b: its function found, its returns
- * decoded, what it reads known? */
+/* Can program @p be attached to @b: its function found, its returns or
+ * spawn sites decoded, what it reads known? */
 static bool usable(const struct gobin *b, const struct cw_go_cfg *c, int p)
 {
 	const struct gobin_fn_info *f = &b->fn[progs[p].fn];
 
-	if (!f->found || (progs[p].at_returns && !f->ret_ok) || b->g_goid < 0)
+	if (!f->found || (progs[p].at == AT_RETURNS && !f->ret_ok) ||
+	    (progs[p].at == AT_SPAWN_SITES && !b->nspawn) || b->g_goid < 0)
 		return false;
 	switch (p) {
-	case P_NEWPROC1_RET:
+	case P_SPAWN:
 		return b->g_startpc >= 0 && b->g_m >= 0 && b->m_curg >= 0;
 	case P_GOPARK:
 	case P_SERVEHTTP_RET:
@@ -195,19 +203,26 @@ static struct bpf_link *attach_at(struct golang *g, int p, const char *open_path
 	return bpf_program__attach_uprobe_opts(g->prog[p], -1, open_path, (size_t)off, &opts);
 }
 
-/* Attach program @p to @b at its entry or each return. @return true
- * when every probe it needs is in place. */
+/* Attach program @p to @b at its entry, each return or each spawn site.
+ * @return true when every probe it needs is in place. */
 static bool attach_prog(struct golang *g, int p, const struct gobin *b, const char *open_path,
 			const char *path, uint32_t id)
 {
 	const struct gobin_fn_info *f = &b->fn[progs[p].fn];
-	uint32_t n = progs[p].at_returns ? f->nret : 1;
+	enum at at = progs[p].at;
+	uint32_t n = at == AT_RETURNS ? f->nret : at == AT_SPAWN_SITES ? b->nspawn : 1;
 
 	for (uint32_t i = 0; i < n; i++) {
-		uint64_t off = progs[p].at_returns ? f->ret_off[i] : f->probe_off;
-		struct bpf_link *l = attach_at(g, p, open_path, off,
-					       id | (off != f->off && !progs[p].at_returns ?
-							     CW_GO_AT_STACK_CHECK : 0));
+		uint64_t off = at == AT_RETURNS ? f->ret_off[i] : at == AT_SPAWN_SITES ? b->spawn[i].off :
+			       f->probe_off;
+		uint64_t cookie = id;
+		struct bpf_link *l;
+
+		if (at == AT_ENTRY && off != f->off)
+			cookie |= CW_GO_AT_STACK_CHECK;
+		if (at == AT_SPAWN_SITES)
+			cookie |= (uint64_t)(uint8_t)b->spawn[i].reg << CW_GO_SITE_REG_SHIFT;
+		l = attach_at(g, p, open_path, off, cookie);
 
 		if (!l) {
 			cw_notice("go: cannot attach %s to %s in %s: %s", progs[p].name,
@@ -261,6 +276,18 @@ static void queue_record(struct golang *g, uint32_t id, uint16_t attached, const
 	}
 }
 
+/* Where @b's spawns are read, for -v: what a spawn costs there. */
+static void say_spawn_sites(const struct gobin *b, const char *path)
+{
+	uint32_t n[3] = { 0 };
+
+	for (uint32_t i = 0; i < b->nspawn; i++)
+		n[b->spawn[i].kind < 3 ? b->spawn[i].kind : 0]++;
+	cw_verbose("go: %s: spawns read at %u calls of runtime.runqput (emulated), %u return sites, "
+		   "%u returns of runtime.newproc1",
+		   path, n[GOBIN_AT_CALL], n[GOBIN_AT_RETURN_SITE], n[GOBIN_AT_RET]);
+}
+
 /* Binary @path is traced as threads, for reason @why. */
 static void refuse(struct golang *g, const char *path, const char *why)
 {
@@ -309,6 +336,7 @@ static int look(void *ctx, struct uobj *o, int fd, const char *path, const char 
 	g->bins[g->nbins++] = b;
 	if (*why)
 		cw_verbose("go: %s: %s", path, why);
+	say_spawn_sites(b, path);
 	for (int p = 0; p < P_N; p++) {
 		bool ends = p != P_SERVEHTTP || (attached & 1u << CW_GO_FN_SERVEHTTP);
 

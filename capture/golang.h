@@ -2,9 +2,9 @@
 /*
  * The go class's probes (-e go, docs/model.md §6.2): find Go binaries among
  * the objects the traced processes map (capture/uobj.h), inspect each
- * (capture/gobin.h: its runtime functions, their argument registers and
- * return instructions, the struct offsets, from its own symbols and
- * DWARF), hand bpf/go.bpf.c what it reads them with, attach its programs
+ * (capture/gobin.h: its runtime functions, their argument registers,
+ * return instructions and spawn sites, the struct offsets, from its own
+ * symbols, code and DWARF), hand bpf/go.bpf.c what it reads them with, attach its programs
  * and describe each binary as a CW_REC_META_GO record. A Go binary that
  * cannot be traced (stripped, no DWARF, the stack ABI) is named in a
  * notice and in the summary, and counted: its threads are traced as

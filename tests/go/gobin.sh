@@ -11,6 +11,12 @@
 #  (a') the entry probes of execute, gopark, ready, goexit0 and ServeHTTP
 #      sit on the JBE of their stack check, as objdump lists it, and
 #      netpollready's (no stack check) on its entry;
+#  (a'') where spawns are read (gobin.h, struct gobin_site): a site for
+#      each call of runtime.newproc1 objdump lists, at the next call when
+#      that is runtime.runqput with no jump between and its gp register
+#      (DWARF's and the ABI's) last written by a move from %rax, else at
+#      the return address reading %rax; at least one at runqput; file
+#      offsets as readelf's;
 #  (b) net/http.Request.Method and .URL and net/url.URL.Path are what the
 #      program prints with unsafe.Offsetof;
 #  (c) runtime.g.goid, .m, runtime.m.curg, .procid, runtime.funcval.fn,
@@ -30,7 +36,14 @@
 #      refuses or answers; an undefined opcode at an instruction start of
 #      newproc1 makes the decoder refuse its returns; random code it walks
 #      whole it walks as objdump does (where objdump finds no "(bad)"),
-#      and every return it gives is a C3 or C2 byte of the copy.
+#      and every return it gives is a C3 or C2 byte of the copy;
+#  (f') copies where the runqput call no longer provably follows
+#      newproc1's return with its result (the move from %rax made one from
+#      %rcx; a jump between the two calls; a jump into them from
+#      runtime.main; newproc1's address as a word in .typelink): spawns
+#      are read at newproc1's returns, and the warning says why; random
+#      bytes over that stretch: no crash, and a call site still given is
+#      a call of runqput in the copy.
 # Needs go (Debian: golang-go) and gdb; without go it says so and skips
 # (77). go runs offline, with HOME and its caches in the work directory.
 # SEED picks the random bytes (default 1). KEEP=1 keeps the work directory.
@@ -180,6 +193,50 @@ summary=$(grep '^functions' all)
 echo "go/gobin: every function: $summary; $(wc -l < my.all) instruction starts as objdump's; refused: $(echo $(cat refused))"
 [ "$(echo "$summary" | awk '{ print $4 }')" -gt 1000 ] || fail "--check-all: too few functions decoded whole: $summary"
 
+# (a'') where spawns are read (gobin.h, struct gobin_site): one site for
+# each call of runtime.newproc1 objdump lists in .text; where the next
+# call after it, with no jump or return between, is runtime.runqput and
+# the last write between them to runqput's gp register (its argument 1,
+# DWARF's and the ABI's) is a move from %rax (newproc1's result), that
+# call is the site (emulated); else the instruction the call returns to,
+# reading %rax
+regname() { echo "rax rdx rcx rbx rsi rdi rbp rsp r8 r9 r10 r11 r12 r13 r14 r15" | awk -v n="$1" '{ print $(n + 1) }'; }
+cp facts out
+gpreg=$(awk '$1 == "arg" && $2 == "runtime.runqput" && $3 == 1 && $4 == "gp" { print $6 }' out)
+[ -n "$gpreg" ] && [ "$gpreg" -ge 0 ] || fail "runtime.runqput: no register for its argument gp: $(grep '^arg runtime.runqput' out)"
+gpname=$(regname "${gpreg:-0}")
+# one line per call of newproc1: "RETADDR NEXTCALL TARGET LASTWRITE", NEXTCALL
+# "-" when a jump, a return or the function's end comes first
+awk -v r="$gpname" '
+function flush(c, t) { print ret, c, t, (last == "" ? "-" : last); on = 0 }
+/^[0-9a-f]+ <.*>:$/ { if (on) flush("-", "-"); next }
+!/^ +[0-9a-f]+:\t/ { next }
+{
+	a = $1; sub(":", "", a); m = $2
+	ins = $0; sub(/^ +[0-9a-f]+:\t/, "", ins); sub(/ *#.*$/, "", ins); gsub(/ +/, " ", ins)
+	if (on && ret == "") ret = "0x" a
+	if (on && m ~ /^call/) { flush("0x" a, $NF) }
+	else if (on && (m ~ /^(j|ret|loop|int|ud2|hlt|syscall)/)) { flush("-", "-") }
+	else if (on) { n = split(ins, f, ","); d = f[n]; sub(/^.* /, "", d)
+		if (d ~ "^%(" r "|e" substr(r, 2) "|" substr(r, 2) "|" substr(r, 2, 1) "l)$") last = ins }
+	if (m ~ /^call/ && $NF == "<runtime.newproc1>") { on = 1; ret = ""; last = "" }
+}' od.all > od.spawn
+[ -s od.spawn ] || fail "objdump lists no call of runtime.newproc1"
+while read -r ret call target last; do
+	if [ "$target" = "<runtime.runqput>" ] && [ "$last" = "mov %rax,%$gpname" ]; then
+		echo "$((call)) $gpreg call"
+	else
+		echo "$((ret)) 0 return-site"
+	fi
+done < od.spawn | sort > want.spawn
+awk '$1 == "spawnsite" { print $4, $6, $8 }' out | while read -r v r k; do echo "$((v)) $r $k"; done | sort > my.spawn
+cmp -s want.spawn my.spawn || fail "spawn sites (vaddr reg kind) differ from objdump's calls of newproc1: $(diff my.spawn want.spawn | head -6 | tr '\n' ';')"
+grep -q ' call$' my.spawn || fail "no spawn site at a call of runtime.runqput: $(cat od.spawn | tr '\n' ';')"
+while read -r o v; do
+	[ "$o" = "$(fileoff "$v")" ] || fail "spawn site $v has file offset $o, readelf says $(fileoff "$v")"
+done < <(awk '$1 == "spawnsite" { print $2, $4 }' out)
+echo "go/gobin: spawn sites as objdump's calls of newproc1: $(awk '{ printf "0x%x %s(%s) ", $1, $3, $2 }' my.spawn)"
+
 # (b) the Go program's own offsets
 "$T/prog" offsets > offsets || fail "prog offsets failed"
 cp facts out
@@ -237,6 +294,7 @@ runtime.goexit0 0 gp
 runtime.netpollready 1 pd
 runtime.netpollready 2 mode
 net/http.serverHandler.ServeHTTP 2 req
+runtime.runqput 1 gp
 ARGS
 # and every argument printed: DWARF's register and the ABI's agree where both say one
 awk '$1 == "arg" && $8 >= 0 && $10 >= 0 && $8 != $10' out > disagree
@@ -351,6 +409,91 @@ for seed in $(seq $SEED $((SEED + 29))); do
 	fi
 done
 echo "go/gobin: hostile copies: $hostile, $answered answered, $refused_n refused; random newproc1 code: $whole of 30 walked whole, $same as objdump, $objbad where objdump finds (bad)"
+
+# (f') copies whose runqput call is no longer provably newproc1's own: the
+# spawns must be read at newproc1's returns (a site at each, reading
+# %rax), with the reason in the warning
+np_rets=$(cp facts out; get ret runtime.newproc1 n)
+read -r sp_ret sp_call _ < <(awk '$3 == "<runtime.runqput>"' od.spawn)
+# objdump's instructions between newproc1's return and the runqput call
+awk -v lo=$((sp_ret)) -v hi=$((sp_call)) '/^ +[0-9a-f]+:\t/ { a = $1; sub(":", "", a); v = 0
+	for (i = 1; i <= length(a); i++) v = v * 16 + index("0123456789abcdef", substr(a, i, 1)) - 1
+	if (v >= lo && v < hi) { $1 = ""; print v, $0 } }' od.all > od.stretch
+fell_back=
+spawn_at_rets() { # FILE WHAT WHY
+	dump "$1"
+	local n=$(awk '$1 == "spawn" { print $3 }' out) rets=$(grep -c '^spawnsite .* reg 0 at ret$' out)
+	if [ "$n" != "$np_rets" ] || [ "$rets" != "$np_rets" ] ||
+		! grep -qF "spawns read at its returns ($3)" out; then
+		fail "$2: spawns not read at newproc1's $np_rets returns for $3: $(grep -E '^(spawn|warning)' out | tr '\n' ';')"
+	fi
+	fell_back="$fell_back${fell_back:+, }$2"
+}
+le_bytes() { # VALUE N: N little-endian bytes as printf escapes
+	local v=$1 i s=
+	for ((i = 0; i < $2; i++)); do s="$s\\$(printf '%03o' $(((v >> (8 * i)) & 255)))"; done
+	echo "$s"
+}
+poke() { # FILE VADDR BYTES(printf escapes)
+	printf "$3" | dd of="$1" bs=1 seek=$(( $(fileoff "$2") )) conv=notrunc status=none
+}
+# the move of the result into gp's register now moves %rcx
+mv_at=$(awk -v r="$gpname" '$2 == "mov" && $3 == "%rax,%" r { print $1; exit }' od.stretch)
+if [ -n "$mv_at" ]; then
+	cp prog sp_reg
+	read -r b0 b1 b2 < <(od -An -tx1 -j $(( $(fileoff "$mv_at") )) -N3 prog)
+	case $b1 in
+	89) b2=$(printf '%02x' $((0x$b2 ^ 0x08))) ;; # ModRM.reg: rax -> rcx
+	8b) b2=$(printf '%02x' $((0x$b2 ^ 0x01))) ;; # ModRM.rm: rax -> rcx
+	esac
+	poke sp_reg "$mv_at" "\\x$b0\\x$b1\\x$b2"
+	spawn_at_rets sp_reg "the result moved from %rcx" "no call followed by runtime.runqput with its result"
+fi
+# a jump between the two calls: the 5-byte nop there becomes jmp +0
+nop_at=$(awk '$2 == "nopl" && $3 == "0x0(%rax,%rax,1)" { print $1; exit }' od.stretch)
+if [ -n "$nop_at" ]; then
+	cp prog sp_jmp
+	poke sp_jmp "$nop_at" '\xe9\x00\x00\x00\x00'
+	spawn_at_rets sp_jmp "a jump between the calls" "no call followed by runtime.runqput with its result"
+fi
+# a jump into that stretch from another function: a 5-byte nop of
+# runtime.main becomes jmp to the move
+far=$(awk '/^[0-9a-f]+ <runtime.main>:$/ { on = 1; next } /^[0-9a-f]+ </ { on = 0 }
+	on && $2 == "nopl" && $3 == "0x0(%rax,%rax,1)" { a = $1; sub(":", "", a); print "0x" a; exit }' od.all)
+if [ -n "$far" ] && [ -n "$mv_at" ]; then
+	cp prog sp_in
+	poke sp_in "$far" "\\xe9$(le_bytes $(((mv_at - far - 5) & 0xffffffff)) 4)"
+	objdump -d --no-show-raw-insn --start-address=$((far)) --stop-address=$((far + 5)) sp_in | grep -q "jmp *$(printf '%x' $mv_at) " ||
+		fail "the jump written at $far is not objdump's jmp to $mv_at"
+	spawn_at_rets sp_in "a jump into them from runtime.main" "code after a call may be reached from elsewhere"
+fi
+# newproc1's address as a word in data (a funcval would be): .typelink's first
+cp prog sp_word
+np_addr=$(cp facts out; get fn runtime.newproc1 addr)
+read -r tl_off _ <<< "$(secoff .typelink prog)"
+printf "$(le_bytes $((np_addr)) 8)" | dd of=sp_word bs=1 seek=$tl_off conv=notrunc status=none
+spawn_at_rets sp_word "newproc1's address in .typelink" "a reference to it not proven a direct call"
+echo "go/gobin: spawns read at newproc1's returns, saying why, in copies with: $fell_back"
+# random bytes over the stretch between newproc1's call and runqput's (and
+# a little around it): a call site gobindump still gives is a 5-byte E8
+# of the copy whose target is runqput, every other site sits after an E8
+# to newproc1 or is one of its returns
+nf_lo=$((sp_ret - 8)) nf_len=$((sp_call + 5 - sp_ret + 8))
+rq_addr=$(cp facts out; get fn runtime.runqput addr)
+kept=0 fell=0
+for seed in $(seq $SEED $((SEED + 29))); do
+	cp prog hurt
+	len=$((1 + $(rnd $seed 6)))
+	scribble hurt $(( $(fileoff $((nf_lo + $(rnd $((seed + 3)) $((nf_len - len)))))) )) $len $((seed + 500))
+	try hurt
+	grep -q '^spawnsite .* at call$' out && kept=$((kept + 1)) || fell=$((fell + 1))
+	while read -r o v k; do
+		read -r b0 r0 r1 r2 r3 < <(od -An -tx1 -j $((o)) -N5 hurt)
+		rel=$((0x$r3$r2$r1$r0)); [ $rel -ge $((0x80000000)) ] && rel=$((rel - 0x100000000))
+		[ "$b0" = e8 ] && [ $((v + 5 + rel)) = $((rq_addr)) ] || fail "seed $seed: a call site at $v is not a call of runqput: $b0 $r0 $r1 $r2 $r3"
+	done < <(awk '$1 == "spawnsite" && $8 == "call" { print $2, $4 }' out)
+done
+echo "go/gobin: random bytes between newproc1's call and runqput's: $kept copies kept a call site (a call of runqput each), $fell read spawns elsewhere"
 
 [ $failed = 0 ] && echo "go/gobin: PASS"
 exit $failed

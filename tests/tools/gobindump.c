@@ -3,7 +3,9 @@
  * What capture/gobin.c finds in a Go binary, one fact a line, for
  * tests/go/gobin.sh to hold against go, objdump and gdb.
  *
- *   gobindump BINARY             every fact of gobin_open
+ *   gobindump BINARY             every fact of gobin_open ("spawnsite OFF
+ *                                vaddr VADDR reg R at call|return-site|ret":
+ *                                where spawns are read, gobin.h)
  *   gobindump --bounds FUNC BINARY
  *                                the decoder's instruction starts in FUNC
  *                                ("insn VADDR"), then "end ok" or "end
@@ -75,6 +77,14 @@ static void dump(const struct gobin *b)
 	       "field net/url.URL.Path %d\n",
 	       b->g_goid, b->g_m, b->g_startpc, b->m_curg, b->m_procid, b->funcval_fn, b->pd_rg, b->pd_wg,
 	       b->req_method, b->req_url, b->url_path);
+	printf("spawn n %u\n", b->nspawn);
+	for (uint32_t i = 0; i < b->nspawn; i++) {
+		static const char *const kinds[] = { "ret", "return-site", "call" };
+		const struct gobin_site *s = &b->spawn[i];
+
+		printf("spawnsite 0x%llx vaddr 0x%llx reg %d at %s\n", (unsigned long long)s->off,
+		       (unsigned long long)s->vaddr, s->reg, s->kind < 3 ? kinds[s->kind] : "?");
+	}
 	printf("nreasons %u\n", b->nreasons);
 	for (uint32_t i = 0; i < b->nreasons; i++) {
 		printf("reason %u ", i);
