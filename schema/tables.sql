@@ -678,13 +678,42 @@ CREATE VIEW offcpu_by_waker AS
 -- completion), 'futex' (a futex wake), 'wake'
 -- (another thread, by other means); 'unknown' when the wake was not seen
 -- or its cause is unknown.
+-- Whether a sample lies in a resource wait is asked by seeks, not by
+-- reading every earlier wait of the waiter (which made the profile
+-- exports quadratic in a thread's waits; export/waits.c finds the wait
+-- itself the same way): a wait that holds the sample's time is the
+-- latest begun of its waiter at or before it, or else it holds the begin
+-- of another (that latest one); such an outer wait, if it ended, is at
+-- most the longest outer wait long (one range of
+-- resource_waits_waiter), and if it did not end it is in
+-- resource_waits_open.
 CREATE VIEW sample_mechanism AS
   SELECT s.id AS sample,
          CASE WHEN s.kind = 'cpu' THEN 'cpu'
-              WHEN EXISTS (SELECT 1 FROM resource_waits w
+              WHEN (SELECT coalesce(w.end_ns > s.ts, 1) FROM resource_waits w
+                     WHERE w.waiter = s.thread AND w.start_ns <= s.ts
+                     ORDER BY w.start_ns DESC, w.id DESC LIMIT 1) = 1
+                OR (SELECT coalesce(w.end_ns > s.ts, 1) FROM resource_waits w
+                     WHERE w.waiter = a.request AND w.start_ns <= s.ts
+                     ORDER BY w.start_ns DESC, w.id DESC LIMIT 1) = 1
+                OR (SELECT coalesce(w.end_ns > s.ts, 1) FROM resource_waits w
+                     WHERE w.waiter = a.task AND w.start_ns <= s.ts
+                     ORDER BY w.start_ns DESC, w.id DESC LIMIT 1) = 1
+                OR EXISTS (SELECT 1 FROM resource_waits w
                             WHERE w.waiter IN (s.thread, a.request, a.task)
                               AND w.start_ns <= s.ts
-                              AND (w.end_ns IS NULL OR w.end_ns > s.ts)) THEN 'resource_wait'
+                              AND w.start_ns >= s.ts -
+                                  (SELECT max(o.end_ns - o.start_ns) FROM resource_waits o
+                                    WHERE o.end_ns IS NOT NULL
+                                      AND EXISTS (SELECT 1 FROM resource_waits i
+                                                   WHERE i.waiter = o.waiter
+                                                     AND i.start_ns >= o.start_ns
+                                                     AND (i.start_ns > o.start_ns OR i.id > o.id)
+                                                     AND i.start_ns < o.end_ns))
+                              AND w.end_ns > s.ts)
+                OR EXISTS (SELECT 1 FROM resource_waits w
+                            WHERE w.waiter IN (s.thread, a.request, a.task)
+                              AND w.end_ns IS NULL AND w.start_ns <= s.ts) THEN 'resource_wait'
               WHEN e.src IS NULL THEN 'unknown'
               WHEN e.reason = 'futex' THEN 'futex'
               WHEN n.type = 'io_request' THEN 'io_uring'
@@ -1358,6 +1387,8 @@ CREATE INDEX samples_thread ON sample_rows(thread, ts);
 CREATE INDEX stack_frames_frame ON stack_frames(frame);
 CREATE INDEX resource_waits_resource ON resource_waits(resource);
 CREATE INDEX resource_waits_waiter ON resource_waits(waiter, start_ns);
+-- sample_mechanism: the waits whose end was not seen, by waiter (few).
+CREATE INDEX resource_waits_open ON resource_waits(waiter, start_ns) WHERE end_ns IS NULL;
 -- critical_waits: a segment's edge to the wait it ended (partial: a wait
 -- with no wake has nothing to be found by).
 CREATE INDEX resource_waits_wake ON resource_waits(wake_edge) WHERE wake_edge IS NOT NULL;
