@@ -2,6 +2,8 @@
 # live/signals: the capture's lifetime.
 #  - SIGHUP (a dropped SSH session) stops it like SIGTERM: exit 0, final
 #    segment, stop_reason signal;
+#  - started with SIGHUP ignored (nohup), it keeps ignoring it
+#    (capture/signals.c) and still stops on SIGTERM;
 #  - a SIGTERM that arrives before the capture has started (here: sent
 #    while the signal was blocked, so it is pending from the first
 #    instruction) still ends in a clean trace, promptly;
@@ -17,13 +19,35 @@ clean_stop() { # trace what
 		fail "$2: stop_reason $(meta capture.stop_reason "$T/c.db")"
 }
 
-start_capture "$T/h.cwt"
+# The capture is given SIGHUP's disposition by env, not by whoever ran
+# this test: run under nohup, it would inherit the hangup ignored, keep
+# it so, and the wait below would last for ever.
+hup_capture() { # default|ignore trace
+	env --"$1"-signal=HUP "$CAP" -q -F 0 --no-offcpu -o "$2" 2>"$T/capture.err" &
+	CP=$!
+	pids+=("$CP")
+	wait_for 20 nonempty "$2" || fail "capture did not start"
+}
+
+hup_capture default "$T/h.cwt"
 kill -HUP "$CP"
 wait "$CP"
 rc=$?
 pids=()
 [ "$rc" = 0 ] || { cat "$T/capture.err" >&2; fail "SIGHUP: exit $rc"; }
 clean_stop "$T/h.cwt" SIGHUP
+
+# nohup: the hangup is ignored, SIGTERM still stops it.
+hup_capture ignore "$T/n.cwt"
+kill -HUP "$CP"
+sleep 1
+kill -0 "$CP" 2>/dev/null || fail "SIGHUP ignored at start (nohup): the capture stopped on it"
+kill -TERM "$CP"
+wait "$CP"
+rc=$?
+pids=()
+[ "$rc" = 0 ] || { cat "$T/capture.err" >&2; fail "nohup, then SIGTERM: exit $rc"; }
+clean_stop "$T/n.cwt" "nohup, then SIGTERM"
 
 # Pending before main(): blocked, sent, then exec'd.
 command -v perl >/dev/null || fail "perl not installed"
@@ -48,4 +72,4 @@ clean_stop "$T/early.cwt" "early SIGTERM"
 	echo $? >"$T/help.rc"
 } | true
 [ "$(cat "$T/help.rc")" = 0 ] || fail "--help into a closed pipe: exit $(cat "$T/help.rc")"
-echo "live/$NAME: SIGHUP, an early SIGTERM and closed pipes end cleanly"
+echo "live/$NAME: SIGHUP, SIGTERM under nohup (the hangup ignored), an early SIGTERM and closed pipes end cleanly"
