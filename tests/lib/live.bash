@@ -105,16 +105,28 @@ wait_nonempty() { wait_for 10 nonempty "$1"; }
 # trace appears at its name only then. Extra arguments go to the capture.
 # No CPU samples and, unless OFFCPU=1, no off-CPU waits (the critical
 # path needs them: docs/model.md §9, "Whose waits are recorded").
+# CAP_LAUNCH, words run before the capture's command (env -i ...).
 start_capture() { # file [capture arguments...]
 	local f=$1 off=(--no-offcpu)
 	shift
 	[ "${OFFCPU:-0}" = 1 ] && off=()
-	"$CAP" -q -F 0 "${off[@]}" -o "$f" "$@" 2>"$T/capture.err" &
+	# shellcheck disable=SC2086 # CAP_LAUNCH is a list of words
+	${CAP_LAUNCH:-} "$CAP" -q -F 0 "${off[@]}" -o "$f" "$@" 2>"$T/capture.err" &
 	CP=$!
 	pids+=("$CP")
 	wait_for 20 nonempty "$f" && return 0
 	kill -0 "$CP" 2>/dev/null || { wait "$CP"; check_capture_rc $? "$T/capture.err"; }
 	fail "capture did not start"
+}
+
+# Stop start_capture's capture with signal $1: it must exit 0.
+stop_capture() { # signal what
+	local rc
+	kill -"$1" "$CP"
+	wait "$CP"
+	rc=$?
+	pids=()
+	[ "$rc" = 0 ] || { cat "$T/capture.err" >&2; fail "$2: exit $rc"; }
 }
 
 # The capture of trace $2 recorded class $1, or a test of that class can

@@ -152,11 +152,7 @@ DB=$T/small.db q "select count(*) from coverage_breaks where stream = 'edge' and
 # SIGTERM: drain, final segment, exit 0.
 start_capture "$T/s.cwt"
 sleep 1
-kill -TERM "$CP"
-wait "$CP"
-rc=$?
-pids=()
-[ "$rc" = 0 ] || { cat "$T/capture.err" >&2; fail "SIGTERM: exit $rc"; }
+stop_capture TERM SIGTERM
 analyze "$T/s.cwt" "$T/s.db"
 [ "$(meta clean_close "$T/s.db")" = 1 ] || fail "SIGTERM: no final segment"
 [ "$(meta capture.stop_reason "$T/s.db")" = signal ] || fail "SIGTERM: stop_reason $(meta capture.stop_reason "$T/s.db")"

@@ -22,31 +22,16 @@ clean_stop() { # trace what
 # The capture is given SIGHUP's disposition by env, not by whoever ran
 # this test: run under nohup, it would inherit the hangup ignored, keep
 # it so, and the wait below would last for ever.
-hup_capture() { # default|ignore trace
-	env --"$1"-signal=HUP "$CAP" -q -F 0 --no-offcpu -o "$2" 2>"$T/capture.err" &
-	CP=$!
-	pids+=("$CP")
-	wait_for 20 nonempty "$2" || fail "capture did not start"
-}
-
-hup_capture default "$T/h.cwt"
-kill -HUP "$CP"
-wait "$CP"
-rc=$?
-pids=()
-[ "$rc" = 0 ] || { cat "$T/capture.err" >&2; fail "SIGHUP: exit $rc"; }
+CAP_LAUNCH="env --default-signal=HUP" start_capture "$T/h.cwt"
+stop_capture HUP SIGHUP
 clean_stop "$T/h.cwt" SIGHUP
 
 # nohup: the hangup is ignored, SIGTERM still stops it.
-hup_capture ignore "$T/n.cwt"
+CAP_LAUNCH="env --ignore-signal=HUP" start_capture "$T/n.cwt"
 kill -HUP "$CP"
 sleep 1
 kill -0 "$CP" 2>/dev/null || fail "SIGHUP ignored at start (nohup): the capture stopped on it"
-kill -TERM "$CP"
-wait "$CP"
-rc=$?
-pids=()
-[ "$rc" = 0 ] || { cat "$T/capture.err" >&2; fail "nohup, then SIGTERM: exit $rc"; }
+stop_capture TERM "nohup, then SIGTERM"
 clean_stop "$T/n.cwt" "nohup, then SIGTERM"
 
 # Pending before main(): blocked, sent, then exec'd.
