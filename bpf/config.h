@@ -43,7 +43,9 @@ struct cw_bpf_config {
 	/* The sched class's switch takes the off-CPU waits (format 1.9):
 	 * both it and off-CPU sampling are recorded. */
 	__u8 switch_waits;
-	__u8 __pad;
+	/* The sched class is loaded only to keep the traced set (a filter
+	 * without the class): its fork and exit programs write nothing. */
+	__u8 follow_only;
 	/* The sample plane (bpf/sample.bpf.c). */
 	__u64 sample_period_ns;	   /* CPU samples: ns of CPU time per tick */
 	/* --sample-budget: stacks taken per window, all CPUs together, x

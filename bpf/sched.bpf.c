@@ -12,6 +12,10 @@
  * switch between the capture and a traced task is the traced task's, with
  * the capture's end written as the idle task (0/0).
  *
+ * A capture that filters without this class (-p with -e usdt) still
+ * follows forks: it loads handle_fork and the exits alone, with
+ * follow_only set, and they keep the traced set and write nothing.
+ *
  * sched_wakeup is not hooked: it follows the sched_waking of the same
  * wakeup, later and perhaps on the wakee's CPU, and carries no handoff
  * sched_waking does not (docs/model.md §2.3: the handoff, not every event
@@ -259,6 +263,8 @@ int BPF_PROG(handle_fork, struct task_struct *parent, struct task_struct *child)
 				cw_traced_mark(child_tgid, true);
 		}
 	}
+	if (cw_config.follow_only)
+		return 0;
 	e = cw_reserve(sizeof(*e), CW_REC_FORK, CW_CTX_TASK);
 	if (!e)
 		return 0;
@@ -305,6 +311,14 @@ static __always_inline int emit_exit(struct task_struct *p, bool group_dead)
 
 	if (!cw_tgid_traced(tgid))
 		return 0;
+	/* No switch program retires it: it goes now. */
+	if (cw_config.follow_only) {
+		if (group_dead) {
+			cw_traced_mark(tgid, false);
+			bpf_map_delete_elem(&traced, &tgid);
+		}
+		return 0;
+	}
 	e = cw_reserve(sizeof(*e), CW_REC_EXIT, CW_CTX_TASK);
 	if (e) {
 		e->task.tid = p->pid;

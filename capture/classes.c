@@ -25,16 +25,18 @@
 #include "workqueue.skel.h"
 
 /* sched_switch gained prev_state in 5.18 and sched_process_exit
- * group_dead in 6.16: one program for each side of the change. */
+ * group_dead in 6.16: one program for each side of the change. The
+ * fork and exits also run alone, to follow forks (.follows). */
 static const struct cw_prog_desc sched_progs[] = {
 	{ .name = "handle_switch", .tp = "sched_switch", .min_args = 4 },
 	{ .name = "handle_switch_v0", .tp = "sched_switch", .min_args = 3, .max_args = 3 },
 	{ .name = "handle_waking", .tp = "sched_waking" },
 	{ .name = "handle_wakeup_new", .tp = "sched_wakeup_new" },
-	{ .name = "handle_fork", .tp = "sched_process_fork" },
+	{ .name = "handle_fork", .tp = "sched_process_fork", .follows = true },
 	{ .name = "handle_exec", .tp = "sched_process_exec" },
-	{ .name = "handle_exit", .tp = "sched_process_exit", .min_args = 2 },
-	{ .name = "handle_exit_v0", .tp = "sched_process_exit", .min_args = 1, .max_args = 1 },
+	{ .name = "handle_exit", .tp = "sched_process_exit", .min_args = 2, .follows = true },
+	{ .name = "handle_exit_v0", .tp = "sched_process_exit", .min_args = 1, .max_args = 1,
+	  .follows = true },
 	{ .name = "handle_rename", .tp = "task_rename", .optional = true },
 	{ .name = NULL },
 };

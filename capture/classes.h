@@ -90,6 +90,10 @@ struct cw_prog_desc {
 	 * all this one does: not loaded when that class is, so the hook
 	 * costs one program run, not two. */
 	int done_by;
+	/* It keeps the traced set (fork, exit): loaded, writing nothing,
+	 * when the capture filters and its class is not recorded, so that
+	 * -p follows what the processes fork whatever -e says. */
+	bool follows;
 };
 
 struct cw_class_desc {

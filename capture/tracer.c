@@ -357,7 +357,8 @@ static int choose_programs(struct tracer *t, struct bpf_object *obj, const struc
 			return -EINVAL;
 		}
 		if ((p->optional && no_optional) || (p->feature && !(p->feature & t->opts.features)) ||
-		    (p->done_by && (t->loading & 1u << p->done_by))) {
+		    (p->done_by && (t->loading & 1u << p->done_by)) ||
+		    (t->cfg.follow_only && !p->follows)) {
 			bpf_program__set_autoload(prog, false);
 			continue;
 		}
@@ -610,6 +611,13 @@ struct tracer *tracer__load(const struct env *env, const struct tracer_opts *opt
 	for (size_t i = 0; i < cw_nclasses && !err; i++)
 		if (sel->c[cw_classes[i].id].status == CW_CLS_OK)
 			err = load_class(t, &cw_classes[i]);
+	/* -p follows forks whatever -e says (bpf/sched.bpf.c): without the
+	 * sched class, its fork and exits alone keep the traced set. */
+	if (!err && opts->filter && !(t->loading & 1u << CW_CLASS_SCHED)) {
+		t->cfg.follow_only = 1;
+		err = load_class(t, classes__find("sched"));
+		t->cfg.follow_only = 0;
+	}
 	if (err)
 		goto fail;
 	probe__cleanup();

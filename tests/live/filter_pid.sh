@@ -91,4 +91,25 @@ fi
 n=$(q "select count(*) from edges e join nodes d on d.id = e.dst where d.pid in ($traced)
        and coalesce(e.reason, '') not like 'orphan%'")
 [ "$n" -gt 0 ] || fail "no edges for the traced processes"
-echo "live/$NAME: $nspawn traced spawns present, $n edges touch the traced set, unrelated process absent"
+nedges=$n
+
+# -p follows forks whatever -e says: with the futex class alone (no
+# sched), the forked child process c1's join of its thread is recorded.
+"$WL/spawn" "$T/truth2" "$T/go2" 300 &
+TP=$!
+pids+=("$TP")
+wait_for 10 has_pid_line "$T/truth2" || fail "second workload did not start"
+start_capture "$T/f.cwt" -e futex -p "$TP"
+touch "$T/go2"
+wait "$TP" || fail "second workload failed"
+wait "$CP"
+check_capture_rc $? "$T/capture.err"
+pids=()
+children=$(awk -v tp="$TP" '$1 == "pid" && $2 != tp { printf "%s%s", sep, $2; sep = "|" }' "$T/truth2")
+[ -n "$children" ] || fail "second workload reported no child process"
+"$AN" --dump "$T/f.cwt" >"$T/f.dump" 2>"$T/analyze.err" || fail "cannot dump $T/f.cwt"
+nfutex=$(grep -cE "^futex .* task=[0-9]+/($children) " "$T/f.dump")
+[ "$nfutex" -ge 1 ] || fail "-e futex -p $TP recorded no futex call of its forked children ($children)"
+n=$(grep -cE '^(fork|switch|waking) ' "$T/f.dump")
+[ "$n" = 0 ] || fail "-e futex recorded $n sched records"
+echo "live/$NAME: $nspawn traced spawns present, $nedges edges touch the traced set, unrelated process absent; -e futex: $nfutex futex calls of forked children"
