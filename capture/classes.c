@@ -183,7 +183,8 @@ static const struct cw_prog_desc block_progs[] = {
 	  .optional = true },
 	{ .name = "handle_irq_entry", .tp = "irq_handler_entry" },
 	{ .name = "handle_irq_exit", .tp = "irq_handler_exit" },
-	{ .name = "handle_softirq_exit", .tp = "softirq_exit" },
+	/* net's clears the whole slot, this one's block request with it */
+	{ .name = "handle_softirq_exit", .tp = "softirq_exit", .done_by = CW_CLASS_NET },
 	{ .name = NULL },
 };
 
