@@ -21,14 +21,12 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#ifdef __SSE2__
-#include <emmintrin.h>
-#endif
 #include <lz4.h>
 
 #include "schema/events.h"
 #include "trace/format.h"
 #include "trace/reader.h"
+#include "trace/transpose.h"
 
 /* Resynchronisation reads the file in chunks of this size. */
 #define SCAN_CHUNK (64u << 10)
@@ -405,86 +403,6 @@ __attribute__((format(printf, 3, 4))) static int col_bad(char *why, size_t len, 
 	return 1;
 }
 
-#ifdef __SSE2__
-/* Rows @row and @row + @rl: the two halves of @x. */
-static inline void store_rows2(uint8_t *row, size_t rl, __m128i x)
-{
-	_mm_storel_epi64((__m128i *)row, x);
-	_mm_storel_epi64((__m128i *)(row + rl), _mm_unpackhi_epi64(x, x));
-}
-
-/*
- * Rows @r0..@r0 + 15, columns @c0..@c0 + 7 of from_columns(): 8 loads, 24
- * unpacks and 16 stores for 128 bytes, where byte by byte it took about
- * 300 instructions, and the transpose was 8.6% of the analyzer's on a
- * system-wide capture. Each unpack doubles the run of one row's bytes: 2,
- * then 4, then 8 (the row's 8 columns).
- */
-static void from_columns_16x8(uint8_t *dst, const uint8_t *src, size_t nrows, size_t rl,
-			      size_t r0, size_t c0)
-{
-	__m128i a[8], b[8], q[8];
-
-#pragma GCC unroll 8
-	for (int c = 0; c < 8; c++)
-		a[c] = _mm_loadu_si128((const __m128i *)(src + (c0 + (size_t)c) * nrows + r0));
-	/* b[2i]: rows 0..7, b[2i + 1]: rows 8..15, of columns 2i and 2i + 1 */
-#pragma GCC unroll 4
-	for (int i = 0; i < 4; i++) {
-		b[2 * i] = _mm_unpacklo_epi8(a[2 * i], a[2 * i + 1]);
-		b[2 * i + 1] = _mm_unpackhi_epi8(a[2 * i], a[2 * i + 1]);
-	}
-	/* q[4h + 2j], q[4h + 2j + 1]: rows 8j..8j + 3 and 8j + 4..8j + 7 of
-	 * columns 4h..4h + 3 */
-#pragma GCC unroll 2
-	for (int h = 0; h < 2; h++) {
-#pragma GCC unroll 2
-		for (int j = 0; j < 2; j++) {
-			__m128i x = b[4 * h + j], y = b[4 * h + 2 + j];
-
-			q[4 * h + 2 * j] = _mm_unpacklo_epi16(x, y);
-			q[4 * h + 2 * j + 1] = _mm_unpackhi_epi16(x, y);
-		}
-	}
-#pragma GCC unroll 4
-	for (int j = 0; j < 4; j++) {
-		uint8_t *row = dst + (r0 + 4 * (size_t)j) * rl + c0;
-
-		store_rows2(row, rl, _mm_unpacklo_epi32(q[j], q[4 + j]));
-		store_rows2(row + 2 * rl, rl, _mm_unpackhi_epi32(q[j], q[4 + j]));
-	}
-}
-#endif
-
-/*
- * Transpose @rl columns of @nrows bytes at @src into @nrows rows of @rl
- * bytes at @dst, 64 rows at a time, so that each run of loads reads a
- * whole cache line and the block of rows stays in L1. Byte by byte over
- * whole columns, a group of 8192 records puts its columns 8 KiB apart, all
- * in one L1 set, and every load missed. Whole blocks of 16 rows by 8
- * columns go through SSE2 where there is one; the rest byte by byte.
- */
-static void from_columns(uint8_t *dst, const uint8_t *src, size_t nrows, size_t rl)
-{
-	for (size_t r0 = 0; r0 < nrows; r0 += 64) {
-		size_t n = nrows - r0 < 64 ? nrows - r0 : 64, c = 0;
-
-#ifdef __SSE2__
-		if (n == 64)
-			for (; c + 8 <= rl; c += 8)
-				for (size_t k = 0; k < 64; k += 16)
-					from_columns_16x8(dst, src, nrows, rl, r0 + k, c);
-#endif
-		for (; c < rl; c++) {
-			const uint8_t *sp = src + c * nrows + r0;
-			uint8_t *d = dst + r0 * rl + c;
-
-			for (size_t k = 0; k < n; k++)
-				d[k * rl] = sp[k];
-		}
-	}
-}
-
 /*
  * Undo the columnar encoding of the h->raw_len bytes at @enc into r->dbuf;
  * schema/format.md has the layout and the rules checked here. Every count,
@@ -578,8 +496,8 @@ static int col_decode(struct cw_reader *r, const struct cw_seg_hdr *h, const uin
 	for (uint32_t g = 0; g < ng; g++) {
 		struct col_group *c = &r->cg[g];
 
-		from_columns(r->rows + c->base, enc + mat + c->base, c->count,
-			     c->size - CW_COL_KEY_LEN);
+		cw_transpose(r->rows + c->base, enc + mat + c->base, c->count,
+			     c->size - CW_COL_KEY_LEN, false);
 		/* Every record's cpu is one of the groups': reset just those. */
 		r->cpu_ts[c->cpu] = 0;
 	}

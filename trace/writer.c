@@ -31,6 +31,7 @@
 #include "schema/events.h"
 #include "trace/format.h"
 #include "trace/writer.h"
+#include "trace/transpose.h"
 
 #define CW_REC_MAX_SIZE 65535u
 /* cpu is a u16: one last-timestamp slot per possible value. */
@@ -253,28 +254,6 @@ static int col_rehash(struct cw_writer *w, uint32_t ng)
 }
 
 /*
- * Transpose @nrows rows of @rl bytes at @src into @rl columns of @nrows
- * bytes at @dst, 64 rows at a time: every run of stores then fills a cache
- * line and the block of rows stays in L1. Byte by byte over whole columns,
- * a group of 8192 records (a 1 MiB ping-pong segment has three) puts its
- * columns 8 KiB apart, all in one L1 set, and the writer ran 9x slower.
- */
-static void to_columns(uint8_t *dst, const uint8_t *src, size_t nrows, size_t rl)
-{
-	for (size_t r0 = 0; r0 < nrows; r0 += 64) {
-		size_t n = nrows - r0 < 64 ? nrows - r0 : 64;
-
-		for (size_t c = 0; c < rl; c++) {
-			uint8_t *d = dst + c * nrows + r0;
-			const uint8_t *sp = src + r0 * rl + c;
-
-			for (size_t k = 0; k < n; k++)
-				d[k] = sp[k * rl];
-		}
-	}
-}
-
-/*
  * Encode the pending records columnar into w->tmp; the layout is in
  * trace/format.h and format.md. @return the encoded length; 0 when the
  * records do not fit the layout (more than CW_COL_MAX_GROUPS groups, or an
@@ -388,8 +367,8 @@ static ssize_t col_encode(struct cw_writer *w)
 	}
 	/* Pass 3: transpose each group. */
 	for (uint32_t g = 0; g < ng; g++)
-		to_columns(w->tmp + off + w->grp[g].base, w->rows + w->grp[g].base, w->grp[g].count,
-			   w->grp[g].size - CW_COL_KEY_LEN);
+		cw_transpose(w->tmp + off + w->grp[g].base, w->rows + w->grp[g].base,
+			     w->grp[g].count, w->grp[g].size - CW_COL_KEY_LEN, true);
 	return (ssize_t)enc_len;
 }
 
