@@ -181,7 +181,7 @@ static const char *const rd_sql[RD_N] = {
 	[RD_FROM] = "SELECT " EDGE_COLS " FROM edge_rows WHERE src = ?",
 	[RD_WAITS] = "SELECT ts, kind, weight, weight_exact, wake FROM sample_rows"
 		     " WHERE thread = ?1 AND ts < ?2 ORDER BY ts DESC",
-	[RD_CRIT] = "INSERT INTO critical_rows(request,seq,node,kind,start_ns,end_ns,confidence,"
+	[RD_CRIT] = "INSERT INTO critical_rows(request,seq,node,kind,start_ns,end_rel,confidence,"
 		    "edge,reason) VALUES(?,?,?,?,?,?,?,?,?)",
 };
 
@@ -1173,7 +1173,7 @@ int cw_db__crit_row(struct cw_db *db, const struct cw_crit_row *c)
 	sqlite3_bind_int64(s, 3, (int64_t)c->node);
 	sqlite3_bind_int(s, 4, c->kind);
 	sqlite3_bind_int64(s, 5, (int64_t)c->start_ns);
-	sqlite3_bind_int64(s, 6, (int64_t)c->end_ns);
+	sqlite3_bind_int64(s, 6, (int64_t)(c->end_ns - c->start_ns));
 	sqlite3_bind_int(s, 7, c->confidence);
 	bind_id(s, 8, c->edge);
 	bind_id(s, 9, c->stop);
