@@ -15,7 +15,7 @@
 
 enum { ST_EXEC, ST_BREAK, ST_DIAG, ST_META, ST_FRAME, ST_STACK, ST_STACK_FRAME, ST_WAIT, ST_BLOCK,
        ST_BLOCK_KIND, ST_ATTR_REASON, ST_ATTR_REASON_FIND, ST_EDGE_REASON,
-       ST_EDGE_REASON_FIND, ST_SCOPE, ST_SCOPE_FIND, ST_NAME, ST_N };
+       ST_EDGE_REASON_FIND, ST_SCOPE, ST_SCOPE_FIND, ST_NAME, ST_QUIET, ST_N };
 
 static const char *const stmt_sql[ST_N] = {
 	[ST_EXEC] = "INSERT INTO execs(node,ts,comm,filename) VALUES(?,?,?,?)",
@@ -38,6 +38,7 @@ static const char *const stmt_sql[ST_N] = {
 	[ST_SCOPE] = "INSERT INTO node_scopes(id,scope) VALUES(?,?)",
 	[ST_SCOPE_FIND] = "SELECT id FROM node_scopes WHERE scope = ?",
 	[ST_NAME] = "INSERT INTO node_names(id,name) VALUES(?,?)",
+	[ST_QUIET] = "INSERT INTO quiet_objects(type,name,pid,objects) VALUES(?,?,?,?)",
 };
 
 /*
@@ -647,6 +648,21 @@ static int db_block(void *ctx, const struct cw_block_row *b)
 	return step(db, s);
 }
 
+static int db_quiet(void *ctx, const struct cw_quiet_row *q)
+{
+	struct cw_db *db = ctx;
+	sqlite3_stmt *s = db->st[ST_QUIET];
+
+	sqlite3_bind_text(s, 1, cw_node_type_names[q->type], -1, SQLITE_STATIC);
+	bind_text(s, 2, q->name);
+	if (q->pid < 0)
+		sqlite3_bind_null(s, 3);
+	else
+		sqlite3_bind_int64(s, 3, q->pid);
+	sqlite3_bind_int64(s, 4, (int64_t)q->count);
+	return step(db, s);
+}
+
 static int db_exec(void *ctx, uint64_t node, uint64_t ts, const char *comm, const char *filename)
 {
 	struct cw_db *db = ctx;
@@ -670,6 +686,7 @@ void cw_db__sink(struct cw_db *db, struct cw_sink *sink)
 	sink->sample = db_sample;
 	sink->wait = db_wait;
 	sink->block = db_block;
+	sink->quiet = db_quiet;
 }
 
 int cw_db__break(struct cw_db *db, const struct cw_break *br)

@@ -126,9 +126,19 @@ struct cw_block_row {
 	char flags[40]; /* "PREFLUSH,FUA,SYNC,META", those set; "" for none */
 };
 
+/* Objects of one type, name and process that were born and caused
+ * nothing (quiet_objects, ident.h's cw_ident__edge_held): counted, not
+ * written one row each. */
+struct cw_quiet_row {
+	uint8_t type;	  /* cw_node_type */
+	const char *name; /* NULL: past the bound, every name */
+	int64_t pid;	  /* -1: unknown, or past the bound */
+	uint64_t count;
+};
+
 /* Where the join's conclusions go (the database writer, or a test). The
- * context-plane callbacks, wait and block may be NULL: those rows are then not
- * written. */
+ * context-plane callbacks, wait, block and quiet may be NULL: those rows are
+ * then not written. */
 struct cw_sink {
 	void *ctx;
 	int (*node)(void *ctx, const struct cw_node *n);
@@ -139,6 +149,7 @@ struct cw_sink {
 	int (*sample)(void *ctx, const struct cw_sample_row *s);
 	int (*wait)(void *ctx, const struct cw_wait_row *w);
 	int (*block)(void *ctx, const struct cw_block_row *b);
+	int (*quiet)(void *ctx, const struct cw_quiet_row *q);
 };
 
 struct cw_ksyms;

@@ -378,6 +378,19 @@ CREATE TABLE coverage_breaks(
   reason      TEXT,
   class       TEXT);
 
+-- Objects that caused nothing, counted rather than written one row each
+-- (docs/model.md §5.11, Timers): a timer that fired and woke no one,
+-- queued no work, re-armed no timer. Neither its node nor its arm edge is
+-- in nodes and edges; here, how many there were of each type, name (the
+-- timer's function) and pid (of the arming thread; NULL where it was
+-- armed in an interrupt, or unknown). Past 4,096 rows, a type's further
+-- ones go in one row of its own with name and pid NULL.
+CREATE TABLE quiet_objects(
+  type    TEXT NOT NULL,
+  name    TEXT,
+  pid     INTEGER,
+  objects INTEGER NOT NULL);
+
 -- Every exec a thread did: the node keeps its identity across exec, and
 -- its name is the last comm; this keeps the history.
 CREATE TABLE execs(
