@@ -29,7 +29,7 @@ static const char *const stmt_sql[ST_N] = {
 	[ST_STACK_FRAME] = "INSERT INTO stack_frames(stack,position,frame) VALUES(?,?,?)",
 	[ST_WAIT] = "INSERT INTO resource_waits(resource,waiter,start_ns,end_ns,wake_edge,waker,"
 		    "confidence,reason) VALUES(?,?,?,?,?,?,?,?)",
-	[ST_BLOCK] = "INSERT INTO block_rows(node,kind,sector,bytes,issue_ns) VALUES(?,?,?,?,?)",
+	[ST_BLOCK] = "INSERT INTO block_rows(node,kind,sector,bytes,issue_rel) VALUES(?,?,?,?,?)",
 	[ST_BLOCK_KIND] = "INSERT INTO block_kinds(id,dev,op,flags) VALUES(?,?,?,?)",
 	[ST_ATTR_REASON] = "INSERT INTO attribution_reasons(id,reason) VALUES(?,?)",
 	[ST_ATTR_REASON_FIND] = "SELECT id FROM attribution_reasons WHERE reason = ?",
@@ -644,7 +644,8 @@ static int db_block(void *ctx, const struct cw_block_row *b)
 	sqlite3_bind_int64(s, 2, (int64_t)kind);
 	sqlite3_bind_int64(s, 3, (int64_t)b->sector);
 	sqlite3_bind_int64(s, 4, (int64_t)b->bytes);
-	sqlite3_bind_int64(s, 5, (int64_t)b->issue_ns);
+	/* issue_rel (schema/tables.sql) */
+	sqlite3_bind_int64(s, 5, (int64_t)b->issue_ns - (b->start_ns < 0 ? 0 : b->start_ns));
 	return step(db, s);
 }
 

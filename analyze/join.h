@@ -120,6 +120,7 @@ struct cw_block_row {
 	uint64_t node; /* its node id */
 	uint64_t sector;
 	uint64_t issue_ns;
+	int64_t start_ns; /* its node's start_ns, -1 when not seen */
 	uint32_t bytes;
 	const char *op;	/* "WRITE", "FLUSH", ... */
 	char dev[24];	/* "major:minor" */

@@ -536,29 +536,37 @@ CREATE TABLE block_kinds(
   op    TEXT NOT NULL,
   flags TEXT);
 
+-- issue_rel: issue_ns - the node's start_ns (its insert), 0 where that is
+-- not known: the dispatch follows the insert by micro- to milliseconds,
+-- 1 to 3 bytes where a time is 6 (a sixth of the table under fio, 0.3 MB
+-- of its 65,000 requests in 5 s). A node's start_ns is set at its birth,
+-- before its issue, and never after.
 CREATE TABLE block_rows(
-  node     INTEGER PRIMARY KEY REFERENCES node_rows(id),
-  kind     INTEGER NOT NULL REFERENCES block_kinds(id),
-  sector   INTEGER NOT NULL,
-  bytes    INTEGER NOT NULL,
-  issue_ns INTEGER NOT NULL);
+  node      INTEGER PRIMARY KEY REFERENCES node_rows(id),
+  kind      INTEGER NOT NULL REFERENCES block_kinds(id),
+  sector    INTEGER NOT NULL,
+  bytes     INTEGER NOT NULL,
+  issue_rel INTEGER NOT NULL);
 
 CREATE VIEW block_requests AS
   SELECT b.node,
          (SELECT k.dev FROM block_kinds k WHERE k.id = b.kind) AS dev,
          (SELECT k.op FROM block_kinds k WHERE k.id = b.kind) AS op,
          (SELECT k.flags FROM block_kinds k WHERE k.id = b.kind) AS flags,
-         b.sector, b.bytes, b.issue_ns
+         b.sector, b.bytes,
+         b.issue_rel + coalesce((SELECT n.start_ns FROM node_rows n WHERE n.id = b.node), 0)
+           AS issue_ns
     FROM block_rows b;
 
 CREATE TRIGGER block_requests_insert INSTEAD OF INSERT ON block_requests BEGIN
   INSERT INTO block_kinds(dev, op, flags) SELECT NEW.dev, NEW.op, NEW.flags
    WHERE NOT EXISTS (SELECT 1 FROM block_kinds WHERE dev = NEW.dev AND op = NEW.op
                                                  AND flags IS NEW.flags);
-  INSERT INTO block_rows(node, kind, sector, bytes, issue_ns)
+  INSERT INTO block_rows(node, kind, sector, bytes, issue_rel)
   VALUES (NEW.node, (SELECT min(id) FROM block_kinds WHERE dev = NEW.dev AND op = NEW.op
                                                      AND flags IS NEW.flags),
-          NEW.sector, NEW.bytes, NEW.issue_ns);
+          NEW.sector, NEW.bytes,
+          NEW.issue_ns - coalesce((SELECT start_ns FROM node_rows WHERE id = NEW.node), 0));
 END;
 CREATE TRIGGER block_requests_delete INSTEAD OF DELETE ON block_requests BEGIN
   DELETE FROM block_rows WHERE node = OLD.node;
