@@ -161,6 +161,7 @@ static int write_row(struct cw_cls *c, const struct cw_obj *o, const struct cw_b
 		.sector = r->sector,
 		.bytes = r->nr_bytes,
 		.issue_ns = r->hdr.ts,
+		.start_ns = o->n.start_ns,
 	};
 	char opbuf[16];
 

@@ -150,9 +150,11 @@ static int bad_kind(struct cw_cls *c, uint8_t kind)
 	return 1;
 }
 
-/* A generation of @timer born at @h (a start), armed by @og; *@out: it. */
+/* A generation of @timer born at @h (a start), armed by @og; *@out: it.
+ * @fired: the start comes with the expiry (format 1.7's fire record). */
 static int armed(struct cw_cls *c, const struct cw_scope *s, uint64_t timer, uint64_t function,
-		 const struct cw_hdr *h, const struct cw_origin *og, struct cw_obj **out)
+		 const struct cw_hdr *h, const struct cw_origin *og, struct cw_obj **out,
+		 int fired)
 {
 	struct cw_obj *o;
 	int err;
@@ -165,8 +167,14 @@ static int armed(struct cw_cls *c, const struct cw_scope *s, uint64_t timer, uin
 	o->n.tid = og->tid;
 	if (out)
 		*out = o;
-	return cw_ident__edge_x(c->id, CW_EDGE_ARM, og->src, o, h, CW_SRC_KERNEL, og->conf,
-				og->reason, &og->x);
+	/* Held: a timer that fired and woke no one, and handed nothing
+	 * on, is only counted (quiet_objects, docs/model.md §5.11). A trace
+	 * before format 1.7 keeps every start, as it always did. */
+	if (!fired)
+		return cw_ident__edge_x(c->id, CW_EDGE_ARM, og->src, o, h, CW_SRC_KERNEL,
+					og->conf, og->reason, &og->x);
+	return cw_ident__edge_held(c->id, CW_EDGE_ARM, og->src, o, h, CW_SRC_KERNEL, og->conf,
+				   og->reason, &og->x);
 }
 
 static int on_start(struct cw_cls *c, const struct cw_hdr *h)
@@ -192,7 +200,7 @@ static int on_start(struct cw_cls *c, const struct cw_hdr *h)
 	if (r->was_armed && (o = cw_ident__live(c->id, CW_NODE_TIMER, s, r->timer)) &&
 	    !(o->flags & T_CANCELLED))
 		o->n.end_ns = (int64_t)h->ts;
-	return armed(c, s, r->timer, r->function, h, &og, NULL);
+	return armed(c, s, r->timer, r->function, h, &og, NULL, 0);
 }
 
 /* A cancelled generation named again at @h: resumed (@resume: its expiry
@@ -401,7 +409,7 @@ static int on_fire(struct cw_cls *c, const struct cw_hdr *h)
 		return err;
 	if (!(s = cw_ident__scope(c->id, scope_name(x->kind))))
 		return -ENOMEM;
-	err = armed(c, s, x->timer, x->function, &ah, &og, &o);
+	err = armed(c, s, x->timer, x->function, &ah, &og, &o, 1);
 	if (o) {
 		o->n.end_ns = (int64_t)h->ts;
 		o->est_ns = h->ts;

@@ -32,7 +32,8 @@
 	  "births of a tid whose exit was never seen")                                             \
 	X(identity_mismatch, "identity_mismatch",                                                  \
 	  "a tid named with another pid or witness: taken as reused")                              \
-	X(hints_dropped, "hints_dropped", "snapshot or rename names past the bound")
+	X(hints_dropped, "hints_dropped", "snapshot or rename names past the bound")             \
+	X(quiet, "objects_quiet", "objects that caused nothing, counted in quiet_objects")
 
 #define CW_COUNTER_FIELD(field, key, comment) uint64_t field;
 

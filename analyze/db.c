@@ -15,7 +15,7 @@
 
 enum { ST_EXEC, ST_BREAK, ST_DIAG, ST_META, ST_FRAME, ST_STACK, ST_STACK_FRAME, ST_WAIT, ST_BLOCK,
        ST_BLOCK_KIND, ST_ATTR_REASON, ST_ATTR_REASON_FIND, ST_EDGE_REASON,
-       ST_EDGE_REASON_FIND, ST_SCOPE, ST_SCOPE_FIND, ST_NAME, ST_N };
+       ST_EDGE_REASON_FIND, ST_SCOPE, ST_SCOPE_FIND, ST_NAME, ST_QUIET, ST_N };
 
 static const char *const stmt_sql[ST_N] = {
 	[ST_EXEC] = "INSERT INTO execs(node,ts,comm,filename) VALUES(?,?,?,?)",
@@ -29,7 +29,7 @@ static const char *const stmt_sql[ST_N] = {
 	[ST_STACK_FRAME] = "INSERT INTO stack_frames(stack,position,frame) VALUES(?,?,?)",
 	[ST_WAIT] = "INSERT INTO resource_waits(resource,waiter,start_ns,end_ns,wake_edge,waker,"
 		    "confidence,reason) VALUES(?,?,?,?,?,?,?,?)",
-	[ST_BLOCK] = "INSERT INTO block_rows(node,kind,sector,bytes,issue_ns) VALUES(?,?,?,?,?)",
+	[ST_BLOCK] = "INSERT INTO block_rows(node,kind,sector,bytes,issue_rel) VALUES(?,?,?,?,?)",
 	[ST_BLOCK_KIND] = "INSERT INTO block_kinds(id,dev,op,flags) VALUES(?,?,?,?)",
 	[ST_ATTR_REASON] = "INSERT INTO attribution_reasons(id,reason) VALUES(?,?)",
 	[ST_ATTR_REASON_FIND] = "SELECT id FROM attribution_reasons WHERE reason = ?",
@@ -38,6 +38,7 @@ static const char *const stmt_sql[ST_N] = {
 	[ST_SCOPE] = "INSERT INTO node_scopes(id,scope) VALUES(?,?)",
 	[ST_SCOPE_FIND] = "SELECT id FROM node_scopes WHERE scope = ?",
 	[ST_NAME] = "INSERT INTO node_names(id,name) VALUES(?,?)",
+	[ST_QUIET] = "INSERT INTO quiet_objects(type,name,pid,objects) VALUES(?,?,?,?)",
 };
 
 /*
@@ -181,7 +182,7 @@ static const char *const rd_sql[RD_N] = {
 	[RD_FROM] = "SELECT " EDGE_COLS " FROM edge_rows WHERE src = ?",
 	[RD_WAITS] = "SELECT ts, kind, weight, weight_exact, wake FROM sample_rows"
 		     " WHERE thread = ?1 AND ts < ?2 ORDER BY ts DESC",
-	[RD_CRIT] = "INSERT INTO critical_rows(request,seq,node,kind,start_ns,end_ns,confidence,"
+	[RD_CRIT] = "INSERT INTO critical_rows(request,seq,node,kind,start_ns,end_rel,confidence,"
 		    "edge,reason) VALUES(?,?,?,?,?,?,?,?,?)",
 };
 
@@ -643,7 +644,23 @@ static int db_block(void *ctx, const struct cw_block_row *b)
 	sqlite3_bind_int64(s, 2, (int64_t)kind);
 	sqlite3_bind_int64(s, 3, (int64_t)b->sector);
 	sqlite3_bind_int64(s, 4, (int64_t)b->bytes);
-	sqlite3_bind_int64(s, 5, (int64_t)b->issue_ns);
+	/* issue_rel (schema/tables.sql) */
+	sqlite3_bind_int64(s, 5, (int64_t)b->issue_ns - (b->start_ns < 0 ? 0 : b->start_ns));
+	return step(db, s);
+}
+
+static int db_quiet(void *ctx, const struct cw_quiet_row *q)
+{
+	struct cw_db *db = ctx;
+	sqlite3_stmt *s = db->st[ST_QUIET];
+
+	sqlite3_bind_text(s, 1, cw_node_type_names[q->type], -1, SQLITE_STATIC);
+	bind_text(s, 2, q->name);
+	if (q->pid < 0)
+		sqlite3_bind_null(s, 3);
+	else
+		sqlite3_bind_int64(s, 3, q->pid);
+	sqlite3_bind_int64(s, 4, (int64_t)q->count);
 	return step(db, s);
 }
 
@@ -670,6 +687,7 @@ void cw_db__sink(struct cw_db *db, struct cw_sink *sink)
 	sink->sample = db_sample;
 	sink->wait = db_wait;
 	sink->block = db_block;
+	sink->quiet = db_quiet;
 }
 
 int cw_db__break(struct cw_db *db, const struct cw_break *br)
@@ -1173,7 +1191,7 @@ int cw_db__crit_row(struct cw_db *db, const struct cw_crit_row *c)
 	sqlite3_bind_int64(s, 3, (int64_t)c->node);
 	sqlite3_bind_int(s, 4, c->kind);
 	sqlite3_bind_int64(s, 5, (int64_t)c->start_ns);
-	sqlite3_bind_int64(s, 6, (int64_t)c->end_ns);
+	sqlite3_bind_int64(s, 6, (int64_t)(c->end_ns - c->start_ns));
 	sqlite3_bind_int(s, 7, c->confidence);
 	bind_id(s, 8, c->edge);
 	bind_id(s, 9, c->stop);

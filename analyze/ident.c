@@ -98,6 +98,23 @@ struct cw_ident {
 
 	uint64_t *guess; /* nguess slots, in pairs; NULL: none yet */
 	size_t nguess;
+
+	struct cw_htab quiet; /* struct quiet: objects that caused nothing */
+};
+
+/*
+ * The objects retired with their birth edge still held, by type, name and
+ * pid. At most QUIET_MAX such rows; past that, each type's one row of
+ * every name and pid (name "", pid -1), so the count stays whole.
+ */
+#define QUIET_MAX 4096
+
+struct quiet {
+	struct cw_hnode hn;
+	uint64_t hash, count;
+	int64_t pid;
+	uint8_t type;
+	char name[];
 };
 
 static uint64_t obj_hash(uint8_t type, const struct cw_scope *scope, uint64_t key)
@@ -265,6 +282,86 @@ int cw_ident__release(struct cw_ident *id, struct cw_obj *o)
 	return 0;
 }
 
+static uint64_t quiet_rehash(const struct cw_hnode *n)
+{
+	return cw_hentry(n, struct quiet, hn)->hash;
+}
+
+/* Count @o, retired with its birth edge held, in its quiet row. */
+static int quiet_count(struct cw_ident *id, const struct cw_obj *o)
+{
+	const char *name = o->n.long_name ? o->n.long_name : o->n.name;
+	int64_t pid = o->n.pid;
+	struct quiet *q;
+	uint64_t h;
+	size_t len;
+
+	id->st->edges[o->held->type][o->held->confidence]--;
+	id->st->quiet++;
+	if (id->quiet.n >= QUIET_MAX) {
+		name = "";
+		pid = -1;
+	}
+	h = cw_mix64(cw_hash_str(name) ^ (uint64_t)pid ^ (uint64_t)o->n.type << 56);
+	cw_htab_for_each_possible(&id->quiet, q, hn, h)
+		if (q->hash == h && q->type == o->n.type && q->pid == pid && !strcmp(q->name, name)) {
+			q->count++;
+			return 0;
+		}
+	if (id->quiet.n >= id->quiet.cap && cw_htab__grow(&id->quiet, 64, quiet_rehash, 0))
+		return -ENOMEM;
+	len = strlen(name);
+	if (!(q = malloc(sizeof(*q) + len + 1)))
+		return -ENOMEM;
+	q->hash = h;
+	q->count = 1;
+	q->pid = pid;
+	q->type = o->n.type;
+	memcpy(q->name, name, len + 1);
+	cw_htab__add(&id->quiet, &q->hn, h);
+	return 0;
+}
+
+static int quiet_cmp(const void *a, const void *b)
+{
+	const struct quiet *x = *(const struct quiet *const *)a, *y = *(const struct quiet *const *)b;
+	int c = strcmp(x->name, y->name);
+
+	if (x->type != y->type)
+		return x->type < y->type ? -1 : 1;
+	return c ? c : (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+/* The quiet rows, by type, name and pid (the table's order is the
+ * hash's). */
+static int quiet_write(struct cw_ident *id)
+{
+	struct quiet **all, *q;
+	struct cw_hnode *tmp;
+	size_t i, n = 0;
+	int err = 0;
+
+	if (!id->sink.quiet || !id->quiet.n)
+		return 0;
+	if (!(all = malloc(id->quiet.n * sizeof(*all))))
+		return -ENOMEM;
+	cw_htab_for_each_safe(&id->quiet, i, q, tmp, hn)
+		all[n++] = q;
+	qsort(all, n, sizeof(*all), quiet_cmp);
+	for (i = 0; i < n && !err; i++) {
+		struct cw_quiet_row r = {
+			.type = all[i]->type,
+			.name = all[i]->name[0] ? all[i]->name : NULL,
+			.pid = all[i]->pid,
+			.count = all[i]->count,
+		};
+
+		err = id->sink.quiet(id->sink.ctx, &r);
+	}
+	free(all);
+	return err;
+}
+
 static int flush_retired(struct cw_ident *id)
 {
 	int err = 0;
@@ -273,6 +370,18 @@ static int flush_retired(struct cw_ident *id)
 		struct cw_obj *o = id->retired;
 
 		id->retired = o->lru_next;
+		if (o->held) {
+			if (!err)
+				err = quiet_count(id, o);
+			free(o->held);
+			o->held = NULL;
+			free((char *)o->n.long_name);
+			o->n.long_name = NULL;
+			scope_put(id, o->scope);
+			o->lru_next = id->free_objs;
+			id->free_objs = o;
+			continue;
+		}
 		if (!err)
 			err = id->sink.node(id->sink.ctx, &o->n);
 		free((char *)o->n.long_name);
@@ -471,9 +580,10 @@ int cw_ident__edge(struct cw_ident *id, uint8_t type, const struct cw_obj *src,
 	return cw_ident__edge_x(id, type, src, dst, h, source, conf, reason, NULL);
 }
 
-int cw_ident__edge_x(struct cw_ident *id, uint8_t type, const struct cw_obj *src,
-		     const struct cw_obj *dst, const struct cw_hdr *h, uint8_t source, uint8_t conf,
-		     const char *reason, const struct cw_edge_extra *x)
+/* An edge, written, or held in @dst when @hold (cw_ident__edge_held). */
+static int edge_write(struct cw_ident *id, uint8_t type, const struct cw_obj *src,
+		      struct cw_obj *dst, const struct cw_hdr *h, uint8_t source, uint8_t conf,
+		      const char *reason, const struct cw_edge_extra *x, int hold)
 {
 	struct cw_edge e = {
 		.id = ++id->next_edge_id,
@@ -504,7 +614,38 @@ int cw_ident__edge_x(struct cw_ident *id, uint8_t type, const struct cw_obj *src
 	 * hook write to an object the layer owns. */
 	if (id->edge_hook)
 		id->edge_hook(id->edge_hook_ctx, &e, src, (struct cw_obj *)dst, h);
+	/* What @src was born of first: it has caused something. */
+	if (src && src->held) {
+		struct cw_obj *s = (struct cw_obj *)src;
+		int err = id->sink.edge(id->sink.ctx, s->held);
+
+		free(s->held);
+		s->held = NULL;
+		if (err)
+			return err;
+	}
+	if (hold) {
+		if (!(dst->held = malloc(sizeof(e))))
+			return -ENOMEM;
+		*dst->held = e;
+		return 0;
+	}
 	return id->sink.edge(id->sink.ctx, &e);
+}
+
+int cw_ident__edge_x(struct cw_ident *id, uint8_t type, const struct cw_obj *src,
+		     const struct cw_obj *dst, const struct cw_hdr *h, uint8_t source, uint8_t conf,
+		     const char *reason, const struct cw_edge_extra *x)
+{
+	return edge_write(id, type, src, (struct cw_obj *)dst, h, source, conf, reason, x, 0);
+}
+
+int cw_ident__edge_held(struct cw_ident *id, uint8_t type, const struct cw_obj *src,
+			struct cw_obj *dst, const struct cw_hdr *h, uint8_t source, uint8_t conf,
+			const char *reason, const struct cw_edge_extra *x)
+{
+	/* A second birth edge (none today) is no birth: written at once. */
+	return edge_write(id, type, src, dst, h, source, conf, reason, x, !dst->held);
 }
 
 void cw_ident__set_edge_hook(struct cw_ident *id, cw_edge_hook_fn *fn, void *ctx)
@@ -686,7 +827,7 @@ int cw_ident__finish(struct cw_ident *id)
 		err = flush_retired(id);
 	}
 	scopes_collect(id);
-	return err;
+	return err ?: quiet_write(id);
 }
 
 void cw_ident__free(struct cw_ident *id)
@@ -696,10 +837,14 @@ void cw_ident__free(struct cw_ident *id)
 	if (!id)
 		return;
 	/* Objects on the free list own no name any more (flush_retired). */
-	for (o = id->lru_head; o; o = o->lru_next)
+	for (o = id->lru_head; o; o = o->lru_next) {
 		free((char *)o->n.long_name);
-	for (o = id->retired; o; o = o->lru_next)
+		free(o->held);
+	}
+	for (o = id->retired; o; o = o->lru_next) {
 		free((char *)o->n.long_name);
+		free(o->held);
+	}
 	while (id->slabs) {
 		struct obj_slab *s = id->slabs;
 
@@ -708,6 +853,8 @@ void cw_ident__free(struct cw_ident *id)
 	}
 	cw_htab__free_entries(&id->scopes, offsetof(struct cw_scope, hn));
 	cw_htab__free_entries(&id->hints, offsetof(struct hint, hn));
+	cw_htab__free_entries(&id->quiet, offsetof(struct quiet, hn));
+	cw_htab__free(&id->quiet);
 	cw_htab__free(&id->scopes);
 	cw_htab__free(&id->hints);
 	cw_htab__free(&id->tab);

@@ -78,6 +78,8 @@ struct cw_obj {
 	 * for, as for a thread (schema/nodes.def's takes, carry.c). */
 	uint8_t takes_all;
 	uint8_t retired; /* released; written between records */
+	/* Its birth edge, held until it causes something (cw_ident__edge_held). */
+	struct cw_edge *held;
 	_Alignas(8) unsigned char carry[CW_OBJ_CARRY_BYTES];
 	_Alignas(8) unsigned char state[CW_OBJ_STATE_BYTES];
 
@@ -212,6 +214,19 @@ void cw_ident__last_edge_ref(const struct cw_ident *id, struct cw_edge_ref *r);
 int cw_ident__edge_x(struct cw_ident *id, uint8_t type, const struct cw_obj *src,
 		     const struct cw_obj *dst, const struct cw_hdr *h, uint8_t source, uint8_t conf,
 		     const char *reason, const struct cw_edge_extra *x);
+
+/*
+ * cw_ident__edge_x() of @dst's birth edge, but written only once @dst is
+ * the src of an edge (right before that one): an object retired without
+ * having caused anything is written as neither node nor edge, only
+ * counted by type, name and pid (the sink's quiet rows, at
+ * cw_ident__finish; meta objects_quiet), for it is no cause a query can
+ * follow (docs/model.md §5.11, Timers: a timer that fired and woke no one). The edge
+ * hook sees the edge now, with its id, as any edge.
+ */
+int cw_ident__edge_held(struct cw_ident *id, uint8_t type, const struct cw_obj *src,
+			struct cw_obj *dst, const struct cw_hdr *h, uint8_t source, uint8_t conf,
+			const char *reason, const struct cw_edge_extra *x);
 
 /*
  * Confidence of a join to @o at @ts (docs/model.md §5.7): observed, unless a

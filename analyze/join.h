@@ -120,15 +120,26 @@ struct cw_block_row {
 	uint64_t node; /* its node id */
 	uint64_t sector;
 	uint64_t issue_ns;
+	int64_t start_ns; /* its node's start_ns, -1 when not seen */
 	uint32_t bytes;
 	const char *op;	/* "WRITE", "FLUSH", ... */
 	char dev[24];	/* "major:minor" */
 	char flags[40]; /* "PREFLUSH,FUA,SYNC,META", those set; "" for none */
 };
 
+/* Objects of one type, name and process that were born and caused
+ * nothing (quiet_objects, ident.h's cw_ident__edge_held): counted, not
+ * written one row each. */
+struct cw_quiet_row {
+	uint8_t type;	  /* cw_node_type */
+	const char *name; /* NULL: past the bound, every name */
+	int64_t pid;	  /* -1: unknown, or past the bound */
+	uint64_t count;
+};
+
 /* Where the join's conclusions go (the database writer, or a test). The
- * context-plane callbacks, wait and block may be NULL: those rows are then not
- * written. */
+ * context-plane callbacks, wait, block and quiet may be NULL: those rows are
+ * then not written. */
 struct cw_sink {
 	void *ctx;
 	int (*node)(void *ctx, const struct cw_node *n);
@@ -139,6 +150,7 @@ struct cw_sink {
 	int (*sample)(void *ctx, const struct cw_sample_row *s);
 	int (*wait)(void *ctx, const struct cw_wait_row *w);
 	int (*block)(void *ctx, const struct cw_block_row *b);
+	int (*quiet)(void *ctx, const struct cw_quiet_row *q);
 };
 
 struct cw_ksyms;

@@ -255,7 +255,7 @@ static char *dump_rows(void)
 
 	if (sqlite3_open(path, &h) == SQLITE_OK)
 		out = strdup(one(h, "SELECT count(*) || ':' || total(request * 7 + seq * 13 + node * 17"
-				    " + kind * 19 + start_ns * 3 + end_ns * 5 + confidence * 23"
+				    " + kind * 19 + start_ns * 3 + (start_ns + end_rel) * 5 + confidence * 23"
 				    " + coalesce(edge, 0) * 29 + coalesce(reason, 0) * 31)"
 				    " FROM critical_rows"));
 	sqlite3_close(h);

@@ -312,9 +312,11 @@ static void block_row(int i, struct cw_block_row *b)
 	static const char *const ops[] = { "READ", "WRITE", "FLUSH" };
 	int k = i % 24;
 
+	/* node i + 1 is write_rows()'s node of type i, where there is one */
 	*b = (struct cw_block_row){ .node = (uint64_t)i + 1, .sector = (uint64_t)i * 8,
-				    .issue_ns = 100 + (uint64_t)i, .bytes = 4096,
-				    .op = ops[k % 3] };
+				    .issue_ns = 100 + (uint64_t)i,
+				    .start_ns = i < CW_NODE_NTYPES ? node_start(i) : -1,
+				    .bytes = 4096, .op = ops[k % 3] };
 	snprintf(b->dev, sizeof(b->dev), "%d:%d", 254 + k / 6, k % 2);
 	snprintf(b->flags, sizeof(b->flags), "%s", (const char *[]){ "", "SYNC", "PREFLUSH,FUA",
 								    "SYNC,META" }[k / 3 % 4]);
