@@ -233,5 +233,27 @@ for bad in bogus "" , sched,bogus sample meta adapter; do
 done
 expect 2 "unknown edge class 'nope'" -- -q --events nope -o bad.db tw.cwt
 
+# --- quiet timers past quiet_objects' bound (QUIET_MAX, analyze/ident.c):
+# 5000 timers that fire and cause nothing, each armed by a process of its
+# own, so 5000 (type, name, pid) keys: the first 4096 get rows of their
+# own, the rest one row of every name and pid (name and pid NULL), and
+# the count stays whole.
+{
+	echo 'ksyms ts=0 cpu=0 lines="ffffffff81000100 T hrtimer_wakeup\x0a"'
+	echo "!seal meta"
+	for i in $(seq 5000); do
+		p=$((10000 + i))
+		printf 'timer_fire ts=%d cpu=0 ctx=hardirq task=0/0 timer=0x%x kind=1 function=0xffffffff81000100 now=%d arm_ts=%d arm_cpu=1 arm_task=%d/%d arm_start=500 expires=%d\n' \
+			$((1000 * i + 500)) $((0xffff888100000000 + 256 * i)) $((1000 * i + 500)) $((1000 * i)) $p $p $((1000 * i + 500))
+	done
+} >quiet.events
+"$FC" quiet.events quiet.cwt || fail "fixturec quiet.events"
+expect 0 "" -- -q -o quiet.db quiet.cwt
+got=$(sqlite3 quiet.db "select count(*), sum(objects), sum(name is null and pid is null),
+	(select value from meta where key = 'objects_quiet'), (select count(*) from nodes where type = 'timer')
+	from quiet_objects")
+[ "$got" = "4097|5000|1|5000|0" ] ||
+	fail "5000 quiet timers of 5000 processes: rows|objects|overflow rows|meta|timer nodes = $got"
+
 [ $failed = 0 ] && echo "analyze_cli: ok"
 exit $failed
