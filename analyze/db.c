@@ -52,12 +52,16 @@ static const char *const stmt_sql[ST_N] = {
  */
 enum { R_NODE, R_EDGE, R_SAMPLE, R_N };
 
+/* node_rows' columns, as the statement names them and a held row
+ * (below) keeps them. */
+#define NODE_COLS 12
+
 static const struct {
 	const char *head;
 	int ncols;
 } rows_sql[R_N] = {
 	[R_NODE] = { "INSERT INTO node_rows(id,type,key,scope,generation,start_seen,start_ns,end_rel,"
-		     "pid,tid,name,traced) VALUES", 12 },
+		     "pid,tid,name,traced) VALUES", NODE_COLS },
 	[R_EDGE] = { "INSERT INTO edge_rows(id,code,dst,ts,src,cpu,reason,interrupted_tid,addr,"
 		     "carried_by) VALUES", 10 },
 	[R_SAMPLE] = { "INSERT INTO sample_rows(thread,ts,kind,weight,weight_exact,"
@@ -199,7 +203,6 @@ static const char *const rd_sql[RD_N] = {
  * bench/analyze's RSS ratio large/small from 1.16 to 1.19 of its 1.20).
  */
 #define NODE_HOLD 32768
-#define NODE_COLS 12
 
 /* A node row held: its integers, and which columns are NULL (a node
  * row has no real). */
@@ -207,6 +210,8 @@ struct held_row {
 	int64_t v[NODE_COLS];
 	uint32_t nulls;
 };
+_Static_assert(NODE_COLS <= 32 && NODE_COLS <= ROW_COLS_MAX,
+	       "a held row's NULL mask and a batch's cells hold a node row");
 
 struct node_hold {
 	struct held_row row[NODE_HOLD];
