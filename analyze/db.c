@@ -198,9 +198,11 @@ static const char *const rd_sql[RD_N] = {
  * node_rows into a page of its own, and the table's pages were read
  * back and written out again as SQLite's page cache turned over. Held
  * and sorted, rows of neighbouring ids share pages: 3.75 MiB, whatever
- * the trace, for 0.6 to 0.8 s of 13 s of CPU there (16384 rows bought
- * half of that; 65536 and 262144 no more, and more memory: 65536 took
- * bench/analyze's RSS ratio large/small from 1.16 to 1.19 of its 1.20).
+ * the trace, for 0.4 s of 12.2 s of CPU there on a quiet machine, up
+ * to 1.5 s of 13 on a loaded one, whose other work evicts more of the
+ * caches that random inserts miss (16384 rows bought half of that;
+ * 65536 and 262144 no more, and more memory: 65536 took bench/analyze's
+ * RSS ratio large/small from 1.16 to 1.19 of its 1.20).
  */
 #define NODE_HOLD 32768
 
