@@ -512,6 +512,13 @@ static uint64_t dict_id_static(struct cw_db *db, struct dict *d, const char *tex
 
 /* The codes of the row tables are analyze/model.h's enums, which the views
  * spell out (schema/tables.sql). */
+/* @t as stored after its node's start (end_rel, issue_rel): the views add
+ * the start back, 0 where it was not seen (@start -1). */
+static int64_t after_start(int64_t t, int64_t start)
+{
+	return t - (start < 0 ? 0 : start);
+}
+
 static int db_node(void *ctx, const struct cw_node *n)
 {
 	struct cw_db *db = ctx;
@@ -537,7 +544,7 @@ static int db_node(void *ctx, const struct cw_node *n)
 	if (n->end_ns < 0)
 		c[7].t = C_NULL;
 	else
-		put_i64(&c[7], n->end_ns - (n->start_ns < 0 ? 0 : n->start_ns));
+		put_i64(&c[7], after_start(n->end_ns, n->start_ns));
 	put_opt(&c[8], n->pid);
 	put_opt(&c[9], n->tid);
 	put_id(&c[10], name);
@@ -722,7 +729,7 @@ static int db_block(void *ctx, const struct cw_block_row *b)
 	sqlite3_bind_int64(s, 3, (int64_t)b->sector);
 	sqlite3_bind_int64(s, 4, (int64_t)b->bytes);
 	/* issue_rel (schema/tables.sql) */
-	sqlite3_bind_int64(s, 5, (int64_t)b->issue_ns - (b->start_ns < 0 ? 0 : b->start_ns));
+	sqlite3_bind_int64(s, 5, after_start((int64_t)b->issue_ns, b->start_ns));
 	return step(db, s);
 }
 

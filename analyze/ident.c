@@ -375,22 +375,17 @@ static int flush_retired(struct cw_ident *id)
 				err = quiet_count(id, o);
 			free(o->held);
 			o->held = NULL;
-			free((char *)o->n.long_name);
-			o->n.long_name = NULL;
-			scope_put(id, o->scope);
-			o->lru_next = id->free_objs;
-			id->free_objs = o;
-			continue;
+		} else {
+			if (!err)
+				err = id->sink.node(id->sink.ctx, &o->n);
+			/* Counted when written: whether it belongs to the
+			 * traced set may be learned after it was made. */
+			id->st->nodes[o->n.type]++;
+			if (o->n.traced == 0)
+				id->st->nodes_untraced[o->n.type]++;
 		}
-		if (!err)
-			err = id->sink.node(id->sink.ctx, &o->n);
 		free((char *)o->n.long_name);
 		o->n.long_name = NULL;
-		/* Counted when written: whether it belongs to the traced set
-		 * may be learned after it was made. */
-		id->st->nodes[o->n.type]++;
-		if (o->n.traced == 0)
-			id->st->nodes_untraced[o->n.type]++;
 		scope_put(id, o->scope);
 		o->lru_next = id->free_objs;
 		id->free_objs = o;
