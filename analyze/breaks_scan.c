@@ -63,8 +63,13 @@ static int add_account_break(struct cw_scan *s, const struct cw_account *a)
 		.class = class ? a->class : CW_BREAK_NO_CLASS,
 	};
 
+	/* sched's one map is the traced set (bpf/sched.bpf.c): a fork it
+	 * refused is a process whose every event is missing. */
 	snprintf(br.reason, sizeof(br.reason), "%s: %s",
-		 a->ring == CW_RING_MAP ? "join map full" : "ring full", class ?: "unknown class");
+		 a->ring != CW_RING_MAP		? "ring full"
+		 : a->class == CW_CLASS_SCHED ? "traced set full"
+						: "join map full",
+		 class ?: "unknown class");
 	return cw_breaks__add(s->breaks, &br);
 }
 

@@ -41,8 +41,26 @@ struct account {
 	struct account_totals tot;
 };
 
+/* A slot for what @class writes to or loses on @ring. */
+static int add_slot(struct account *a, uint16_t ring, uint16_t class)
+{
+	struct slot *s = &a->slots[a->nslots];
+
+	s->key = (uint32_t)ring * CW_CLASS_MAX + class;
+	s->ring = ring;
+	s->class = class;
+	/* The rings are streams the analyzer covers: a window without loss
+	 * is evidence too. */
+	s->always = ring != CW_RING_MAP;
+	s->prev = calloc((size_t)a->ncpus, sizeof(*s->prev));
+	s->extra_lost = calloc((size_t)a->ncpus, sizeof(*s->extra_lost));
+	s->written = calloc((size_t)a->ncpus, sizeof(*s->written));
+	a->slot_of[ring][class] = (uint8_t)++a->nslots; /* freed by account__free() either way */
+	return s->prev && s->extra_lost && s->written ? 0 : -ENOMEM;
+}
+
 struct account *account__new(int counters_fd, int ncpus, uint64_t start_ns,
-			     const struct cw_class_sel *sel)
+			     const struct cw_class_sel *sel, bool follows_alone)
 {
 	struct account *a = calloc(1, sizeof(*a));
 
@@ -60,25 +78,16 @@ struct account *account__new(int counters_fd, int ncpus, uint64_t start_ns,
 		if (sel->c[c->id].status != CW_CLS_OK)
 			continue;
 		a->sampling |= classes__context_plane(c);
-		for (uint16_t ring = 0; ring < CW_RING_MAX; ring++) {
-			struct slot *s = &a->slots[a->nslots];
-
-			if (!(c->rings & (1u << ring)))
-				continue;
-			s->key = (uint32_t)ring * CW_CLASS_MAX + (uint32_t)c->id;
-			s->ring = ring;
-			s->class = (uint16_t)c->id;
-			/* The rings are streams the analyzer covers: a
-			 * window without loss is evidence too. */
-			s->always = ring != CW_RING_MAP;
-			s->prev = calloc((size_t)ncpus, sizeof(*s->prev));
-			s->extra_lost = calloc((size_t)ncpus, sizeof(*s->extra_lost));
-			s->written = calloc((size_t)ncpus, sizeof(*s->written));
-			a->slot_of[ring][c->id] = (uint8_t)++a->nslots; /* freed by account__free() either way */
-			if (!s->prev || !s->extra_lost || !s->written)
+		for (uint16_t ring = 0; ring < CW_RING_MAX; ring++)
+			if ((c->rings & (1u << ring)) && add_slot(a, ring, (uint16_t)c->id))
 				goto nomem;
-		}
 	}
+	/* A fork the full traced set refused (bpf/sched.bpf.c) is a
+	 * process the trace lacks, whatever the classes recorded: the
+	 * analyzer's coverage break says so. */
+	if (follows_alone && !a->slot_of[CW_RING_MAP][CW_CLASS_SCHED] &&
+	    add_slot(a, CW_RING_MAP, CW_CLASS_SCHED))
+		goto nomem;
 	return a;
 nomem:
 	account__free(a);

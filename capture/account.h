@@ -28,10 +28,13 @@ struct account_totals {
 /*
  * Account for the classes @sel records on the rings their descriptors
  * name, from the per-CPU counters map @counters_fd, starting at
- * @start_ns. @return NULL with errno set on failure.
+ * @start_ns; with @follows_alone, also for the forks the traced set
+ * refused (the sched class's map slot) when sched's fork program keeps
+ * the set without the class recorded. @return NULL with errno set on
+ * failure.
  */
 struct account *account__new(int counters_fd, int ncpus, uint64_t start_ns,
-			     const struct cw_class_sel *sel);
+			     const struct cw_class_sel *sel, bool follows_alone);
 
 /*
  * Append one cw_account record per (ring, class, CPU) with the deltas

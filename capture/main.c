@@ -263,13 +263,25 @@ static int open_output(struct capture *c)
 	return 0;
 }
 
+/* The traced set's capacity: TRACED_MAX, or less with
+ * CAUSEWAY_TRACED_MAX=N, the live tests' way to fill it with a few
+ * processes (tests/live/filter_pid.sh). */
+static uint32_t traced_max(void)
+{
+	const char *s = getenv("CAUSEWAY_TRACED_MAX");
+	char *end;
+	unsigned long n = s ? strtoul(s, &end, 10) : 0;
+
+	return s && *s && !*end && n >= 1 && n < TRACED_MAX ? (uint32_t)n : TRACED_MAX;
+}
+
 /* Open and load the BPF objects, and say how interrupt context is told
  * apart and what the sample plane records. @return 0 or -1. */
 static int load(struct capture *c)
 {
 	const struct tracer_opts to = { .self = getpid(),
 					.filter = c->env->npids || c->cmd,
-					.traced_max = TRACED_MAX,
+					.traced_max = traced_max(),
 					.features = c->features,
 					.sampling = c->sampling };
 	const char *why;
@@ -462,7 +474,7 @@ static int write_start(struct capture *c)
 
 	c->w = cw_writer__new(cw_outfile__fd(c->out), &wo);
 	c->acct = c->w ? account__new(tracer__counters_fd(c->tracer), libbpf_num_possible_cpus(),
-				      c->loop.start_ns, &c->sel)
+				      c->loop.start_ns, &c->sel, tracer__follows_alone(c->tracer))
 		       : NULL;
 	c->drain = c->acct ? drain__new(tracer__ring_fd(c->tracer),
 					c->sampling ? tracer__sample_ring_fd(c->tracer) : -1, c->w,

@@ -74,6 +74,7 @@ _Static_assert(NSHARED == SHARED_OFFERED + 1, "cw_shared_maps and the SHARED_ in
 struct tracer {
 	const struct env *env;
 	struct tracer_opts opts;
+	bool follows_alone; /* sched's fork and exits loaded without the class */
 	uint32_t edge_ring_bytes, sample_ring_bytes; /* powers of two */
 	uint64_t sample_period_ns;		      /* CW_FEAT_CPU_SAMPLES: the tick */
 	struct bpf_object *objs[CW_CLASS_MAX + 1]; /* the classes, then context */
@@ -617,6 +618,7 @@ struct tracer *tracer__load(const struct env *env, const struct tracer_opts *opt
 		t->cfg.follow_only = 1;
 		err = load_class(t, classes__find("sched"));
 		t->cfg.follow_only = 0;
+		t->follows_alone = !err;
 	}
 	if (err)
 		goto fail;
@@ -969,6 +971,11 @@ struct bpf_object *tracer__object(const struct tracer *t, int class_id)
 int tracer__counters_fd(const struct tracer *t)
 {
 	return t->shared[SHARED_COUNTERS];
+}
+
+bool tracer__follows_alone(const struct tracer *t)
+{
+	return t->follows_alone;
 }
 
 int tracer__ring_cpu_fd(const struct tracer *t)

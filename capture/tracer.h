@@ -86,6 +86,9 @@ int tracer__sample_ring_fd(const struct tracer *t);
 /* Is process @tgid in the traced set now? */
 bool tracer__is_traced(const struct tracer *t, uint32_t tgid);
 int tracer__counters_fd(const struct tracer *t);
+/* Whether sched's fork and exit programs keep the traced set without the
+ * sched class being recorded (-p with an -e list that lacks it). */
+bool tracer__follows_alone(const struct tracer *t);
 /* The per-CPU runs of edge reservation failures (bpf/causeway.bpf.h). */
 int tracer__ring_cpu_fd(const struct tracer *t);
 

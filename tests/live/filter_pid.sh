@@ -112,4 +112,36 @@ nfutex=$(grep -cE "^futex .* task=[0-9]+/($children) " "$T/f.dump")
 [ "$nfutex" -ge 1 ] || fail "-e futex -p $TP recorded no futex call of its forked children ($children)"
 n=$(grep -cE '^(fork|switch|waking) ' "$T/f.dump")
 [ "$n" = 0 ] || fail "-e futex recorded $n sched records"
-echo "live/$NAME: $nspawn traced spawns present, $nedges edges touch the traced set, unrelated process absent; -e futex: $nfutex futex calls of forked children"
+
+# A fork the full traced set refuses is a process the trace lacks, with
+# or without the sched class: a coverage break says so. The set is made
+# to hold two processes (CAUSEWAY_TRACED_MAX, capture/main.c): spawn's
+# main and c1 fill it, and c1's fork of g1 is refused.
+for ev in "" "-e futex"; do
+	"$WL/spawn" "$T/truth3" "$T/go3" 300 &
+	TP=$!
+	pids+=("$TP")
+	wait_for 10 has_pid_line "$T/truth3" || fail "third workload did not start"
+	export CAUSEWAY_TRACED_MAX=2
+	# shellcheck disable=SC2086 # no -e, or -e and its list
+	start_capture "$T/full.cwt" $ev -p "$TP"
+	unset CAUSEWAY_TRACED_MAX
+	touch "$T/go3"
+	wait "$TP" || fail "third workload failed"
+	wait "$CP"
+	check_capture_rc $? "$T/capture.err"
+	pids=()
+	np=$(grep -c '^pid ' "$T/truth3")
+	[ "$np" -ge 3 ] || fail "spawn reported $np processes, not its three"
+	DB=$T/full.db
+	analyze "$T/full.cwt" "$DB"
+	# The sched class's map stream is the traced set (docs/model.md §2.2).
+	n=$(q "select coalesce(sum(lost_events), 0) from coverage_breaks
+	       where stream = 'map' and class = 'sched' and reason like 'traced set full%'")
+	[ "$n" -ge 1 ] || {
+		q "select * from coverage_breaks" >&2
+		fail "${ev:-default classes}: a traced set of 2 refused spawn's third process, and no coverage break says so"
+	}
+	rm -f "$T/full.cwt" "$T/full.db" "$T/truth3" "$T/go3"
+done
+echo "live/$NAME: $nspawn traced spawns present, $nedges edges touch the traced set, unrelated process absent; -e futex: $nfutex futex calls of forked children; a full traced set is a coverage break with and without sched"
