@@ -332,6 +332,13 @@ $(BUILD)/bench/sqlceil: bench/sqlceil.c $(ANALYZE_LIB_OBJS) $(LIB_OBJS) $(TRACE_
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(ANALYZE_LIB_OBJS) $(LIB_OBJS) $(TRACE_LIB) $(ANALYZE_LIBS)
 
+# rewrite: the segment writer's CPU per record on a real trace's records.
+bench-tools: $(BUILD)/bench/rewrite
+$(BUILD)/bench/rewrite: bench/rewrite.c $(TRACE_LIB) $(HEADERS)
+	$(call msg,LINK,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(TRACE_LIB) $(TRACE_LIBS)
+
 # symbench: the symbolizer's frames/s on cached and on cold addresses, and
 # the offline unwinder's stacks/s.
 SYMBENCH_OBJS := $(addprefix $(BUILD)/analyze/,maps.o symbol.o unwind.o ksyms.o) $(LIB_OBJS)

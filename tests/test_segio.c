@@ -1250,7 +1250,7 @@ static void test_columnar_fallback(void)
 {
 	struct cw_writer_opts o = { 4u << 20, 0 };
 	uint32_t nrec = CW_COL_MAX_GROUPS + 1;
-	uint8_t *all = malloc((size_t)nrec * 16), hb[CW_SEG_HDR_LEN];
+	uint8_t *all = malloc((size_t)nrec * 16), hb[CW_SEG_HDR_LEN], tail[4 * 16];
 	struct readout ro;
 	int fd = tmp_open();
 	struct cw_writer *w = cw_writer__new(fd, &o);
@@ -1262,12 +1262,24 @@ static void test_columnar_fallback(void)
 		cw_put16(r + 4, (uint16_t)i);
 		CHECK(cw_writer__append(w, r, 16) == 0);
 	}
+	CHECK(cw_writer__seal(w, CW_SEG_EVENTS) == 0);
+	/* The writer groups records as they come: the next segment starts
+	 * with no group, and is columnar again. */
+	for (uint32_t i = 0; i < 4; i++) {
+		make_rec(tail + 16 * i, CW_REC_SWITCH, 16, 9000 + i, 0);
+		cw_put16(tail + 16 * i + 4, (uint16_t)(i % 2));
+		CHECK(cw_writer__append(w, tail + 16 * i, 16) == 0);
+	}
 	CHECK(cw_writer__seal(w, CW_SEG_FINAL) == 0);
 	cw_writer__free(w);
 	CHECK(pread(fd, hb, sizeof(hb), 0) == CW_SEG_HDR_LEN);
 	CHECK((cw_get16(hb + 14) & ~CW_SEGF_LZ4) == CW_SEGF_TS_DELTA);
-	CHECK(read_all(tmp_path, &ro) == 1);
-	CHECK(ro.len == (size_t)nrec * 16 && !memcmp(ro.data, all, ro.len));
+	CHECK(pread(fd, hb, sizeof(hb), CW_SEG_HDR_LEN + cw_get32(hb + 48)) == CW_SEG_HDR_LEN);
+	CHECK((cw_get16(hb + 14) & ~CW_SEGF_LZ4) == CW_SEGF_COLUMNAR);
+	CHECK(cw_get32(hb + 40) == 4);
+	CHECK(read_all(tmp_path, &ro) == 2);
+	CHECK(ro.len == (size_t)nrec * 16 + sizeof(tail) && !memcmp(ro.data, all, (size_t)nrec * 16) &&
+	      !memcmp(ro.data + (size_t)nrec * 16, tail, sizeof(tail)));
 	free(ro.data);
 	free(all);
 	tmp_done(fd);

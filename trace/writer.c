@@ -64,9 +64,14 @@ struct cw_writer {
 	uint8_t *out; /* header + compressed payload */
 	size_t out_cap;
 
-	/* Columnar encoding state, reused from seal to seal. */
+	/* Columnar encoding state, reused from seal to seal. The groups
+	 * and each record's group are found as the records are appended,
+	 * while each is still in the cache: a pass over the sealed buffer
+	 * missed it once a record. */
 	struct col_group *grp;
 	size_t grp_cap;
+	uint32_t ngrp;
+	bool col_over; /* more than CW_COL_MAX_GROUPS groups: plain records */
 	uint32_t *slot; /* open-addressing hash of grp: index + 1, 0 = empty */
 	size_t nslot;
 	uint16_t *ord; /* group index of each record */
@@ -182,6 +187,7 @@ static int fits(const struct cw_writer *w, size_t len)
 }
 
 static int seal_as(struct cw_writer *w, uint16_t seg_type);
+static int col_group(struct cw_writer *w, const uint8_t *r);
 
 int cw_writer__append(struct cw_writer *w, const void *rec, size_t len)
 {
@@ -209,6 +215,11 @@ int cw_writer__append(struct cw_writer *w, const void *rec, size_t len)
 	err = grow(&w->buf, &w->cap, w->len + len);
 	if (err)
 		return err;
+	if (w->ts_delta && !w->col_over) {
+		err = col_group(w, h);
+		if (err)
+			return err;
+	}
 	memcpy(w->buf + w->len, rec, len);
 	w->len += len;
 
@@ -253,6 +264,67 @@ static int col_rehash(struct cw_writer *w, uint32_t ng)
 	return 0;
 }
 
+/* Record @r, about to be appended, joins its group (a new one at its
+ * first appearance): the pass that would otherwise start the encoding.
+ * Past CW_COL_MAX_GROUPS groups the segment will be plain records. */
+static int col_group(struct cw_writer *w, const uint8_t *r)
+{
+	uint64_t key = cw_get64(r);
+	uint32_t k, g;
+	void *q;
+
+	if (!w->nslot) {
+		int err = col_rehash(w, 0);
+
+		if (err)
+			return err;
+	}
+	q = grow_n(w->ord, &w->ord_cap, (size_t)w->nrec + 1, sizeof(*w->ord));
+	if (!q)
+		return -ENOMEM;
+	w->ord = q;
+	k = slot_of(key, w->nslot);
+	while (w->slot[k] && w->grp[w->slot[k] - 1].key != key)
+		k = (k + 1) & (uint32_t)(w->nslot - 1);
+	if (w->slot[k]) {
+		g = w->slot[k] - 1;
+	} else {
+		if (w->ngrp == CW_COL_MAX_GROUPS) {
+			w->col_over = true;
+			return 0;
+		}
+		q = grow_n(w->grp, &w->grp_cap, (size_t)w->ngrp + 1, sizeof(*w->grp));
+		if (!q)
+			return -ENOMEM;
+		w->grp = q;
+		g = w->ngrp++;
+		w->grp[g] = (struct col_group){ .key = key, .size = cw_get16(r + 2),
+						.cpu = cw_get16(r + 4) };
+		if (2 * (size_t)w->ngrp > w->nslot) {
+			int err = col_rehash(w, w->ngrp);
+
+			if (err) {
+				w->ngrp--;
+				return err;
+			}
+		} else {
+			w->slot[k] = w->ngrp;
+		}
+	}
+	w->grp[g].count++;
+	w->ord[w->nrec] = (uint16_t)g;
+	return 0;
+}
+
+/* The next segment's records start with no group. */
+static void col_reset(struct cw_writer *w)
+{
+	w->ngrp = 0;
+	w->col_over = false;
+	if (w->slot)
+		memset(w->slot, 0, w->nslot * sizeof(*w->slot));
+}
+
 /*
  * Encode the pending records columnar into w->tmp; the layout is in
  * trace/format.h and format.md. @return the encoded length; 0 when the
@@ -263,56 +335,17 @@ static int col_rehash(struct cw_writer *w, uint32_t ng)
 static ssize_t col_encode(struct cw_writer *w)
 {
 	size_t pos, off, iw, enc_len;
-	uint32_t ng = 0, i;
-	void *q;
+	uint32_t ng, i;
 	int err;
 
-	q = grow_n(w->ord, &w->ord_cap, w->nrec, sizeof(*w->ord));
-	if (!q)
-		return -ENOMEM;
-	w->ord = q;
+	if (w->col_over)
+		return 0;
 	if (!w->cpu_ts) {
 		w->cpu_ts = calloc(CPU_SLOTS, sizeof(*w->cpu_ts));
 		if (!w->cpu_ts)
 			return -ENOMEM;
 	}
-	err = col_rehash(w, 0);
-	if (err)
-		return err;
-
-	/* Pass 1: the groups, in order of first appearance, and each
-	 * record's group. */
-	for (pos = 0, i = 0; pos < w->len; i++) {
-		const uint8_t *r = w->buf + pos;
-		uint64_t key = cw_get64(r);
-		uint32_t k = slot_of(key, w->nslot), g;
-
-		while (w->slot[k] && w->grp[w->slot[k] - 1].key != key)
-			k = (k + 1) & (uint32_t)(w->nslot - 1);
-		if (w->slot[k]) {
-			g = w->slot[k] - 1;
-		} else {
-			if (ng == CW_COL_MAX_GROUPS)
-				return 0;
-			q = grow_n(w->grp, &w->grp_cap, ng + 1, sizeof(*w->grp));
-			if (!q)
-				return -ENOMEM;
-			w->grp = q;
-			g = ng++;
-			w->grp[g] = (struct col_group){ .key = key, .size = cw_get16(r + 2),
-							.cpu = cw_get16(r + 4) };
-			if (2 * (size_t)ng > w->nslot) {
-				err = col_rehash(w, ng);
-				if (err)
-					return err;
-			} else {
-				w->slot[k] = ng;
-			}
-		}
-		w->grp[g].count++;
-		w->ord[i] = (uint16_t)g;
-		pos += w->grp[g].size;
-	}
+	ng = w->ngrp;
 
 	iw = ng > 256 ? 2 : 1;
 	/* Every record gives up its first 8 bytes to the group table. */
@@ -345,6 +378,7 @@ static ssize_t col_encode(struct cw_writer *w)
 		return err;
 	for (size_t g = 0, m = 0; g < ng; g++) {
 		w->grp[g].base = m;
+		w->grp[g].row = 0; /* a seal whose write failed is retried */
 		m += (size_t)w->grp[g].count * (w->grp[g].size - CW_COL_KEY_LEN);
 		w->cpu_ts[w->grp[g].cpu] = 0;
 	}
@@ -480,6 +514,7 @@ static int seal_as(struct cw_writer *w, uint16_t seg_type)
 	w->len = 0;
 	w->nrec = 0;
 	w->first_ts = w->last_ts = 0;
+	col_reset(w);
 	return 0;
 }
 
