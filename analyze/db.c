@@ -510,14 +510,15 @@ static uint64_t dict_id_static(struct cw_db *db, struct dict *d, const char *tex
 	return d->by_addr[slot].id;
 }
 
-/* The codes of the row tables are analyze/model.h's enums, which the views
- * spell out (schema/tables.sql). */
 /* @t as stored after its node's start (end_rel, issue_rel): the views add
  * the start back, 0 where it was not seen (@start -1). */
 static int64_t after_start(int64_t t, int64_t start)
 {
 	return t - (start < 0 ? 0 : start);
 }
+
+/* The codes of the row tables are analyze/model.h's enums, which the views
+ * spell out (schema/tables.sql). */
 
 static int db_node(void *ctx, const struct cw_node *n)
 {

@@ -116,7 +116,8 @@ int main(int argc, char **argv)
 	}
 	close(fd);
 	free(all);
-	printf("%llu records, %.1f MB of records, %.1f MB written: best of %d %.3f s CPU, %.1f ns a record\n",
+	printf("%llu records, %.1f MB of records, %.1f MB written: "
+	       "best of %d %.3f s CPU, %.1f ns a record\n",
 	       (unsigned long long)n, (double)len / 1e6, (double)bytes / 1e6, reps, best,
 	       best * 1e9 / (double)n);
 	return 0;

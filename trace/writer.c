@@ -383,7 +383,8 @@ static ssize_t col_encode(struct cw_writer *w)
 		w->cpu_ts[w->grp[g].cpu] = 0;
 	}
 
-	/* Pass 2: each record's bytes 8.. become the next row of its group.
+	/* Each record's bytes 8.. become the next row of its group (its
+	 * group was found as it was appended, col_group()).
 	 * Timestamps become deltas to the previous record of the same CPU:
 	 * one ring drains several CPUs interleaved, and a delta across CPUs
 	 * is larger and noisier than one along a CPU. */
@@ -399,7 +400,7 @@ static ssize_t col_encode(struct cw_writer *w)
 		memcpy(dst + 8, r + 16, rl - 8);
 		pos += g->size;
 	}
-	/* Pass 3: transpose each group. */
+	/* Then each group is transposed. */
 	for (uint32_t g = 0; g < ng; g++)
 		cw_transpose(w->tmp + off + w->grp[g].base, w->rows + w->grp[g].base,
 			     w->grp[g].count, w->grp[g].size - CW_COL_KEY_LEN, true);
