@@ -26,6 +26,7 @@
  * it but the next birth of the same hash.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include "ident.h"
@@ -104,8 +105,9 @@ struct cw_ident {
 
 /*
  * The objects retired with their birth edge still held, by type, name and
- * pid. At most QUIET_MAX such rows; past that, each type's one row of
- * every name and pid (name "", pid -1), so the count stays whole.
+ * pid. At most QUIET_MAX such rows; past that, a name and pid without
+ * one are counted in their type's one row of every name and pid (name "",
+ * pid -1), so the count stays whole.
  */
 #define QUIET_MAX 4096
 
@@ -298,16 +300,22 @@ static int quiet_count(struct cw_ident *id, const struct cw_obj *o)
 
 	id->st->edges[o->held->type][o->held->confidence]--;
 	id->st->quiet++;
-	if (id->quiet.n >= QUIET_MAX) {
+	/* A row that has one keeps counting past the bound: only a name and
+	 * pid new then goes to the overflow row, else the rows written
+	 * before it would say fewer than there were. */
+	for (bool over = false;; over = true) {
+		h = cw_mix64(cw_hash_str(name) ^ (uint64_t)pid ^ (uint64_t)o->n.type << 56);
+		cw_htab_for_each_possible(&id->quiet, q, hn, h)
+			if (q->hash == h && q->type == o->n.type && q->pid == pid &&
+			    !strcmp(q->name, name)) {
+				q->count++;
+				return 0;
+			}
+		if (id->quiet.n < QUIET_MAX || over)
+			break;
 		name = "";
 		pid = -1;
 	}
-	h = cw_mix64(cw_hash_str(name) ^ (uint64_t)pid ^ (uint64_t)o->n.type << 56);
-	cw_htab_for_each_possible(&id->quiet, q, hn, h)
-		if (q->hash == h && q->type == o->n.type && q->pid == pid && !strcmp(q->name, name)) {
-			q->count++;
-			return 0;
-		}
 	if (id->quiet.n >= id->quiet.cap && cw_htab__grow(&id->quiet, 64, quiet_rehash, 0))
 		return -ENOMEM;
 	len = strlen(name);

@@ -383,8 +383,9 @@ CREATE TABLE coverage_breaks(
 -- queued no work, re-armed no timer. Neither its node nor its arm edge is
 -- in nodes and edges; here, how many there were of each type, name (the
 -- timer's function) and pid (of the arming thread; NULL where it was
--- armed in an interrupt, or unknown). Past 4,096 rows, a type's further
--- ones go in one row of its own with name and pid NULL.
+-- armed in an interrupt, or unknown). Past 4,096 rows, one whose name
+-- and pid have no row yet is counted in one row of its type with name and
+-- pid NULL; a row already there goes on counting its own.
 CREATE TABLE quiet_objects(
   type    TEXT NOT NULL,
   name    TEXT,
