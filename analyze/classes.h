@@ -43,6 +43,9 @@ struct cw_aclass {
 	const char *name;
 	/* Class state, or NULL with *err; both hooks may be NULL. */
 	void *(*init)(struct cw_ident *id, int *err);
+	/* Without init: a state of this many zeroed bytes, freed after fini
+	 * (which then frees only what it holds). */
+	size_t state_size;
 	void (*fini)(void *state);
 	/* End of trace, before the identity layer writes what is live. */
 	int (*finish)(struct cw_cls *c);

@@ -323,21 +323,6 @@ static struct cw_obj *block_cause(struct cw_cls *c, const struct cw_cause *k,
 	return o;
 }
 
-static void *block_init(struct cw_ident *id, int *err)
-{
-	struct block *b = calloc(1, sizeof(*b));
-
-	(void)id;
-	if (!b)
-		*err = -ENOMEM;
-	return b;
-}
-
-static void block_fini(void *state)
-{
-	free(state);
-}
-
 static const struct cw_handler handlers[] = {
 	{ CW_REC_BLOCK_ISSUE, on_issue },
 	{ CW_REC_BLOCK_MERGE, on_merge },
@@ -353,8 +338,7 @@ static const struct cw_counter counters[] = {
 
 const struct cw_aclass cw_aclass_block = {
 	.name = "block",
-	.init = block_init,
-	.fini = block_fini,
+	.state_size = sizeof(struct block),
 	.handlers = handlers,
 	.cause_kinds = 1u << CW_CAUSE_BLOCK,
 	.cause = block_cause,

@@ -33,7 +33,6 @@
 #include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include "classes.h"
 #include "origin.h"
@@ -320,21 +319,6 @@ static struct cw_obj *net_cause(struct cw_cls *c, const struct cw_cause *k, cons
 	return o;
 }
 
-static void *net_init(struct cw_ident *id, int *err)
-{
-	struct net *n = calloc(1, sizeof(*n));
-
-	(void)id;
-	if (!n)
-		*err = -ENOMEM;
-	return n;
-}
-
-static void net_fini(void *state)
-{
-	free(state);
-}
-
 static const struct cw_handler handlers[] = {
 	{ CW_REC_NET_XMIT, on_xmit },
 	{ CW_REC_NET_RX, on_rx },
@@ -344,8 +328,7 @@ static const struct cw_handler handlers[] = {
 
 const struct cw_aclass cw_aclass_net = {
 	.name = "net",
-	.init = net_init,
-	.fini = net_fini,
+	.state_size = sizeof(struct net),
 	.handlers = handlers,
 	.cause_kinds = 1u << CW_CAUSE_PACKET,
 	.cause = net_cause,

@@ -352,22 +352,11 @@ static struct cw_obj *timer_cause(struct cw_cls *c, const struct cw_cause *k,
 	return o;
 }
 
-static void *timer_init(struct cw_ident *id, int *err)
-{
-	struct timers *t = calloc(1, sizeof(*t));
-
-	(void)id;
-	if (!t)
-		*err = -ENOMEM;
-	return t;
-}
-
 static void timer_fini(void *state)
 {
 	struct timers *t = state;
 
 	free(t->pend);
-	free(t);
 }
 
 /*
@@ -428,7 +417,7 @@ static const struct cw_handler handlers[] = {
 
 const struct cw_aclass cw_aclass_timer = {
 	.name = "timer",
-	.init = timer_init,
+	.state_size = sizeof(struct timers),
 	.fini = timer_fini,
 	.handlers = handlers,
 	.cause_kinds = 1u << CW_CAUSE_HRTIMER | 1u << CW_CAUSE_TIMER,

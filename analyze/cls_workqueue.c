@@ -368,23 +368,12 @@ static struct cw_obj *wq_running(struct cw_cls *c, const struct cw_obj *thread,
 	return s.exec && s.exec->n.id == e->node ? s.exec : NULL;
 }
 
-static void *wq_init(struct cw_ident *id, int *err)
-{
-	struct wq *w = calloc(1, sizeof(*w));
-
-	(void)id;
-	if (!w)
-		*err = -ENOMEM;
-	return w;
-}
-
 static void wq_fini(void *state)
 {
 	struct wq *w = state;
 
 	cw_htab__free_entries(&w->tab, offsetof(struct running, hn));
 	cw_htab__free(&w->tab);
-	free(w);
 }
 
 static const struct cw_handler handlers[] = {
@@ -397,7 +386,7 @@ static const struct cw_handler handlers[] = {
 
 const struct cw_aclass cw_aclass_workqueue = {
 	.name = "workqueue",
-	.init = wq_init,
+	.state_size = sizeof(struct wq),
 	.fini = wq_fini,
 	.handlers = handlers,
 	.running_ranks = 1u << CW_RUN_WORK_ITEM,

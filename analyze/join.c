@@ -154,6 +154,10 @@ struct cw_join *cw_join__new(const struct cw_sink *sink, const struct cw_join_op
 		}
 		if (ac->init && !(j->cls[c].state = ac->init(j->id, &err)))
 			goto fail;
+		if (!ac->init && ac->state_size && !(j->cls[c].state = calloc(1, ac->state_size))) {
+			err = -ENOMEM;
+			goto fail;
+		}
 		for (const struct cw_handler *h = ac->handlers; h && h->type; h++) {
 			const struct cw_rec_info *ri = cw_rec_info(h->type);
 
@@ -314,9 +318,12 @@ void cw_join__free(struct cw_join *j)
 {
 	if (!j)
 		return;
-	for (size_t c = 0; c < NACLASSES; c++)
+	for (size_t c = 0; c < NACLASSES; c++) {
 		if (aclasses[c]->fini && j->cls[c].state)
 			aclasses[c]->fini(j->cls[c].state);
+		if (!aclasses[c]->init && aclasses[c]->state_size)
+			free(j->cls[c].state);
+	}
 	cw_tasks__free(j->tasks);
 	cw_ident__free(j->id);
 	free(j);
