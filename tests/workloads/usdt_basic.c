@@ -11,7 +11,13 @@
  * Before its own hits, and again before the library's, it waits, at
  * most 10 s each, until the semaphores say the probes are attached: hits
  * before that are, by design, not captured (under -p the capture may
- * attach after the program started). Ground truth goes to OUT once done:
+ * attach after the program started). Then 50 ms more: the kernel raises
+ * a probe's semaphore before it writes the probe's breakpoint
+ * (uprobe_write_opcode), so a program that fires the moment the last
+ * semaphore rises can hit that probe before it is there: the likely
+ * cause of one CI run's missing hits, all five of one probe (not seen
+ * again in 45 runs here, with and without load).
+ * Ground truth goes to OUT once done:
  *   pid PID
  *   main TID | dl TID            the threads that fired
  *   main_attached 0|1            the program's probes were attached in time
@@ -101,6 +107,7 @@ int main(int argc, char **argv)
 	}
 	for (int w = 0; w < 1000 && !(main_ok = usdt_all_on()); w++)
 		nap_ms(10);
+	nap_ms(50);
 	for (int i = 1; i <= rounds; i++)
 		usdt_round(MAIN_BASE, i, "main");
 	lib = dlopen(argv[2], RTLD_NOW);
@@ -112,6 +119,7 @@ int main(int argc, char **argv)
 	}
 	for (int w = 0; w < 1000 && !(ok = attached()); w++)
 		nap_ms(10);
+	nap_ms(50);
 	if (ok && (pthread_create(&th, NULL, dl_thread, NULL) || pthread_join(th, NULL)))
 		return 1;
 
