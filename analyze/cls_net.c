@@ -121,13 +121,13 @@ struct net {
 	struct kept_name kept[NAMES_KEPT];
 };
 
-static void pkt_name(struct cw_cls *c, const struct cw_net_pkt *r, char *out, size_t len)
+/* @r's name, kept until a packet of another flow takes its slot. */
+static const char *pkt_name(struct cw_cls *c, const struct cw_net_pkt *r)
 {
 	struct net *n = c->state;
 	const uint8_t *flow = (const uint8_t *)r + FLOW_FIRST;
 	struct kept_name *k;
 	uint64_t h = 0;
-	size_t l;
 
 	for (size_t i = 0; i < FLOW_LEN; i++)
 		h = (h ^ flow[i]) * 0x100000001b3ull;
@@ -137,9 +137,7 @@ static void pkt_name(struct cw_cls *c, const struct cw_net_pkt *r, char *out, si
 		memcpy(k->flow, flow, FLOW_LEN);
 		k->used = 1;
 	}
-	l = strnlen(k->name, len - 1);
-	memcpy(out, k->name, l);
-	out[l] = '\0';
+	return k->name;
 }
 
 static const char *full_name(const struct cw_obj *o)
@@ -153,7 +151,6 @@ static struct cw_obj *sent_packet(struct cw_cls *c, const struct cw_hdr *h,
 				  const struct cw_net_pkt *r, int *err)
 {
 	const struct cw_scope *s = cw_ident__scope(c->id, SCOPE_SKB);
-	char name[PKT_NAME_LEN];
 	struct cw_origin og;
 	struct cw_obj *o;
 
@@ -166,8 +163,7 @@ static struct cw_obj *sent_packet(struct cw_cls *c, const struct cw_hdr *h,
 	o = cw_ident__new_gen(c->id, CW_NODE_PACKET, s, r->skb, h->ts, 1, err);
 	if (!o)
 		return NULL;
-	pkt_name(c, r, name, sizeof(name));
-	cw_obj__set_name(o, name, sizeof(name));
+	cw_obj__set_name(o, pkt_name(c, r), PKT_NAME_LEN);
 	o->n.pid = og.pid;
 	o->n.tid = og.tid;
 	*err = cw_ident__edge_x(c->id, CW_EDGE_SUBMIT, og.src, o, h, CW_SRC_KERNEL, og.conf,
@@ -197,7 +193,6 @@ static struct cw_obj *orphan_packet(struct cw_cls *c, const struct cw_hdr *h,
 				    const struct cw_net_pkt *r, const char *why, int *err)
 {
 	const struct cw_scope *s = cw_ident__scope(c->id, SCOPE_SKB);
-	char name[PKT_NAME_LEN];
 	struct cw_obj *o;
 
 	if (!s) {
@@ -205,10 +200,8 @@ static struct cw_obj *orphan_packet(struct cw_cls *c, const struct cw_hdr *h,
 		return NULL;
 	}
 	o = cw_ident__orphan(c->id, CW_NODE_PACKET, s, r->skb, h, CW_EDGE_SUBMIT, why, err);
-	if (o) {
-		pkt_name(c, r, name, sizeof(name));
-		cw_obj__set_name(o, name, sizeof(name));
-	}
+	if (o)
+		cw_obj__set_name(o, pkt_name(c, r), PKT_NAME_LEN);
 	return o;
 }
 
@@ -217,7 +210,6 @@ static int on_rx(struct cw_cls *c, const struct cw_hdr *h)
 	const struct cw_net_pkt *r = (const void *)h;
 	const struct cw_scope *s = cw_ident__scope_find(c->id, SCOPE_SKB);
 	struct cw_obj *o = s ? cw_ident__live(c->id, CW_NODE_PACKET, s, r->skb) : NULL;
-	char name[PKT_NAME_LEN];
 	const char *why = R_NO_XMIT;
 	int err;
 
@@ -230,13 +222,12 @@ static int on_rx(struct cw_cls *c, const struct cw_hdr *h)
 		why = R_XMIT_BREAK;
 	}
 	err = 0;
-	pkt_name(c, r, name, sizeof(name));
 	/* The capture flags the receipt of an skb, with its data buffer, that
 	 * a recorded transmit sent and nothing received since: the pointer
 	 * alone is recycled too fast to be evidence. The addresses must agree
 	 * as well. */
 	if (!o || !(h->flags & CW_NET_RX_SENT) || (o->flags & P_RECEIVED) ||
-	    strcmp(full_name(o), name)) {
+	    strcmp(full_name(o), pkt_name(c, r))) {
 		o = orphan_packet(c, h, r, why, &err);
 		if (!o)
 			return err;

@@ -519,7 +519,6 @@ static int64_t after_start(int64_t t, int64_t start)
 
 /* The codes of the row tables are analyze/model.h's enums, which the views
  * spell out (schema/tables.sql). */
-
 static int db_node(void *ctx, const struct cw_node *n)
 {
 	struct cw_db *db = ctx;

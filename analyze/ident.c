@@ -26,7 +26,6 @@
  * it but the next birth of the same hash.
  */
 #include <errno.h>
-#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include "ident.h"
@@ -289,6 +288,19 @@ static uint64_t quiet_rehash(const struct cw_hnode *n)
 	return cw_hentry(n, struct quiet, hn)->hash;
 }
 
+/* The quiet row of @type, @name and @pid, or NULL; *@h its hash. */
+static struct quiet *quiet_find(struct cw_ident *id, uint8_t type, const char *name, int64_t pid,
+				uint64_t *h)
+{
+	struct quiet *q;
+
+	*h = cw_mix64(cw_hash_str(name) ^ (uint64_t)pid ^ (uint64_t)type << 56);
+	cw_htab_for_each_possible(&id->quiet, q, hn, *h)
+		if (q->hash == *h && q->type == type && q->pid == pid && !strcmp(q->name, name))
+			return q;
+	return NULL;
+}
+
 /* Count @o, retired with its birth edge held, in its quiet row. */
 static int quiet_count(struct cw_ident *id, const struct cw_obj *o)
 {
@@ -303,18 +315,15 @@ static int quiet_count(struct cw_ident *id, const struct cw_obj *o)
 	/* A row that has one keeps counting past the bound: only a name and
 	 * pid new then goes to the overflow row, else the rows written
 	 * before it would say fewer than there were. */
-	for (bool over = false;; over = true) {
-		h = cw_mix64(cw_hash_str(name) ^ (uint64_t)pid ^ (uint64_t)o->n.type << 56);
-		cw_htab_for_each_possible(&id->quiet, q, hn, h)
-			if (q->hash == h && q->type == o->n.type && q->pid == pid &&
-			    !strcmp(q->name, name)) {
-				q->count++;
-				return 0;
-			}
-		if (id->quiet.n < QUIET_MAX || over)
-			break;
+	q = quiet_find(id, o->n.type, name, pid, &h);
+	if (!q && id->quiet.n >= QUIET_MAX) {
 		name = "";
 		pid = -1;
+		q = quiet_find(id, o->n.type, name, pid, &h);
+	}
+	if (q) {
+		q->count++;
+		return 0;
 	}
 	if (id->quiet.n >= id->quiet.cap && cw_htab__grow(&id->quiet, 64, quiet_rehash, 0))
 		return -ENOMEM;

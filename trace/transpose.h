@@ -26,8 +26,8 @@ static inline void store_rows2(uint8_t *row, size_t rl, __m128i x)
  * Rows @r0..@r0 + 15, columns @c0..@c0 + 7 of cw_transpose() back to
  * rows: 8 loads, 24 unpacks and 16 stores for 128 bytes, where byte by
  * byte it took about 300 instructions, and the transpose was 8.6% of the
- * analyzer's on a system-wide capture. Each unpack doubles the run of one row's bytes: 2,
- * then 4, then 8 (the row's 8 columns).
+ * analyzer's on a system-wide capture. Each unpack doubles the run of one
+ * row's bytes: 2, then 4, then 8 (the row's 8 columns).
  */
 static inline void from_columns_16x8(uint8_t *dst, const uint8_t *src, size_t nrows, size_t rl,
 				     size_t r0, size_t c0)
@@ -68,8 +68,9 @@ static inline void from_columns_16x8(uint8_t *dst, const uint8_t *src, size_t nr
  * Rows @r0..@r0 + 15, columns @c0..@c0 + 7 of cw_transpose() to columns:
  * 16 loads, 32 unpacks and 8 stores for 128 bytes, where byte by byte it
  * took about 300 instructions, and the transpose was a quarter of the
- * capture's CPU under pgbench. Each round of unpacks interleaves rows that are 8, 4, 2, then 1
- * apart, so that a column's 16 bytes end in row order.
+ * capture's CPU under pgbench. Each round of unpacks interleaves rows
+ * that are 8, 4, 2, then 1 apart, so that a column's 16 bytes end in row
+ * order.
  */
 static inline void to_columns_16x8(uint8_t *dst, const uint8_t *src, size_t nrows, size_t rl,
 				   size_t r0, size_t c0)
